@@ -1,0 +1,92 @@
+# foliotrace top-level Makefile.
+#
+#   make          build build/foliotrace, the babeltrace2 plugin and the workloads
+#   make deps     install the Debian packages everything needs (apt-get, as root)
+#   make check    deps + build + every test, guest tests included (what .ci/run runs)
+#   make demo     deps + build + record bundled workloads in a guest, replay, compare, report
+#
+# Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/ or cli/ needs
+# no Makefile change. Dependencies point one way (see docs/architecture.md).
+
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+	   -Wmissing-prototypes -fPIC -D_GNU_SOURCE -I. -Ibuild/gen
+LDLIBS  += -lsqlite3 -lm -lpthread
+BT_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
+BT_LIBS   := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+B := build
+
+LIB_SRC    := $(wildcard lib/*.c)
+DB_SRC     := $(wildcard db/*.c)
+TRACER_SRC := $(filter-out tracer/plugin.c,$(wildcard tracer/*.c))
+REPLAY_SRC := $(wildcard replay/*.c)
+CLI_SRC    := $(wildcard cli/*.c)
+WORKLOADS  := $(basename $(notdir $(wildcard workloads/*.c)))
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+all: $(B)/foliotrace $(B)/plugins/foliotrace.so workloads $(B)/tests-built
+
+$(B)/obj/%.o: %.c $(B)/gen/schema.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(BT_CFLAGS) -DFT_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+# Schema files are compiled in, so a binary and its migrations can never disagree.
+$(B)/gen/schema.h: $(SCHEMA_SQL) schema/embed.sh
+	@mkdir -p $(dir $@)
+	sh schema/embed.sh $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
+
+$(B)/libft.a: $(call obj,$(LIB_SRC) $(DB_SRC) $(TRACER_SRC) $(REPLAY_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/foliotrace: $(call obj,$(CLI_SRC)) $(B)/libft.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+
+# The same sink component class, as a plugin for the babeltrace2 CLI:
+#   babeltrace2 --plugin-path=build/plugins TRACE -c sink.foliotrace.sqlite -p 'path="x.db"'
+$(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+
+# Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS))
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS))
+$(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $<
+$(B)/workloads/arm64/%: workloads/%.c $(wildcard workloads/*.h)
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+
+# Unit tests: one TAP program per tests/unit/*.c, linked with everything but the CLI.
+$(B)/tests/%: tests/unit/%.c $(B)/libft.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(BT_CFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+$(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+	@touch $@
+
+deps:
+	sh tools/install-deps.sh
+
+check: deps
+	$(MAKE) all
+	sh tests/run.sh
+
+check-unit: all
+	FT_SKIP_GUEST=1 sh tests/run.sh
+
+demo: deps
+	$(MAKE) all
+	sh tools/demo.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all workloads workloads-arm64 deps check check-unit demo clean

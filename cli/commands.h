@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * commands.h - one entry point per subcommand, each in cli/cmd-<name>.c.
+ *
+ * Contract: cmd_<name>(argc, argv) gets argv[0] == "<name>"; returns 0 on success, 1 on
+ * failure after error() recorded the cause (main prints it), 2 on a usage error after
+ * printing the usage to stderr. Only cli/ may exit.
+ */
+#ifndef FT_CLI_COMMANDS_H
+#define FT_CLI_COMMANDS_H
+
+int cmd_guest(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_ingest(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Directory holding guest-kernel/, workloads etc.: $FOLIOTRACE_HOME or derived from argv[0]. */
+const char *ft_home(void);
+
+#endif /* FT_CLI_COMMANDS_H */

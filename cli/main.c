@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - the foliotrace dispatcher: one table row per subcommand.
+ *
+ * Exit status: 0 success, 1 failure (one line on stderr), 2 usage error. After a command
+ * returns, stdout is flushed and checked so a full disk or a closed pipe is not a silent
+ * success.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "lib/error.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "guest", cmd_guest, "build guest kernels, run or replay in a guest" },
+	{ "record", cmd_record, "record a workload in a guest into a trace database" },
+	{ "ingest", cmd_ingest, "store a CTF trace in a trace database" },
+	{ "query", cmd_query, "query a trace database" },
+	{ "replay", cmd_replay, "replay recorded faults against order policies (offline)" },
+	{ "compare", cmd_compare, "compare replayed policies side by side" },
+	{ "report", cmd_report, "write an HTML report with charts" },
+	{ NULL, NULL, NULL }
+};
+
+static char home[PATH_MAX];
+
+const char *ft_home(void)
+{
+	return home;
+}
+
+/* The source tree (or install prefix) is the parent of the directory holding the binary. */
+static void find_home(const char *argv0)
+{
+	const char *env = getenv("FOLIOTRACE_HOME");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(home, sizeof(home), "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		snprintf(home, sizeof(home), ".");
+		return;
+	}
+	self[n] = '\0';
+	snprintf(home, sizeof(home), "%s", dirname(dirname(self)));
+}
+
+static void usage(FILE *out)
+{
+	const struct command *c;
+
+	fprintf(out, "usage: foliotrace <command> [options]\n\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(out, "   %-9s %s\n", c->name, c->summary);
+	fprintf(out, "\nSee foliotrace(1) and foliotrace-<command>(1).\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	int ret;
+
+	find_home(argv[0]);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("foliotrace %s\n", FT_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--list-commands")) {
+		for (c = commands; c->name; c++)
+			printf("%s\n", c->name);
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			break;
+	if (!c->name) {
+		fprintf(stderr, "foliotrace: unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	ret = c->fn(argc - 1, argv + 1);
+	if (ret == 1)
+		error_print("foliotrace");
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "foliotrace: cannot write output: %s\n", strerror(errno));
+		return 1;
+	}
+	return ret;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftdb.h - the trace database: open, version check, migrations, and the few accessors that
+ * more than one part needs. Knows the schema, knows no policy (replay/ writes its own
+ * results through plain SQL on the handle).
+ *
+ * A database is identified by PRAGMA application_id = FTDB_APPLICATION_ID and versioned by
+ * PRAGMA user_version (= the number of schema/NNN-*.sql files applied).
+ */
+#ifndef FT_DB_FTDB_H
+#define FT_DB_FTDB_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "db/stream.h"
+
+#define FTDB_APPLICATION_ID 0x466f6c54	/* "FolT" */
+
+enum ftdb_open_flags {
+	FTDB_READONLY = 0,	/* must exist, must be at the current version; never written */
+	FTDB_WRITE = 1,		/* must exist; migrated to the current version if older */
+	FTDB_CREATE = 3,	/* created if missing (implies FTDB_WRITE) */
+};
+
+/*
+ * ftdb_open - open (and for FTDB_WRITE, migrate) a trace database.
+ *
+ * Rejects, with error() naming the problem and without writing a byte: a file that is not
+ * SQLite, a SQLite file with another application_id, a database newer than this binary.
+ * Migrations run in one transaction: a failure leaves the file as it was.
+ * Return: 0 and *out set, or -1.
+ */
+int ftdb_open(const char *path, int flags, sqlite3 **out);
+void ftdb_close(sqlite3 *db);
+
+/* Schema version this binary writes. */
+int ftdb_schema_version(void);
+
+/*
+ * ftdb_pick_trace - resolve which trace a command works on: the given id if >0, else the
+ * only trace of the database, else the most recently ingested non-replay trace.
+ * Return: 0 and *trace_id set, or -1 (no trace, unknown id).
+ */
+int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id);
+
+/*
+ * ftdb_stream_foreach - decode a trace's event stream in recorded order and call fn for
+ * each event. Stops at the first non-zero return of fn and returns it.
+ * Return: 0 when all events were visited, fn's value, or -1 (error() set: SQLite error or a
+ * malformed chunk).
+ */
+int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
+			int (*fn)(const struct ft_event *ev, void *arg), void *arg);
+
+/* Run a statement that returns no rows; Return: 0 or error() with SQLite's message. */
+int ftdb_exec(sqlite3 *db, const char *sql);
+
+#endif /* FT_DB_FTDB_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * error.c - the cause chain behind error()/error_print(); see error.h.
+ *
+ * A fixed-size chain: deep failures rarely have more than a handful of causes, and an error
+ * path that itself needs to allocate is an error path that can fail.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+
+#define MAX_CAUSES 8
+#define CAUSE_LEN 512
+
+static char causes[MAX_CAUSES][CAUSE_LEN];	/* oldest first */
+static int nr_causes;				/* entries used */
+static char joined[MAX_CAUSES * (CAUSE_LEN + 2)];
+
+static void push(const char *fmt, va_list ap)
+{
+	if (nr_causes == MAX_CAUSES) {
+		/* keep the newest context: drop the second oldest, the oldest is the root */
+		memmove(causes[1], causes[2], (MAX_CAUSES - 2) * CAUSE_LEN);
+		nr_causes--;
+	}
+	vsnprintf(causes[nr_causes++], CAUSE_LEN, fmt, ap);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	push(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void *error_null(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	push(fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+const char *error_text(void)
+{
+	size_t off = 0;
+	int i;
+
+	joined[0] = '\0';
+	for (i = nr_causes - 1; i >= 0; i--) {
+		off += snprintf(joined + off, sizeof(joined) - off, "%s%s", causes[i],
+				i ? ": " : "");
+		if (off >= sizeof(joined))
+			break;
+	}
+	return joined;
+}
+
+void error_print(const char *prog)
+{
+	fprintf(stderr, "%s: %s\n", prog, nr_causes ? error_text() : "unknown error");
+	error_clear();
+}
+
+void error_clear(void)
+{
+	nr_causes = 0;
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	push(fmt, ap);
+	va_end(ap);
+	error_print("foliotrace");
+	exit(1);
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("foliotrace: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * error.h - error reporting with causes, for library code that must not exit.
+ *
+ * Library code (lib/, db/, tracer/, replay/) reports a failure with
+ *	return error("cannot open %s: %s", path, sqlite3_errmsg(db));
+ * which records the message as the newest cause and returns -1. A caller that adds context
+ * calls error() again; the CLI prints the chain once, newest first, joined by ": " on one
+ * line, and exits 1. Only cli/ calls die() or exit().
+ *
+ * Messages are lowercase, without a final full stop, the problem first.
+ */
+#ifndef FT_LIB_ERROR_H
+#define FT_LIB_ERROR_H
+
+#include <stdarg.h>
+
+/* Record a cause and return -1. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, returning NULL for pointer-returning functions. */
+void *error_null(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the chain to stderr as one line "foliotrace: newest: ...: oldest" and clear it. */
+void error_print(const char *prog);
+/* Forget the recorded causes (after a failure that was handled). */
+void error_clear(void);
+/* The chain as one line (static buffer, valid until the next error call). */
+const char *error_text(void);
+/* Print "prog: message" and exit(1). CLI only. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Print "warning: message" to stderr; never fails. */
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* FT_LIB_ERROR_H */

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* strbuf.c - growable string buffer; see strbuf.h for the invariants. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need = sb->len + extra + 1;
+
+	if (need <= sb->alloc)
+		return;
+	if (!sb->alloc)
+		sb->buf = NULL;
+	sb->alloc = sb->alloc ? sb->alloc : 64;
+	while (sb->alloc < need)
+		sb->alloc *= 2;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	char ch = (char)c;
+
+	strbuf_add(sb, &ch, 1);
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_add_json_str(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20)
+			strbuf_addf(sb, "\\u%04x", c);
+		else
+			strbuf_addch(sb, c);
+	}
+	strbuf_addch(sb, '"');
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char tmp[65536];
+	size_t n;
+
+	if (!f)
+		return error("cannot open %s: %s", path, strerror(errno));
+	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
+		strbuf_add(sb, tmp, n);
+	if (ferror(f)) {
+		fclose(f);
+		return error("cannot read %s: %s", path, strerror(errno));
+	}
+	fclose(f);
+	return 0;
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *s = sb->alloc ? sb->buf : xstrdup("");
+
+	strbuf_init(sb);
+	return s;
+}

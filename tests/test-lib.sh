@@ -1,0 +1,27 @@
+# test-lib.sh - sourced by the shell tests in tests/cli/ and tests/guest/: TAP output,
+# a scratch directory removed on exit, and helpers. Each test file prints its own TAP stream.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+FT="$TOP/build/foliotrace"
+export FOLIOTRACE_HOME="$TOP"
+T=$(mktemp -d "${TMPDIR:-/tmp}/foliotrace-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+_n=0
+_failed=0
+
+plan() { echo "1..$1"; }
+ok() { # ok COND_STATUS DESCRIPTION
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _failed=$((_failed + 1)); fi
+}
+check() { # check DESCRIPTION COMMAND...: ok if COMMAND succeeds
+	_d=$1; shift
+	"$@" >"$T/check.out" 2>&1; _s=$?
+	ok $_s "$_d"
+	[ $_s = 0 ] || sed 's/^/# /' "$T/check.out" | tail -20
+}
+diag() { echo "# $*"; }
+within_pct() { # within_pct GOT WANT PCT: |got-want| <= pct% of want
+	awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100.0) }'
+}
+done_testing() { [ $_failed = 0 ]; exit $?; }
