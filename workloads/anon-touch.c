@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * anon-touch - first-touch faults over one 2M-aligned anonymous VMA.
+ *
+ * The reference workload of the guest tests: SIZE bytes are touched at a fixed stride in
+ * ascending order, so under an order-0 policy every touched page is exactly one anonymous
+ * fault (two with --read-first: the zero page, then its copy on write), and under a
+ * fixed-order policy the count follows from the block size. --pagemap-check then shows
+ * from /proc/self/pagemap whether the kernel really backed each naturally aligned block
+ * with physically contiguous memory, which is how a silently ignored order knob is caught.
+ *
+ * After the measured phase it checks what it reads back: every written byte holds its
+ * pattern and, when each page is written once, the rest of the page is zero, so a kernel
+ * that maps the wrong page of a large folio or forgets to zero it fails with status=1.
+ */
+#include "wl-common.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+
+static const char usage[] =
+	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
+	" [--hold SECONDS]";
+
+#define PAGEMAP_PRESENT (1ULL << 63)
+#define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
+#define MAX_CHECK_ORDER 20 /* 2^20 pages = 4G blocks with 4K pages: plenty */
+
+/* The byte written at the i-th touched offset: varies with i so a misplaced page shows. */
+static inline unsigned char pattern(size_t i)
+{
+	return (unsigned char)(i * 131 + 7) | 1;
+}
+
+/*
+ * The measured phase: write one byte every @stride bytes of [p, p + size), ascending; with
+ * @read_first, first read all of them, then write all of them. Not inlined so its code
+ * page is faulted in by the warm-up call, outside the measurement.
+ * Return: the OR of every byte read (0 if fresh anonymous memory reads as zero).
+ */
+static __attribute__((noinline)) unsigned char touch(volatile unsigned char *p, size_t size,
+						     size_t stride, int read_first)
+{
+	unsigned char seen = 0;
+	size_t off, i;
+
+	if (read_first) {
+		for (off = 0; off < size; off += stride) {
+			seen |= p[off];
+		}
+	}
+	for (off = 0, i = 0; off < size; off += stride, i++) {
+		p[off] = pattern(i);
+	}
+	return seen;
+}
+
+/* Return: true if the @n bytes at @p are all zero. */
+static int all_zero(const unsigned char *p, size_t n)
+{
+	return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
+}
+
+/*
+ * Return: 0 if every written byte holds its pattern and, if @whole_pages (each page written
+ * once), the rest of each written page is zero; -1 with a message otherwise. Reads only
+ * pages the touch phase mapped, so it adds no fault to the trace.
+ */
+static int verify(const unsigned char *p, size_t size, size_t stride, size_t page,
+		  int whole_pages)
+{
+	size_t off, i;
+
+	for (off = 0, i = 0; off < size; off += stride, i++) {
+		size_t ps = off & ~(page - 1), pe = ps + page < size ? ps + page : size;
+
+		if (p[off] != pattern(i)) {
+			return wl_error("byte at %p reads 0x%02x, wrote 0x%02x", (void *)(p + off),
+					p[off], pattern(i));
+		}
+		if (whole_pages && (!all_zero(p + ps, off - ps) ||
+				    !all_zero(p + off + 1, pe - off - 1))) {
+			return wl_error("page at %p was not zeroed", (void *)(p + ps));
+		}
+	}
+	return 0;
+}
+
+struct contig {
+	uint64_t blocks;  /* naturally aligned 2^order-page blocks wholly inside the VMA */
+	uint64_t contig;  /* of those: all pages present, PFNs consecutive */
+	uint64_t aligned; /* of those contiguous: first PFN a multiple of 2^order too */
+};
+
+/*
+ * Count the physically contiguous 2^@order-page blocks of [start, start + size) from
+ * /proc/self/pagemap (one u64 per virtual page: bit 63 present, bits 0-54 the PFN, which
+ * the kernel hides as 0 without CAP_SYS_ADMIN). Reads in fixed chunks from a static
+ * buffer, so any order needs no allocation. Return: 0, or -1 with a message.
+ */
+static int pagemap_check(uintptr_t start, size_t size, unsigned int order, struct contig *c)
+{
+	static uint64_t buf[512];
+	size_t page = wl_page_size();
+	uint64_t npb = 1ULL << order, bsize = npb * page;
+	uint64_t first = (start + bsize - 1) / bsize * bsize / page; /* first vpn checked */
+	uint64_t last = (start + size) / bsize * bsize / page;      /* end vpn, exclusive */
+	uint64_t vpn, base = 0;
+	int fd, ok = 0, ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (last <= first) {
+		return 0;
+	}
+	fd = open("/proc/self/pagemap", O_RDONLY);
+	if (fd < 0) {
+		return wl_error("cannot open /proc/self/pagemap: %s", strerror(errno));
+	}
+	for (vpn = first; vpn < last;) {
+		size_t n = last - vpn < 512 ? last - vpn : 512, k;
+		ssize_t got = pread(fd, buf, n * 8, (off_t)(vpn * 8));
+
+		if (got != (ssize_t)(n * 8)) {
+			wl_error("cannot read /proc/self/pagemap: %s",
+				 got < 0 ? strerror(errno) : "short read");
+			goto out;
+		}
+		for (k = 0; k < n; k++, vpn++) {
+			uint64_t j = (vpn - first) & (npb - 1);
+			uint64_t pfn = buf[k] & PAGEMAP_PFN_MASK;
+			int present = !!(buf[k] & PAGEMAP_PRESENT);
+
+			if (present && pfn == 0) {
+				wl_error("/proc/self/pagemap hides PFNs (needs CAP_SYS_ADMIN)");
+				goto out;
+			}
+			if (j == 0) {
+				base = pfn;
+				ok = present;
+				c->blocks++;
+			} else {
+				ok = ok && present && pfn == base + j;
+			}
+			if (j == npb - 1 && ok) {
+				c->contig++;
+				c->aligned += base % npb == 0;
+			}
+		}
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "stride", required_argument, NULL, 's' },
+		{ "nohugepage", no_argument, NULL, 'n' },
+		{ "read-first", no_argument, NULL, 'r' },
+		{ "pagemap-check", required_argument, NULL, 'p' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t page = wl_page_size();
+	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched;
+	int nohugepage = 0, read_first = 0, check = 0, status = 0, c;
+	struct wl_faults before, delta;
+	struct contig cg = { 0 };
+	unsigned char seen;
+	char extra[160] = "";
+	unsigned char *p;
+
+	wl_prog = "anon-touch";
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			stride = wl_opt_size("--stride", optarg);
+			break;
+		case 'n':
+			nohugepage = 1;
+			break;
+		case 'r':
+			read_first = 1;
+			break;
+		case 'p':
+			order = wl_opt_u64("--pagemap-check", optarg);
+			if (order > MAX_CHECK_ORDER) {
+				wl_error("--pagemap-check ORDER must be 0..%d", MAX_CHECK_ORDER);
+				exit(2);
+			}
+			check = 1;
+			break;
+		case 'H':
+			hold = wl_opt_u64("--hold", optarg);
+			break;
+		case 'h':
+			wl_usage(usage, 0);
+		default:
+			wl_usage(usage, 2);
+		}
+	}
+	if (optind != argc - 1 || stride == 0) {
+		wl_usage(usage, 2);
+	}
+	size = wl_opt_size("SIZE", argv[optind]);
+	if (size % page || size > SIZE_MAX / 2) {
+		wl_error("SIZE must be a multiple of the page size (%zu bytes)", page);
+		exit(2);
+	}
+	if (stride > size) {
+		stride = size; /* one write either way; keeps the offsets from overflowing */
+	}
+
+	p = wl_map_aligned(size);
+	if (!p) {
+		wl_die("cannot map %" PRIu64 " bytes: %s", size, strerror(errno));
+	}
+	if (nohugepage && madvise(p, size, MADV_NOHUGEPAGE)) {
+		wl_die("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	}
+
+	/* Fault in touch()'s code and getrusage()'s stack use before the first reading. */
+	touch(p, 0, stride, read_first);
+	wl_faults_warmup();
+	before = wl_faults_now();
+	seen = touch(p, size, stride, read_first);
+	delta = wl_faults_since(before);
+
+	writes = (size - 1) / stride + 1;
+	/* Distinct pages: one per write if the stride is at least a page, else every page
+	 * from the first to the last write. */
+	touched = stride >= page ? writes : (writes - 1) * stride / page + 1;
+	if (seen) {
+		status = wl_error("fresh anonymous memory did not read as zero");
+	}
+	if (!status && verify(p, size, stride, page, stride >= page)) {
+		status = -1;
+	}
+	if (check) {
+		if (pagemap_check((uintptr_t)p, size, order, &cg)) {
+			exit(1);
+		}
+		snprintf(extra, sizeof(extra),
+			 " contig_order=%" PRIu64 " contig_blocks=%" PRIu64 " blocks=%" PRIu64
+			 " contig_aligned=%" PRIu64, order, cg.contig, cg.blocks, cg.aligned);
+	}
+	if (wl_result("size=%" PRIu64 " stride=%" PRIu64 " writes=%" PRIu64 " touched=%" PRIu64
+		      " minflt=%ld majflt=%ld addr=%p%s status=%d",
+		      size, stride, writes, touched, delta.minflt, delta.majflt, (void *)p, extra,
+		      status ? 1 : 0)) {
+		exit(1);
+	}
+	/* Hold the memory mapped (after the result line, which gives its address) so the
+	 * tracer or a test can inspect /proc/PID/maps, smaps or the guest's vmstat. */
+	if (hold) {
+		sleep((unsigned int)hold);
+	}
+	return status ? 1 : 0;
+}
