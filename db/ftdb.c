@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftdb.c - open, identify, version-check and migrate a trace database; see ftdb.h.
+ *
+ * The rule this file keeps: nothing is written to a file until it is known to be a
+ * foliotrace database this binary may write (SQLite magic, application_id, user_version all
+ * checked first), and a new database appears under its name only once its schema is
+ * complete (built under a temporary name, then linked into place).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/strbuf.h"
+#include "schema.h"
+
+#define SQLITE_MAGIC "SQLite format 3"	/* 16 bytes with its NUL, at offset 0 */
+
+int ftdb_schema_version(void)
+{
+	return FT_SCHEMA_VERSION;
+}
+
+int ftdb_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("%s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Look at the file's first 100 bytes (the SQLite header) without SQLite: a file that is not
+ * a database must not be handed to SQLite in a writable mode at all.
+ * Return: 1 if the file is missing or empty, 0 if it is a foliotrace database no newer than
+ * this binary, -1 (error set) otherwise.
+ */
+static int check_header(const char *path)
+{
+	unsigned char h[100];
+	uint32_t app, ver;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1;
+		return error("cannot open %s: %s", path, strerror(errno));
+	}
+	n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n < 0)
+		return error("cannot read %s: %s", path, strerror(errno));
+	if (n == 0)
+		return 1;
+	if (n < (ssize_t)sizeof(h) || memcmp(h, SQLITE_MAGIC, sizeof(SQLITE_MAGIC)))
+		return error("%s is not a foliotrace database (not an SQLite file)", path);
+	app = be32(h + 68);
+	ver = be32(h + 60);
+	if (app != FTDB_APPLICATION_ID)
+		return error("%s is not a foliotrace database (application_id 0x%08x, "
+			     "want 0x%08x)", path, app, FTDB_APPLICATION_ID);
+	if (ver > FT_SCHEMA_VERSION)
+		return error("%s has schema version %u, newer than this foliotrace (%d): "
+			     "upgrade foliotrace", path, ver, FT_SCHEMA_VERSION);
+	return 0;
+}
+
+static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("%s", sqlite3_errmsg(db));
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return error("%s", sqlite3_errmsg(db));
+	}
+	*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Apply every migration past the database's version, in one IMMEDIATE transaction. */
+static int migrate(sqlite3 *db, const char *path)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int64_t ver, app;
+	int i;
+
+	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
+		return error("cannot lock %s", path);
+	/* read again under the lock: another process may have migrated meanwhile */
+	if (pragma_int(db, "PRAGMA user_version", &ver) ||
+	    pragma_int(db, "PRAGMA application_id", &app))
+		goto fail;
+	if (ver == 0 && app == 0) {
+		/* brand new: only valid if it holds no table of somebody else */
+		int64_t n;
+
+		if (pragma_int(db, "SELECT count(*) FROM sqlite_schema", &n))
+			goto fail;
+		if (n) {
+			error("%s is not a foliotrace database (application_id 0)", path);
+			goto fail;
+		}
+	} else if (app != FTDB_APPLICATION_ID) {
+		error("%s is not a foliotrace database (application_id 0x%08llx)", path,
+		      (unsigned long long)app);
+		goto fail;
+	}
+	if (ver > FT_SCHEMA_VERSION) {
+		error("%s has schema version %lld, newer than this foliotrace (%d): upgrade "
+		      "foliotrace", path, (long long)ver, FT_SCHEMA_VERSION);
+		goto fail;
+	}
+	if (ver == FT_SCHEMA_VERSION) {
+		ftdb_exec(db, "ROLLBACK");
+		return 0;
+	}
+	for (i = (int)ver; i < FT_SCHEMA_VERSION; i++) {
+		if (ftdb_exec(db, ft_schema_migrations[i])) {
+			error("migration %03d failed", i + 1);
+			goto fail;
+		}
+	}
+	strbuf_addf(&sql, "PRAGMA application_id = %d; PRAGMA user_version = %d; COMMIT",
+		    FTDB_APPLICATION_ID, FT_SCHEMA_VERSION);
+	if (ftdb_exec(db, sql.buf))
+		goto fail;
+	strbuf_release(&sql);
+	return 0;
+fail:
+	strbuf_release(&sql);
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	return error("cannot migrate %s", path);
+}
+
+static int open_handle(const char *path, int sqflags, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, sqflags, NULL) != SQLITE_OK) {
+		error("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	/* a second writer waits instead of failing at once */
+	sqlite3_busy_timeout(db, 10000);
+	*out = db;
+	return 0;
+}
+
+/*
+ * Build a new database under a temporary name next to path, then move it into place:
+ * link() when path does not exist (so a concurrent creator's file is never replaced),
+ * rename() over an empty file.
+ */
+static int create_new(const char *path, int replace_empty)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	sqlite3 *db;
+	int fd, ret = -1;
+
+	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(tmp.buf);
+	if (fd < 0) {
+		error("cannot create %s: %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	if (open_handle(tmp.buf, SQLITE_OPEN_READWRITE, &db))
+		goto out_unlink;
+	if (migrate(db, path)) {
+		sqlite3_close(db);
+		goto out_unlink;
+	}
+	if (sqlite3_close(db) != SQLITE_OK) {
+		error("cannot close %s", tmp.buf);
+		goto out_unlink;
+	}
+	if (replace_empty ? rename(tmp.buf, path) : link(tmp.buf, path)) {
+		if (errno == EEXIST)
+			ret = 0;	/* created meanwhile by another process: use it */
+		else
+			error("cannot create %s: %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	ret = 0;
+out_unlink:
+	unlink(tmp.buf);
+out:
+	strbuf_release(&tmp);
+	return ret;
+}
+
+int ftdb_open(const char *path, int flags, sqlite3 **out)
+{
+	sqlite3 *db = NULL;
+	int64_t ver;
+	int st;
+
+	*out = NULL;
+	st = check_header(path);
+	if (st < 0)
+		return -1;
+	if (st == 1) {
+		struct stat sb;
+
+		if ((flags & FTDB_CREATE) != FTDB_CREATE) {
+			if (stat(path, &sb))
+				return error("cannot open %s: no such database", path);
+			return error("%s is empty, not a foliotrace database", path);
+		}
+		if (create_new(path, !stat(path, &sb)))
+			return -1;
+	}
+	if (!(flags & FTDB_WRITE)) {
+		if (open_handle(path, SQLITE_OPEN_READONLY, &db))
+			return -1;
+		if (pragma_int(db, "PRAGMA user_version", &ver))
+			goto fail;
+		if (ver != FT_SCHEMA_VERSION) {
+			error("%s has schema version %lld, this foliotrace reads %d%s", path,
+			      (long long)ver, FT_SCHEMA_VERSION,
+			      ver < FT_SCHEMA_VERSION ? ": open it for writing to migrate" : "");
+			goto fail;
+		}
+		*out = db;
+		return 0;
+	}
+	if (open_handle(path, SQLITE_OPEN_READWRITE, &db))
+		return -1;
+	if (migrate(db, path))
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	sqlite3_close(db);
+	return error("cannot open %s", path);
+}
+
+void ftdb_close(sqlite3 *db)
+{
+	sqlite3_close(db);
+}
+
+int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (want > 0) {
+		rc = sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE trace_id = ?", -1,
+					&st, NULL);
+		if (rc == SQLITE_OK)
+			sqlite3_bind_int64(st, 1, want);
+	} else {
+		rc = sqlite3_prepare_v2(db,
+			"SELECT trace_id FROM trace "
+			"ORDER BY parent_trace_id IS NULL DESC, trace_id DESC LIMIT 1", -1, &st, NULL);
+	}
+	if (rc != SQLITE_OK)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*trace_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	if (want > 0)
+		return error("no trace %lld in the database", (long long)want);
+	return error("the database holds no trace");
+}
+
+int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
+			int (*fn)(const struct ft_event *ev, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	struct ft_event ev;
+	struct ft_dec dec;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT chunk, nr_events, data FROM event_chunk "
+			       "WHERE trace_id = ? ORDER BY chunk", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read the event stream: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t chunk = sqlite3_column_int64(st, 0);
+		int64_t nr = sqlite3_column_int64(st, 1), seen = 0;
+		const void *blob = sqlite3_column_blob(st, 2);
+		int len = sqlite3_column_bytes(st, 2);
+
+		ft_dec_init(&dec, blob, (size_t)len);
+		while ((rc = ft_dec_next(&dec, &ev)) == 1) {
+			seen++;
+			ret = fn(&ev, arg);
+			if (ret)
+				goto out;
+		}
+		if (rc < 0 || seen != nr) {
+			ret = error("event chunk %lld of trace %lld is malformed", (long long)chunk,
+				    (long long)trace_id);
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = error("cannot read the event stream: %s", sqlite3_errmsg(db));
+out:
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stream.c - the event_chunk codec: delta + varint records behind one tag byte each.
+ *
+ * The byte format is specified in docs/schema.md ("event_chunk format"); this file is its
+ * only implementation. Tuned for runs of faults of one process on consecutive pages a few
+ * microseconds apart: such a fault is a tag byte, a 2-byte time delta, a 1-byte address
+ * delta and a 2-3 byte latency.
+ *
+ * Delta base: encoder and decoder keep the same struct ft_event "prev", in which each field
+ * holds the value of the last record of the chunk that carried it (ts, proc_id: every record;
+ * addr: every record but MM_DUP; vma_id: FAULT). A chunk starts from an all-zero base.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/stream.h"
+#include "lib/xalloc.h"
+
+#define FT_CHUNK_FORMAT 1	/* first byte of every chunk blob */
+
+/* Tag byte: bits 0-2 kind, bit 3 common to all kinds, bits 4-7 per kind. */
+#define TAG_KIND_MASK	0x07
+#define TAG_SAME_PROC	0x08	/* proc_id equals the base; else a zigzag delta follows */
+#define TAG_F_WRITE	0x10	/* FAULT */
+#define TAG_F_ZERO	0x20	/* FAULT */
+#define TAG_F_SAME_VMA	0x40	/* FAULT: vma_id equals the base */
+#define TAG_F_EXT	0x80	/* FAULT: order, reason, nr_ptes, tid_lo follow */
+#define TAG_A_SUCCESS	0x10	/* ALLOC */
+#define TAG_W_TID	0x10	/* ZERO_WP, COW: tid_lo follows */
+#define TAG_Z_NEWADDR	0x10	/* ZAP: new_addr follows */
+
+/* Tag bits each kind may use; any other set bit makes a record malformed. */
+static const uint8_t tag_allowed[FT_EV_NR_KINDS] = {
+	[FT_EV_FAULT] = 0xff,
+	[FT_EV_ALLOC] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_A_SUCCESS,
+	[FT_EV_ZERO_WP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
+	[FT_EV_COW] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
+	[FT_EV_ZAP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_Z_NEWADDR,
+	[FT_EV_MM_DUP] = TAG_KIND_MASK | TAG_SAME_PROC,
+};
+
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * An address relative to a base: the varint v = zigzag((addr - base) / 4096) << 1 when the
+ * difference is a multiple of 4096 (v even), else v = 1 followed by addr as a plain varint.
+ */
+static inline uint8_t *put_addr(uint8_t *p, uint64_t base, uint64_t addr)
+{
+	uint64_t d = addr - base;
+
+	if (!(d & 0xfff))
+		return put_varint(p, zigzag((int64_t)d >> 12) << 1);
+	*p++ = 1;
+	return put_varint(p, addr);
+}
+
+/* Longest record: tag, 4 varints of 10 bytes, 2 addresses of 11, 2 bytes, 2 varints. */
+#define MAX_RECORD 96
+
+void ft_enc_init(struct ft_enc *e)
+{
+	memset(e, 0, sizeof(*e));
+	ft_enc_reset(e);
+}
+
+void ft_enc_release(struct ft_enc *e)
+{
+	free(e->buf);
+	memset(e, 0, sizeof(*e));
+}
+
+void ft_enc_reset(struct ft_enc *e)
+{
+	if (!e->buf) {
+		e->cap = 1 << 16;
+		e->buf = xmalloc(e->cap);
+	}
+	e->buf[0] = FT_CHUNK_FORMAT;
+	e->len = 1;
+	e->nr = 0;
+	e->first_ts = 0;
+	e->last_ts = 0;
+	memset(&e->prev, 0, sizeof(e->prev));
+}
+
+int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
+{
+	struct ft_event *b = &e->prev;
+	uint8_t *p, *tag;
+
+	if (ev->kind >= FT_EV_NR_KINDS)
+		return -1;
+	if (e->len + MAX_RECORD > e->cap) {
+		e->cap *= 2;
+		e->buf = xrealloc(e->buf, e->cap);
+	}
+	p = e->buf + e->len;
+	tag = p++;
+	*tag = ev->kind;
+	if (ev->proc_id == b->proc_id)
+		*tag |= TAG_SAME_PROC;
+	else
+		p = put_varint(p, zigzag((int64_t)ev->proc_id - (int64_t)b->proc_id));
+
+	switch (ev->kind) {
+	case FT_EV_FAULT:
+		if (ev->flags & FT_EVF_WRITE)
+			*tag |= TAG_F_WRITE;
+		if (ev->flags & FT_EVF_ZERO_PAGE)
+			*tag |= TAG_F_ZERO;
+		if (ev->vma_id == b->vma_id)
+			*tag |= TAG_F_SAME_VMA;
+		else
+			p = put_varint(p, zigzag((int64_t)ev->vma_id - (int64_t)b->vma_id));
+		p = put_varint(p, ev->ts - b->ts);
+		p = put_addr(p, b->addr, ev->addr);
+		p = put_varint(p, ev->aux);
+		/* the common shape: one base page, the reason the order-0 policy gives */
+		if (ev->order || ev->nr_ptes != 1 || ev->tid_lo ||
+		    ev->reason != ((ev->flags & FT_EVF_WRITE) ? FT_FB_NONE : FT_FB_READ)) {
+			*tag |= TAG_F_EXT;
+			*p++ = ev->order;
+			*p++ = ev->reason;
+			p = put_varint(p, ev->nr_ptes);
+			p = put_varint(p, ev->tid_lo);
+		}
+		b->vma_id = ev->vma_id;
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ALLOC:
+		if (ev->flags & FT_EVF_SUCCESS)
+			*tag |= TAG_A_SUCCESS;
+		p = put_varint(p, ev->ts - b->ts);
+		p = put_addr(p, b->addr, ev->addr);
+		*p++ = ev->order;
+		p = put_varint(p, ev->aux);
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ZERO_WP:
+	case FT_EV_COW:
+		p = put_varint(p, ev->ts - b->ts);
+		p = put_addr(p, b->addr, ev->addr);
+		p = put_varint(p, ev->aux);
+		if (ev->tid_lo) {
+			*tag |= TAG_W_TID;
+			p = put_varint(p, ev->tid_lo);
+		}
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ZAP:
+		p = put_varint(p, ev->ts - b->ts);
+		p = put_addr(p, b->addr, ev->addr);
+		p = put_addr(p, ev->addr, ev->end);
+		*p++ = ev->reason;
+		if (ev->aux) {
+			*tag |= TAG_Z_NEWADDR;
+			p = put_addr(p, ev->addr, ev->aux);
+		}
+		b->addr = ev->addr;
+		break;
+	case FT_EV_MM_DUP:
+		p = put_varint(p, ev->ts - b->ts);
+		p = put_varint(p, zigzag((int64_t)ev->aux - (int64_t)ev->proc_id));
+		break;
+	}
+	b->ts = ev->ts;
+	b->proc_id = ev->proc_id;
+	if (!e->nr)
+		e->first_ts = ev->ts;
+	e->last_ts = ev->ts;
+	e->nr++;
+	e->len = (size_t)(p - e->buf);
+	return 0;
+}
+
+void ft_dec_init(struct ft_dec *d, const void *blob, size_t len)
+{
+	d->p = blob;
+	d->end = d->p + len;
+	memset(&d->prev, 0, sizeof(d->prev));
+	/* an empty or foreign blob: make the first ft_dec_next() fail */
+	if (!len || d->p[0] != FT_CHUNK_FORMAT)
+		d->p = NULL;
+	else
+		d->p++;
+}
+
+/* Return: 0, or -1 if the varint runs past the end or past 64 bits. */
+static inline int get_varint(struct ft_dec *d, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int shift = 0;
+
+	while (d->p < d->end) {
+		uint8_t c = *d->p++;
+
+		if (shift == 63 && c > 1)
+			return -1;
+		r |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = r;
+			return 0;
+		}
+		shift += 7;
+		if (shift > 63)
+			return -1;
+	}
+	return -1;
+}
+
+static inline int get_u8(struct ft_dec *d, uint8_t *v)
+{
+	if (d->p >= d->end)
+		return -1;
+	*v = *d->p++;
+	return 0;
+}
+
+static inline int get_addr(struct ft_dec *d, uint64_t base, uint64_t *addr)
+{
+	uint64_t v;
+
+	if (get_varint(d, &v))
+		return -1;
+	if (v == 1)
+		return get_varint(d, addr);
+	if (v & 1)
+		return -1;
+	*addr = base + ((uint64_t)unzigzag(v >> 1) << 12);
+	return 0;
+}
+
+/* A varint that must fit the given number of bits. */
+static inline int get_bounded(struct ft_dec *d, unsigned int bits, uint64_t *v)
+{
+	if (get_varint(d, v))
+		return -1;
+	return bits < 64 && (*v >> bits) ? -1 : 0;
+}
+
+int ft_dec_next(struct ft_dec *d, struct ft_event *ev)
+{
+	struct ft_event *b = &d->prev;
+	uint64_t v, dts;
+	uint8_t tag;
+
+	if (!d->p)
+		return -1;
+	if (d->p == d->end)
+		return 0;
+	memset(ev, 0, sizeof(*ev));
+	tag = *d->p++;
+	ev->kind = tag & TAG_KIND_MASK;
+	if (ev->kind >= FT_EV_NR_KINDS || (tag & ~tag_allowed[ev->kind]))
+		goto bad;
+	ev->proc_id = b->proc_id;
+	if (!(tag & TAG_SAME_PROC)) {
+		if (get_varint(d, &v))
+			goto bad;
+		ev->proc_id = (uint32_t)((int64_t)b->proc_id + unzigzag(v));
+	}
+
+	switch (ev->kind) {
+	case FT_EV_FAULT:
+		ev->flags = (tag & TAG_F_WRITE ? FT_EVF_WRITE : 0) |
+			    (tag & TAG_F_ZERO ? FT_EVF_ZERO_PAGE : 0);
+		ev->vma_id = b->vma_id;
+		if (!(tag & TAG_F_SAME_VMA)) {
+			if (get_varint(d, &v))
+				goto bad;
+			ev->vma_id = (uint32_t)((int64_t)b->vma_id + unzigzag(v));
+		}
+		if (get_varint(d, &dts) || get_addr(d, b->addr, &ev->addr) ||
+		    get_varint(d, &ev->aux))
+			goto bad;
+		if (tag & TAG_F_EXT) {
+			if (get_u8(d, &ev->order) || get_u8(d, &ev->reason) ||
+			    get_bounded(d, 16, &v))
+				goto bad;
+			ev->nr_ptes = (uint16_t)v;
+			if (get_bounded(d, 16, &v))
+				goto bad;
+			ev->tid_lo = (uint16_t)v;
+		} else {
+			ev->nr_ptes = 1;
+			ev->reason = (tag & TAG_F_WRITE) ? FT_FB_NONE : FT_FB_READ;
+		}
+		b->vma_id = ev->vma_id;
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ALLOC:
+		ev->flags = tag & TAG_A_SUCCESS ? FT_EVF_SUCCESS : 0;
+		if (get_varint(d, &dts) || get_addr(d, b->addr, &ev->addr) ||
+		    get_u8(d, &ev->order) || get_varint(d, &ev->aux))
+			goto bad;
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ZERO_WP:
+	case FT_EV_COW:
+		if (get_varint(d, &dts) || get_addr(d, b->addr, &ev->addr) ||
+		    get_varint(d, &ev->aux))
+			goto bad;
+		if (tag & TAG_W_TID) {
+			if (get_bounded(d, 16, &v))
+				goto bad;
+			ev->tid_lo = (uint16_t)v;
+		}
+		b->addr = ev->addr;
+		break;
+	case FT_EV_ZAP:
+		if (get_varint(d, &dts) || get_addr(d, b->addr, &ev->addr) ||
+		    get_addr(d, ev->addr, &ev->end) || get_u8(d, &ev->reason))
+			goto bad;
+		if ((tag & TAG_Z_NEWADDR) && get_addr(d, ev->addr, &ev->aux))
+			goto bad;
+		b->addr = ev->addr;
+		break;
+	case FT_EV_MM_DUP:
+		if (get_varint(d, &dts) || get_varint(d, &v))
+			goto bad;
+		ev->aux = (uint32_t)((int64_t)ev->proc_id + unzigzag(v));
+		break;
+	}
+	ev->ts = b->ts + dts;
+	b->ts = ev->ts;
+	b->proc_id = ev->proc_id;
+	return 1;
+bad:
+	d->p = NULL;	/* sticky: every later call fails too */
+	return -1;
+}
+
+static const char *const fallback_names[FT_FB_NR] = {
+	[FT_FB_NONE] = "none",
+	[FT_FB_VMA_EDGE] = "vma_edge",
+	[FT_FB_PTE_POPULATED] = "pte_populated",
+	[FT_FB_ALLOC_FAILED] = "alloc_failed",
+	[FT_FB_NOHUGEPAGE] = "nohugepage",
+	[FT_FB_UFFD] = "uffd",
+	[FT_FB_RACE] = "race",
+	[FT_FB_READ] = "read",
+};
+
+static const char *const zap_cause_names[FT_ZAP_NR] = {
+	[FT_ZAP_MUNMAP] = "munmap",
+	[FT_ZAP_DONTNEED] = "dontneed",
+	[FT_ZAP_FREE] = "free",
+	[FT_ZAP_MREMAP] = "mremap",
+	[FT_ZAP_EXIT] = "exit",
+};
+
+static const char *const kind_names[FT_EV_NR_KINDS] = {
+	[FT_EV_FAULT] = "anon_fault",
+	[FT_EV_ALLOC] = "anon_alloc",
+	[FT_EV_ZERO_WP] = "anon_zero_wp",
+	[FT_EV_COW] = "anon_cow",
+	[FT_EV_ZAP] = "anon_zap",
+	[FT_EV_MM_DUP] = "anon_mm_dup",
+};
+
+const char *ft_fallback_name(unsigned int reason)
+{
+	return reason < FT_FB_NR ? fallback_names[reason] : "?";
+}
+
+const char *ft_zap_cause_name(unsigned int cause)
+{
+	return cause < FT_ZAP_NR && zap_cause_names[cause] ? zap_cause_names[cause] : "?";
+}
+
+const char *ft_ev_kind_name(unsigned int kind)
+{
+	return kind < FT_EV_NR_KINDS ? kind_names[kind] : "?";
+}

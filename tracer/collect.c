@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collect.c - turn decoded trace events into processes, VMA shapes, names and the encoded
+ * anon event stream; see collect.h.
+ *
+ * Process identity: one process per mm *instance*. mm pointers are reused once an mm is
+ * freed, so an mm that had an exit zap is dead, and the next non-exit event on the same
+ * pointer (or any anon_mm_dup naming it as the child) starts a new process.
+ *
+ * Names: sched_process_exec/fork/exit and the LTTng statedump give names by pid (tgid).
+ * A name applies to the pid's live processes and to any of its processes still unnamed;
+ * a dead mm keeps the name it had (an exec's old mm is torn down before the exec event).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "tracer/collect.h"
+
+const struct collect_event_desc collect_events[CK_NR] = {
+	[CK_FAULT] = { "anon_fault", { "mm", "pid", "tid", "address", "vm_start", "vm_end",
+				       "vm_flags", "write", "order", "nr_ptes", "zero_page",
+				       "fallback", "latency_ns" } },
+	[CK_ALLOC] = { "anon_alloc", { "mm", "pid", "address", "order", "success", "pfn" } },
+	[CK_ZERO_WP] = { "anon_zero_wp", { "mm", "pid", "tid", "address", "latency_ns" } },
+	[CK_COW] = { "anon_cow", { "mm", "pid", "tid", "address", "latency_ns" } },
+	[CK_ZAP] = { "anon_zap", { "mm", "pid", "start", "end", "cause", "?new_addr" } },
+	[CK_MM_DUP] = { "anon_mm_dup", { "mm", "parent_mm", "pid", "parent_pid" } },
+	[CK_EXEC] = { "sched_process_exec", { "filename", "tid" } },
+	[CK_FORK] = { "sched_process_fork", { "child_comm", "child_tid", "?child_pid" } },
+	[CK_EXIT] = { "sched_process_exit", { "comm", "tid" } },
+	[CK_STATEDUMP] = { "lttng_statedump_process_state", { "name", "tid", "pid" } },
+};
+
+/* Field positions, as in the table above. */
+enum { F_MM, F_PID, F_TID, F_ADDR, F_VM_START, F_VM_END, F_VM_FLAGS, F_WRITE, F_ORDER,
+       F_NR_PTES, F_ZERO, F_FALLBACK, F_LATENCY };
+enum { A_MM, A_PID, A_ADDR, A_ORDER, A_SUCCESS, A_PFN };
+enum { W_MM, W_PID, W_TID, W_ADDR, W_LATENCY };
+enum { Z_MM, Z_PID, Z_START, Z_END, Z_CAUSE, Z_NEW_ADDR };
+enum { D_MM, D_PARENT_MM, D_PID, D_PARENT_PID };
+
+void collect_init(struct collect *c, struct store *store)
+{
+	memset(c, 0, sizeof(*c));
+	c->store = store;
+	ft_enc_init(&c->enc);
+	idmap_init(&c->by_mm);
+	idmap_init(&c->by_pid);
+	idmap_init(&c->by_shape);
+	idmap_init(&c->comm_by_pid);
+	c->cache_proc = IDMAP_NONE;
+}
+
+void collect_release(struct collect *c)
+{
+	ft_enc_release(&c->enc);
+	idmap_release(&c->by_mm);
+	idmap_release(&c->by_pid);
+	idmap_release(&c->by_shape);
+	idmap_release(&c->comm_by_pid);
+	free(c->procs);
+	free(c->vmas);
+	free(c->comms);
+	memset(c, 0, sizeof(*c));
+}
+
+static uint32_t new_proc(struct collect *c, uint64_t mm, int32_t pid, uint64_t ts)
+{
+	uint32_t i = (uint32_t)c->nr_procs++, ci;
+	struct cproc *p;
+
+	XGROW(c->procs, c->cap_procs, c->nr_procs);
+	p = &c->procs[i];
+	memset(p, 0, sizeof(*p));
+	p->mm = mm;
+	p->pid = pid;
+	p->parent = IDMAP_NONE;
+	p->last_vma = IDMAP_NONE;
+	p->first_ts = ts;
+	p->next_same_pid = idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid);
+	idmap_set(&c->by_pid, (uint64_t)(uint32_t)pid, i);
+	idmap_set(&c->by_mm, mm, i);
+	ci = idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
+	if (ci != IDMAP_NONE)
+		memcpy(p->comm, c->comms[ci], COMM_LEN);
+	return i;
+}
+
+/*
+ * The process of mm for an event at ts. fresh: the event creates the mm (anon_mm_dup
+ * child); exit_zap: the event is part of the mm's teardown.
+ */
+static struct cproc *get_proc(struct collect *c, uint64_t mm, int32_t pid, uint64_t ts,
+			      int fresh, int exit_zap)
+{
+	uint32_t i = c->cache_proc;
+
+	if (i == IDMAP_NONE || c->procs[i].mm != mm || c->procs[i].dead || fresh) {
+		i = idmap_get(&c->by_mm, mm);
+		if (i == IDMAP_NONE || fresh || (c->procs[i].dead && !exit_zap))
+			i = new_proc(c, mm, pid, ts);
+		c->cache_proc = i;
+	}
+	c->procs[i].last_ts = ts;
+	return &c->procs[i];
+}
+
+static struct cvma *get_vma(struct collect *c, struct cproc *p, uint64_t start, uint64_t end,
+			    uint64_t flags, uint64_t ts)
+{
+	uint32_t pi = (uint32_t)(p - c->procs), i = p->last_vma;
+	uint64_t key;
+	size_t pos;
+	struct cvma *v;
+
+	if (i != IDMAP_NONE) {
+		v = &c->vmas[i];
+		if (v->start == start && v->end == end && v->flags == flags)
+			return v;
+	}
+	key = idmap_hash(start ^ idmap_hash(end ^ idmap_hash(flags ^ idmap_hash(pi))));
+	pos = idmap_hash(key);
+	while ((i = idmap_next(&c->by_shape, key, &pos)) != IDMAP_NONE) {
+		v = &c->vmas[i];
+		if (v->proc == pi && v->start == start && v->end == end && v->flags == flags)
+			goto found;
+	}
+	i = (uint32_t)c->nr_vmas++;
+	XGROW(c->vmas, c->cap_vmas, c->nr_vmas);
+	v = &c->vmas[i];
+	v->start = start;
+	v->end = end;
+	v->flags = flags;
+	v->proc = pi;
+	v->first_ts = ts;
+	v->faults = 0;
+	idmap_add(&c->by_shape, key, i);
+found:
+	p->last_vma = i;
+	return v;
+}
+
+static int flush_chunk(struct collect *c)
+{
+	int ret = 0;
+
+	if (c->enc.nr)
+		ret = store_chunk(c->store, &c->enc, c->chunk_first_seq);
+	c->chunk_first_seq = c->seq;
+	ft_enc_reset(&c->enc);
+	return ret;
+}
+
+static int emit(struct collect *c, const struct ft_event *ev)
+{
+	ft_enc_add(&c->enc, ev);
+	c->seq++;
+	if (ft_enc_full(&c->enc))
+		return flush_chunk(c);
+	return 0;
+}
+
+/* Kernel comm of an exec: basename of the file, at most 15 characters (__set_task_comm). */
+static void set_comm(struct collect *c, int32_t pid, const char *name, int basename)
+{
+	char comm[COMM_LEN];
+	uint32_t i;
+
+	if (!name || pid <= 0)
+		return;
+	if (basename && strrchr(name, '/'))
+		name = strrchr(name, '/') + 1;
+	strncpy(comm, name, COMM_LEN - 1);
+	comm[COMM_LEN - 1] = '\0';
+	i = idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
+	if (i == IDMAP_NONE) {
+		i = (uint32_t)c->nr_comms++;
+		XGROW(c->comms, c->cap_comms, c->nr_comms);
+		idmap_set(&c->comm_by_pid, (uint64_t)(uint32_t)pid, i);
+	}
+	memcpy(c->comms[i], comm, COMM_LEN);
+	for (i = idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid); i != IDMAP_NONE;
+	     i = c->procs[i].next_same_pid)
+		if (!c->procs[i].dead || !c->procs[i].comm[0])
+			memcpy(c->procs[i].comm, comm, COMM_LEN);
+}
+
+static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
+{
+	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
+	struct cvma *vma = get_vma(c, p, v[F_VM_START].u, v[F_VM_END].u, v[F_VM_FLAGS].u, ts);
+	struct ft_event ev = {
+		.kind = FT_EV_FAULT,
+		.ts = ts,
+		.addr = v[F_ADDR].u,
+		.aux = v[F_LATENCY].u,
+		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+		.vma_id = c->store->vma_base + (uint32_t)(vma - c->vmas),
+		.nr_ptes = (uint16_t)v[F_NR_PTES].u,
+		.flags = (v[F_WRITE].u ? FT_EVF_WRITE : 0) | (v[F_ZERO].u ? FT_EVF_ZERO_PAGE : 0),
+		.order = (uint8_t)v[F_ORDER].u,
+		.reason = (uint8_t)v[F_FALLBACK].u,
+		.tid_lo = (uint16_t)(v[F_TID].u - v[F_PID].u),
+	};
+	int zero = v[F_ZERO].u != 0;
+
+	p->counts[0]++;
+	vma->faults++;
+	c->orders[ev.order][zero][0]++;
+	c->orders[ev.order][zero][1] += ev.nr_ptes;
+	return emit(c, &ev);
+}
+
+static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
+{
+	struct cproc *p = get_proc(c, v[A_MM].u, (int32_t)v[A_PID].u, ts, 0, 0);
+	struct ft_event ev = {
+		.kind = FT_EV_ALLOC,
+		.ts = ts,
+		.addr = v[A_ADDR].u,
+		.aux = v[A_PFN].u,
+		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+		.flags = v[A_SUCCESS].u ? FT_EVF_SUCCESS : 0,
+		.order = (uint8_t)v[A_ORDER].u,
+	};
+
+	return emit(c, &ev);
+}
+
+static int on_wp(struct collect *c, enum ft_ev_kind kind, uint64_t ts,
+		 const struct collect_val *v)
+{
+	struct cproc *p = get_proc(c, v[W_MM].u, (int32_t)v[W_PID].u, ts, 0, 0);
+	struct ft_event ev = {
+		.kind = kind,
+		.ts = ts,
+		.addr = v[W_ADDR].u,
+		.aux = v[W_LATENCY].u,
+		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+		.tid_lo = (uint16_t)(v[W_TID].u - v[W_PID].u),
+	};
+
+	p->counts[kind == FT_EV_ZERO_WP ? 1 : 2]++;
+	return emit(c, &ev);
+}
+
+static int on_zap(struct collect *c, uint64_t ts, const struct collect_val *v)
+{
+	int exit_zap = v[Z_CAUSE].u == FT_ZAP_EXIT;
+	struct cproc *p = get_proc(c, v[Z_MM].u, (int32_t)v[Z_PID].u, ts, 0, exit_zap);
+	struct ft_event ev = {
+		.kind = FT_EV_ZAP,
+		.ts = ts,
+		.addr = v[Z_START].u,
+		.end = v[Z_END].u,
+		.aux = v[Z_CAUSE].u == FT_ZAP_MREMAP ? v[Z_NEW_ADDR].u : 0,
+		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+		.reason = (uint8_t)v[Z_CAUSE].u,
+	};
+
+	p->counts[3]++;
+	if (exit_zap)
+		p->dead = 1;
+	if (store_zap(c->store, c->seq, &ev))
+		return -1;
+	return emit(c, &ev);
+}
+
+static int on_mm_dup(struct collect *c, uint64_t ts, const struct collect_val *v)
+{
+	struct cproc *parent = get_proc(c, v[D_PARENT_MM].u, (int32_t)v[D_PARENT_PID].u, ts,
+					0, 0);
+	uint32_t pi = (uint32_t)(parent - c->procs);
+	struct cproc *p = get_proc(c, v[D_MM].u, (int32_t)v[D_PID].u, ts, 1, 0);
+	struct ft_event ev = {
+		.kind = FT_EV_MM_DUP,
+		.ts = ts,
+		.aux = c->store->proc_base + pi,
+		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+	};
+
+	p->parent = pi;
+	/* the child runs under its parent's name until fork's own event names it */
+	if (!p->comm[0])
+		memcpy(p->comm, c->procs[pi].comm, COMM_LEN);
+	return emit(c, &ev);
+}
+
+int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
+		  const struct collect_val *v)
+{
+	switch (kind) {
+	case CK_FAULT:
+		return on_fault(c, ts, v);
+	case CK_ALLOC:
+		return on_alloc(c, ts, v);
+	case CK_ZERO_WP:
+		return on_wp(c, FT_EV_ZERO_WP, ts, v);
+	case CK_COW:
+		return on_wp(c, FT_EV_COW, ts, v);
+	case CK_ZAP:
+		return on_zap(c, ts, v);
+	case CK_MM_DUP:
+		return on_mm_dup(c, ts, v);
+	case CK_EXEC:
+		/* after exec the task is the thread group leader: tid == tgid */
+		set_comm(c, (int32_t)v[1].u, v[0].s, 1);
+		return 0;
+	case CK_FORK:
+		/* a new thread group only: a new thread keeps its process's name */
+		if (!v[2].u || v[2].u == v[1].u)
+			set_comm(c, (int32_t)v[1].u, v[0].s, 0);
+		return 0;
+	case CK_EXIT:
+		set_comm(c, (int32_t)v[1].u, v[0].s, 0);
+		return 0;
+	case CK_STATEDUMP:
+		if (v[1].u == v[2].u)
+			set_comm(c, (int32_t)v[2].u, v[0].s, 0);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int collect_finish(struct collect *c)
+{
+	struct store *s = c->store;
+	unsigned int o;
+	size_t i;
+	int z;
+
+	if (flush_chunk(c))
+		return -1;
+	for (i = 0; i < c->nr_procs; i++) {
+		const struct cproc *p = &c->procs[i];
+
+		if (store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
+			       p->parent == IDMAP_NONE ? 0 : s->proc_base + p->parent,
+			       p->first_ts, p->last_ts, p->counts))
+			return -1;
+	}
+	for (i = 0; i < c->nr_vmas; i++) {
+		const struct cvma *v = &c->vmas[i];
+
+		if (store_vma(s, s->vma_base + (uint32_t)i, s->proc_base + v->proc, v->start,
+			      v->end, v->flags, v->first_ts, v->faults))
+			return -1;
+	}
+	for (o = 0; o < 256; o++)
+		for (z = 0; z < 2; z++)
+			if (c->orders[o][z][0] &&
+			    store_order(s, o, z, c->orders[o][z][0], c->orders[o][z][1]))
+				return -1;
+	return 0;
+}

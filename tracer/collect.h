@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * collect.h - the collector's model of a trace, fed one decoded event at a time: processes
+ * (one per mm instance), their VMA shapes, names, per-type counts, and the encoded anon
+ * event stream. Knows nothing of babeltrace2: tracer/sink.c decodes the CTF events and calls
+ * collect_event(); store.c writes what this builds.
+ *
+ * Tuned for hundreds of millions of faults: per fault, two cached lookups (mm, VMA shape)
+ * that usually hit the previous event's entries, one ft_enc_add(), no SQL.
+ */
+#ifndef FT_TRACER_COLLECT_H
+#define FT_TRACER_COLLECT_H
+
+#include <stdint.h>
+
+#include "db/stream.h"
+#include "tracer/idmap.h"
+#include "tracer/store.h"
+
+/* What the collector does with an event type; tracer/evclass.c maps names to these. */
+enum collect_kind {
+	CK_OTHER,		/* counted only */
+	CK_FAULT, CK_ALLOC, CK_ZERO_WP, CK_COW, CK_ZAP, CK_MM_DUP,
+	CK_EXEC, CK_FORK, CK_EXIT, CK_STATEDUMP,
+	CK_NR
+};
+
+/*
+ * The event names and the payload fields each kind reads, in the order collect_event()
+ * gets them (names as babeltrace2 shows them, docs/events.md). A field name starting with
+ * '?' is optional: absent, it reads as 0 / NULL.
+ */
+#define COLLECT_MAX_FIELDS 13
+struct collect_event_desc {
+	const char *name;				/* event name */
+	const char *fields[COLLECT_MAX_FIELDS + 1];	/* NULL-terminated */
+};
+extern const struct collect_event_desc collect_events[CK_NR];
+
+/* One value of a decoded event: integer fields in u (signed ones sign-extended), strings in s. */
+struct collect_val {
+	uint64_t u;
+	const char *s;
+};
+
+#define COMM_LEN 16	/* TASK_COMM_LEN: 15 characters and a NUL */
+
+struct cproc {
+	uint64_t mm;		/* mm_struct identity */
+	int32_t pid;		/* tgid from the first event of this mm */
+	uint32_t parent;	/* index of the parent cproc (anon_mm_dup), IDMAP_NONE if none */
+	uint32_t next_same_pid;	/* older cproc with the same pid, IDMAP_NONE at the end */
+	uint32_t last_vma;	/* index of the VMA of the last fault, IDMAP_NONE if none */
+	int dead;		/* an exit zap was seen: a new event on this mm is a new process */
+	char comm[COMM_LEN];	/* "" while unknown */
+	uint64_t first_ts;	/* ns */
+	uint64_t last_ts;	/* ns */
+	uint64_t counts[4];	/* anon_fault, anon_zero_wp, anon_cow, anon_zap events */
+};
+
+struct cvma {
+	uint64_t start;		/* bytes */
+	uint64_t end;		/* bytes, exclusive */
+	uint64_t flags;		/* vm_flags */
+	uint32_t proc;		/* index of the cproc */
+	uint64_t first_ts;	/* ns */
+	uint64_t faults;	/* anon_fault events */
+};
+
+struct collect {
+	struct store *store;
+	struct ft_enc enc;		/* chunk being filled */
+	uint64_t seq;			/* stream position of the next anon record */
+	uint64_t chunk_first_seq;	/* stream position of the enc's first record */
+
+	struct cproc *procs;		/* index i has proc_id store->proc_base + i */
+	size_t nr_procs, cap_procs;
+	struct idmap by_mm;		/* mm -> newest cproc of that mm */
+	struct idmap by_pid;		/* pid -> newest cproc of that pid */
+	uint32_t cache_proc;		/* cproc of the previous anon event, or IDMAP_NONE */
+
+	struct cvma *vmas;		/* index i has vma_id store->vma_base + i */
+	size_t nr_vmas, cap_vmas;
+	struct idmap by_shape;		/* hash of (proc, start, end, flags) -> cvma */
+
+	struct idmap comm_by_pid;	/* pid -> index in comms */
+	char (*comms)[COMM_LEN];	/* latest known comm per pid */
+	size_t nr_comms, cap_comms;
+
+	uint64_t orders[256][2][2];	/* [order][zero_page]: faults, ptes */
+	uint64_t events;		/* events seen, all types */
+	uint64_t discarded;		/* events reported lost by discarded-events messages */
+	uint64_t first_ts, last_ts;	/* ns, first and last event */
+};
+
+void collect_init(struct collect *c, struct store *store);
+void collect_release(struct collect *c);
+
+/*
+ * collect_event - one anon_* or naming event (kind != CK_OTHER), fields in the order of
+ * evclass.c's table for the kind. Return: 0, or -1 (error set: SQLite failure).
+ */
+int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
+		  const struct collect_val *v);
+
+/* Flush the last chunk and write processes, VMAs and fault_order. Return: 0 or -1. */
+int collect_finish(struct collect *c);
+
+#endif /* FT_TRACER_COLLECT_H */

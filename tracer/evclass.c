@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/* evclass.c - resolve an event class's payload members once; see evclass.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "tracer/evclass.h"
+
+void evclass_cache_init(struct evclass_cache *c)
+{
+	memset(c, 0, sizeof(*c));
+	idmap_init(&c->map);
+	c->last = IDMAP_NONE;
+}
+
+void evclass_cache_release(struct evclass_cache *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		free(c->v[i].name);
+	free(c->v);
+	idmap_release(&c->map);
+	memset(c, 0, sizeof(*c));
+}
+
+static int resolve(struct evclass *ec, const bt_message *msg)
+{
+	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec->cls);
+	const struct collect_event_desc *d;
+	uint64_t n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
+	unsigned int k;
+	uint64_t i;
+
+	ec->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
+	ec->kind = CK_OTHER;
+	for (k = CK_OTHER + 1; k < CK_NR; k++)
+		if (!strcmp(collect_events[k].name, ec->name))
+			ec->kind = k;
+	if (ec->kind == CK_OTHER)
+		return 0;
+	d = &collect_events[ec->kind];
+	for (k = 0; d->fields[k]; k++) {
+		const char *want = d->fields[k] + (d->fields[k][0] == '?');
+
+		ec->type[k] = EVF_ABSENT;
+		for (i = 0; i < n; i++) {
+			const bt_field_class_structure_member *m =
+				bt_field_class_structure_borrow_member_by_index_const(payload, i);
+			const bt_field_class *fc;
+			bt_field_class_type t;
+
+			if (strcmp(bt_field_class_structure_member_get_name(m), want))
+				continue;
+			fc = bt_field_class_structure_member_borrow_field_class_const(m);
+			t = bt_field_class_get_type(fc);
+			ec->index[k] = i;
+			/* enumerations are integers too: fallback and cause read as numbers */
+			if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+				ec->type[k] = EVF_UNSIGNED;
+			else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+				ec->type[k] = EVF_SIGNED;
+			else if (t == BT_FIELD_CLASS_TYPE_STRING)
+				ec->type[k] = EVF_STRING;
+			else
+				return error("event %s: field %s has an unexpected type", ec->name,
+					     want);
+			break;
+		}
+		if (ec->type[k] == EVF_ABSENT && d->fields[k][0] != '?')
+			return error("event %s has no field %s (see docs/events.md)", ec->name,
+				     want);
+	}
+	ec->nr_fields = k;
+	return 0;
+}
+
+struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
+			    const bt_event *event)
+{
+	const bt_event_class *cls = bt_event_borrow_class_const(event);
+	struct evclass *ec;
+	uint32_t i = c->last;
+	const char *name;
+
+	if (i != IDMAP_NONE && c->v[i].cls == cls)
+		return &c->v[i];
+	i = idmap_get(&c->map, (uint64_t)(uintptr_t)cls);
+	if (i != IDMAP_NONE) {
+		c->last = i;
+		return &c->v[i];
+	}
+	i = (uint32_t)c->nr++;
+	XGROW(c->v, c->cap, c->nr);
+	ec = &c->v[i];
+	memset(ec, 0, sizeof(*ec));
+	ec->cls = cls;
+	name = bt_event_class_get_name(cls);
+	ec->name = xstrdup(name ? name : "(unnamed)");
+	if (resolve(ec, msg)) {
+		free(ec->name);
+		c->nr--;
+		return NULL;
+	}
+	idmap_add(&c->map, (uint64_t)(uintptr_t)cls, i);
+	c->last = i;
+	return ec;
+}
+
+void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals)
+{
+	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	unsigned int k;
+
+	for (k = 0; k < ec->nr_fields; k++) {
+		const bt_field *f;
+
+		vals[k].u = 0;
+		vals[k].s = NULL;
+		if (ec->type[k] == EVF_ABSENT)
+			continue;
+		f = bt_field_structure_borrow_member_field_by_index_const(payload, ec->index[k]);
+		switch (ec->type[k]) {
+		case EVF_UNSIGNED:
+			vals[k].u = bt_field_integer_unsigned_get_value(f);
+			break;
+		case EVF_SIGNED:
+			vals[k].u = (uint64_t)bt_field_integer_signed_get_value(f);
+			break;
+		case EVF_STRING:
+			vals[k].s = bt_field_string_get_value(f);
+			break;
+		}
+	}
+}

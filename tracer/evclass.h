@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evclass.h - per event class cache: which collector kind an event class feeds and where its
+ * payload members are. Resolved by name once, the first time a class is seen; the hot path
+ * then reads members by index with no string comparison.
+ */
+#ifndef FT_TRACER_EVCLASS_H
+#define FT_TRACER_EVCLASS_H
+
+#include <babeltrace2/babeltrace.h>
+
+#include "tracer/collect.h"
+
+enum ev_field_type { EVF_ABSENT, EVF_UNSIGNED, EVF_SIGNED, EVF_STRING };
+
+struct evclass {
+	const bt_event_class *cls;	/* borrowed; lives as long as its trace class */
+	char *name;			/* event name */
+	enum collect_kind kind;
+	int has_clock;			/* its stream class has a default clock */
+	uint64_t count;			/* events of this class seen */
+	unsigned int nr_fields;		/* entries of collect_events[kind].fields */
+	uint64_t index[COLLECT_MAX_FIELDS];	/* payload member index */
+	uint8_t type[COLLECT_MAX_FIELDS];	/* enum ev_field_type */
+};
+
+struct evclass_cache {
+	struct evclass *v;		/* resolved classes, in order of first appearance */
+	size_t nr, cap;
+	struct idmap map;		/* class pointer -> index in v */
+	uint32_t last;			/* index of the last class looked up, IDMAP_NONE */
+};
+
+void evclass_cache_init(struct evclass_cache *c);
+void evclass_cache_release(struct evclass_cache *c);
+
+/* Return: the cache entry of the event's class, or NULL (error set: unusable payload). */
+struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
+			    const bt_event *event);
+
+/* Read the kind's fields of event into vals[]; strings stay valid while event lives. */
+void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
+
+#endif /* FT_TRACER_EVCLASS_H */

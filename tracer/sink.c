@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sink.c - the sink.foliotrace.sqlite component class: babeltrace2 messages in, one trace
+ * database transaction out; see sink.h.
+ *
+ * Life of a run: initialize opens the database; the first message carrying a stream claims
+ * the trace identity (CTF UUID) and opens the transaction; events feed collect.c; the end of
+ * the input commits. Any failure appends a cause (our cause chain, then SQLite's message)
+ * and returns an error status; finalize rolls back whatever was not committed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "tracer/collect.h"
+#include "tracer/evclass.h"
+#include "tracer/header.h"
+#include "tracer/sink.h"
+#include "tracer/store.h"
+
+struct ft_sink {
+	bt_self_component *self;
+	bt_message_iterator *it;
+	char *path;			/* database */
+	char *input;			/* CTF directory, or NULL */
+	struct store store;
+	struct collect col;
+	struct evclass_cache ecs;
+	int started;			/* trace row inserted, transaction open */
+	uint64_t header_discarded;	/* discarded_events from header/ */
+	struct ft_sink_result *result;	/* caller's, or NULL (plugin) */
+	struct ft_sink_result own;	/* used when result is NULL */
+	unsigned int delay_us;		/* FT_TEST_INGEST_DELAY_US: per event, tests only */
+};
+
+/* Move our cause chain into babeltrace2's, as one cause of this component. */
+static void push_cause(struct ft_sink *s)
+{
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self, "%s", error_text());
+	error_clear();
+}
+
+static const char *param_string(const bt_value *params, const char *key)
+{
+	const bt_value *v = bt_value_map_borrow_entry_value_const(params, key);
+
+	return v && bt_value_is_string(v) ? bt_value_string_get(v) : NULL;
+}
+
+bt_component_class_initialize_method_status
+ft_sink_initialize(bt_self_component_sink *self_sink,
+		   bt_self_component_sink_configuration *conf, const bt_value *params,
+		   void *init_data)
+{
+	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
+	struct ft_sink *s = xcalloc(1, sizeof(*s));
+	const char *path = param_string(params, "path");
+	const char *input = param_string(params, "input");
+	const char *delay = getenv("FT_TEST_INGEST_DELAY_US");
+
+	s->self = self;
+	bt_self_component_set_data(self, s);
+	evclass_cache_init(&s->ecs);
+	s->result = init_data ? init_data : &s->own;
+	memset(s->result, 0, sizeof(*s->result));
+	if (!path) {
+		error("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
+		goto fail;
+	}
+	s->path = xstrdup(path);
+	s->input = input ? xstrdup(input) : NULL;
+	s->delay_us = delay ? (unsigned int)atoi(delay) : 0;
+	if (store_open(&s->store, s->path))
+		goto fail;
+	collect_init(&s->col, &s->store);
+	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
+	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		error("cannot add the input port");
+		goto fail;
+	}
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+fail:
+	push_cause(s);
+	/* finalize is not called after a failed initialize */
+	bt_self_component_set_data(self, NULL);
+	if (s->store.db) {
+		collect_release(&s->col);
+		store_close(&s->store);
+	}
+	evclass_cache_release(&s->ecs);
+	free(s->path);
+	free(s->input);
+	free(s);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void ft_sink_finalize(bt_self_component_sink *self_sink)
+{
+	struct ft_sink *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+
+	if (!s)
+		return;
+	bt_message_iterator_put_ref(s->it);
+	if (s->store.db) {
+		collect_release(&s->col);
+		store_close(&s->store);	/* rolls back an unfinished trace */
+	}
+	evclass_cache_release(&s->ecs);
+	free(s->path);
+	free(s->input);
+	free(s);
+}
+
+bt_component_class_sink_graph_is_configured_method_status
+ft_sink_graph_is_configured(bt_self_component_sink *self_sink)
+{
+	struct ft_sink *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+	bt_self_component_port_input *port =
+		bt_self_component_sink_borrow_input_port_by_name(self_sink, "in");
+
+	if (bt_message_iterator_create_from_sink_component(self_sink, port, &s->it) !=
+	    BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(s->self,
+			"cannot create a message iterator on the input port");
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static void format_uuid(char *buf, const uint8_t *u)
+{
+	sprintf(buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
+		u[13], u[14], u[15]);
+}
+
+/* The CTF environment (kernel_release, sysname, ...) as trace_meta "env.NAME" rows. */
+static int store_env(struct ft_sink *s, const bt_trace *trace, int have_kernel)
+{
+	uint64_t i, n = bt_trace_get_environment_entry_count(trace);
+	struct strbuf key = STRBUF_INIT, val = STRBUF_INIT;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		const bt_value *v;
+		const char *name;
+
+		bt_trace_borrow_environment_entry_by_index_const(trace, i, &name, &v);
+		strbuf_reset(&key);
+		strbuf_reset(&val);
+		strbuf_addf(&key, "env.%s", name);
+		if (bt_value_is_string(v))
+			strbuf_addstr(&val, bt_value_string_get(v));
+		else if (bt_value_is_signed_integer(v))
+			strbuf_addf(&val, "%lld", (long long)bt_value_integer_signed_get(v));
+		else
+			continue;
+		ret = store_meta(&s->store, key.buf, val.buf);
+		if (!ret && !have_kernel && !strcmp(name, "kernel_release"))
+			ret = store_trace_column(&s->store, "kernel", val.buf);
+	}
+	strbuf_release(&key);
+	strbuf_release(&val);
+	return ret;
+}
+
+/* Return: 0 started, 1 already stored (nothing to do), -1 error. */
+static int start_trace(struct ft_sink *s, const bt_stream *stream)
+{
+	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
+	const uint8_t *uuid = bt_trace_get_uuid(trace);
+	char buf[40], *id;
+	int have_kernel = 0, rc;
+
+	if (uuid) {
+		format_uuid(buf, uuid);
+		id = xstrdup(buf);
+	} else if (s->input) {
+		id = header_files_id(s->input);
+		if (!id)
+			return -1;
+	} else {
+		return error("the trace has no UUID: give its directory as parameter input");
+	}
+	rc = store_begin(&s->store, id, s->input ? s->input : "");
+	free(id);
+	if (rc)
+		return rc;
+	s->started = 1;
+	if (s->input && header_load(&s->store, s->input, &have_kernel, &s->header_discarded))
+		return -1;
+	return store_env(s, trace, have_kernel);
+}
+
+static int finish_trace(struct ft_sink *s)
+{
+	struct collect *c = &s->col;
+	struct evclass_cache *e = &s->ecs;
+	size_t i, j;
+
+	if (!s->started)
+		return error("no trace found in the input");
+	if (collect_finish(c))
+		return -1;
+	/* one row per event name, summed over the classes (streams) that carry it */
+	for (i = 0; i < e->nr; i++) {
+		uint64_t n = e->v[i].count;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(e->v[j].name, e->v[i].name))
+				break;
+		if (j < i)
+			continue;
+		for (j = i + 1; j < e->nr; j++)
+			if (!strcmp(e->v[j].name, e->v[i].name))
+				n += e->v[j].count;
+		if (store_count(&s->store, e->v[i].name, n))
+			return -1;
+	}
+	if (c->events && (store_trace_int(&s->store, "first_ts", (int64_t)c->first_ts) ||
+			  store_trace_int(&s->store, "last_ts", (int64_t)c->last_ts)))
+		return -1;
+	/* the header's count (from lttng) and the stream's can overlap: keep the larger */
+	if (store_trace_int(&s->store, "events", (int64_t)c->events) ||
+	    store_trace_int(&s->store, "discarded_events",
+			    (int64_t)(c->discarded > s->header_discarded ? c->discarded :
+				      s->header_discarded)))
+		return -1;
+	if (store_commit(&s->store))
+		return -1;
+	s->result->trace_id = s->store.trace_id;
+	s->result->events = c->events;
+	s->result->anon_records = c->seq;
+	return 0;
+}
+
+static int on_event(struct ft_sink *s, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	struct evclass *ec = evclass_get(&s->ecs, msg, event);
+	struct collect_val vals[COLLECT_MAX_FIELDS];
+	uint64_t ts = 0;
+
+	if (!ec)
+		return -1;
+	if (ec->has_clock) {
+		int64_t ns;
+
+		if (bt_clock_snapshot_get_ns_from_origin(
+			    bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) !=
+		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+			return error("event %s: timestamp out of range", ec->name);
+		ts = (uint64_t)ns;
+	}
+	ec->count++;
+	if (!s->col.events++)
+		s->col.first_ts = ts;
+	s->col.last_ts = ts;
+	if (s->delay_us)
+		usleep(s->delay_us);
+	if (ec->kind == CK_OTHER)
+		return 0;
+	evclass_read(ec, event, vals);
+	return collect_event(&s->col, ec->kind, ts, vals);
+}
+
+/* Return: 0 go on, 1 the trace is already stored (stop), -1 error. */
+static int on_message(struct ft_sink *s, const bt_message *msg)
+{
+	uint64_t n;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT:
+		if (!s->started) {
+			int rc = start_trace(s, bt_event_borrow_stream_const(
+						 bt_message_event_borrow_event_const(msg)));
+			if (rc)
+				return rc;
+		}
+		return on_event(s, msg);
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		if (!s->started)
+			return start_trace(s, bt_message_stream_beginning_borrow_stream_const(msg));
+		return 0;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		if (bt_message_discarded_events_get_count(msg, &n) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			s->col.discarded += n;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_sink *self_sink)
+{
+	struct ft_sink *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink));
+	bt_message_array_const msgs;
+	uint64_t count, i;
+	int rc = 0;
+
+	switch (bt_message_iterator_next(s->it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		if (finish_trace(s)) {
+			error("cannot store the trace in %s", s->path);
+			goto fail;
+		}
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		error("out of memory reading the trace");
+		goto fail;
+	default:
+		error("cannot read the trace");
+		goto fail;
+	}
+	for (i = 0; i < count; i++) {
+		if (!rc)
+			rc = on_message(s, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	if (rc == 1) {
+		s->result->duplicate = 1;
+		s->result->trace_id = s->store.trace_id;
+		if (s->result == &s->own)
+			fprintf(stderr, "foliotrace: trace already stored in %s as trace %lld\n",
+				s->path, (long long)s->store.trace_id);
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	}
+	if (rc < 0) {
+		error("cannot store the trace in %s", s->path);
+		goto fail;
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+fail:
+	store_rollback(&s->store);
+	push_cause(s);
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+}
+
+bt_component_class_sink *ft_sink_class_create(void)
+{
+	bt_component_class_sink *cls = bt_component_class_sink_create("sqlite", ft_sink_consume);
+
+	if (!cls)
+		return error_null("cannot create the sink component class");
+	if (bt_component_class_sink_set_initialize_method(cls, ft_sink_initialize) ||
+	    bt_component_class_sink_set_finalize_method(cls, ft_sink_finalize) ||
+	    bt_component_class_sink_set_graph_is_configured_method(cls,
+								   ft_sink_graph_is_configured)) {
+		bt_component_class_sink_put_ref(cls);
+		return error_null("cannot set up the sink component class");
+	}
+	return cls;
+}

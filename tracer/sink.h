@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sink.h - sink.foliotrace.sqlite, the babeltrace2 sink component class that stores a trace
+ * in a trace database. One input port "in" (connect a muxer so events arrive in timestamp
+ * order). Parameters:
+ *
+ *	path	string, required: the trace database (created if missing)
+ *	input	string, optional: the CTF directory ingested; its header/ is loaded into
+ *		trace_meta and it identifies traces without a CTF UUID
+ *
+ * The same methods serve the plugin (tracer/plugin.c, for the babeltrace2 CLI) and
+ * `foliotrace ingest`, which creates the class with ft_sink_class_create() and passes a
+ * struct ft_sink_result as initialize method data to learn the outcome.
+ */
+#ifndef FT_TRACER_SINK_H
+#define FT_TRACER_SINK_H
+
+#include <stdint.h>
+#include <babeltrace2/babeltrace.h>
+
+struct ft_sink_result {
+	int64_t trace_id;	/* trace row written, or the one already holding the trace */
+	int duplicate;		/* 1: the trace was already stored, nothing written */
+	uint64_t events;	/* events read, all types */
+	uint64_t anon_records;	/* records in the event stream */
+};
+
+bt_component_class_initialize_method_status
+ft_sink_initialize(bt_self_component_sink *self, bt_self_component_sink_configuration *conf,
+		   const bt_value *params, void *init_data);
+void ft_sink_finalize(bt_self_component_sink *self);
+bt_component_class_sink_graph_is_configured_method_status
+ft_sink_graph_is_configured(bt_self_component_sink *self);
+bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_sink *self);
+
+/* The class, for a graph built in-process; Return: a new reference, or NULL. */
+bt_component_class_sink *ft_sink_class_create(void);
+
+#endif /* FT_TRACER_SINK_H */
