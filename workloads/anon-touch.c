@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 		status = -1;
 	}
 	if (check) {
-		if (pagemap_check((uintptr_t)p, size, order, &cg)) {
+		if (pagemap_check((uintptr_t)p, size, (unsigned int)order, &cg)) {
 			exit(1);
 		}
 		snprintf(extra, sizeof(extra),
