@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 
 	wl_prog = "malloc-churn";
 	/* Re-execute once without ASLR; if that is refused, go on with random addresses. */
-	if (persona != -1 && !(persona & ADDR_NO_RANDOMIZE) && personality((unsigned long)persona | ADDR_NO_RANDOMIZE) != -1) {
+	if (persona != -1 && !(persona & ADDR_NO_RANDOMIZE) &&
+	    personality((unsigned long)persona | ADDR_NO_RANDOMIZE) != -1) {
 		execv("/proc/self/exe", argv);
 		personality((unsigned long)persona);
 	}

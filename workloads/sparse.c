@@ -143,8 +143,8 @@ int main(int argc, char **argv)
 	if (wl_result("size=%" PRIu64 " touches=%" PRIu64 " seed=%" PRIu64 " touched=%" PRIu64
 		      " distinct_64k=%" PRIu64 " distinct_2m=%" PRIu64
 		      " minflt=%ld majflt=%ld addr=%p status=%d",
-		      size, touches, seed, touches, in_64k, in_2m, delta.minflt, delta.majflt, (void *)p,
-		      status ? 1 : 0)) {
+		      size, touches, seed, touches, in_64k, in_2m, delta.minflt, delta.majflt,
+		      (void *)p, status ? 1 : 0)) {
 		exit(1);
 	}
 	return status ? 1 : 0;

@@ -136,7 +136,8 @@ if [ -n "$addr" ] && [ -s "$T/maps" ]; then
 	done <"$T/maps"
 	[ $found = 1 ] && [ "$end" = "$want_end" ]
 	ok $? "$_ctx: the VMA at $addr spans exactly 4M"
-	[ $found = 1 ] && [ "$gap_below" -gt 0 ] && { [ -z "$next_start" ] || [ "$next_start" -gt "$end" ]; }
+	[ $found = 1 ] && [ "$gap_below" -gt 0 ] &&
+		{ [ -z "$next_start" ] || [ "$next_start" -gt "$end" ]; }
 	ok $? "$_ctx: no VMA adjacent to it"
 else
 	ok 1 "$_ctx: result line and /proc/PID/maps while holding"
