@@ -202,7 +202,7 @@ int main(int argc, char **argv)
 			wl_usage(usage, 2);
 		}
 	}
-	if (optind != argc - 1 || stride == 0) {
+	if (optind != argc - 1) {
 		wl_usage(usage, 2);
 	}
 	size = wl_opt_size("SIZE", argv[optind]);
