@@ -1,0 +1,147 @@
+#!/bin/sh
+# Run a command in a foliotrace guest and bring its trace out.
+#
+# usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
+#               [--timeout SECONDS] [--mode record|run] --out DIR -- CMD [ARG...]
+#
+# CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
+# on the host, copied into the guest. DIR receives the virtio-9p share: header/ (the trace
+# header), trace/ (LTTng CTF), workload.out, console.log. QEMU runs with KVM when a probe
+# boot under KVM succeeds on this machine (the result is cached per guest build), else
+# TCG, and always under `timeout`.
+#
+# Exit status: 0 the workload ran and exited 0; 3 it exited non-zero (its status is in
+# header/workload_status); 4 the guest failed (panic, timeout, killed, setup error): the
+# trace is kept and header/partial is 1; 1 the run could not start; 2 usage.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT=
+usage() {
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--mode record|run] --out DIR -- CMD [ARG...]" >&2
+	exit 2
+}
+die() { echo "run.sh: $*" >&2; exit 1; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--arch) ARCH=$2; shift 2 ;;
+	--policy) POLICY=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
+	--cpus) CPUS=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--mode) MODE=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--) shift; break ;;
+	*) usage ;;
+	esac
+done
+[ -n "$OUT" ] && [ $# -gt 0 ] || usage
+case "$MODE" in record|run) ;; *) usage ;; esac
+
+# The policy grammar (docs/policies.md) mapped onto the 6.1 knobs.
+ORDERS=$(sh "$HERE/policy-knob.sh" "$POLICY") || exit 2
+THP=never
+[ "$ORDERS" = thp ] && { ORDERS=none; THP=always; }
+
+GDIR=$(sh "$HERE/build.sh" --arch "$ARCH" --print-dir) || die "guest build failed"
+IMAGE=$GDIR/$(cat "$GDIR/image")
+
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+[ -z "$(ls -A "$OUT")" ] || die "output directory $OUT is not empty"
+
+# The workload: a bundled name, or a host static executable copied onto the share.
+if [ -f "$1" ] && [ -x "$1" ]; then
+	readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter' &&
+		die "$1 is dynamically linked: the guest has no libc, build it with -static"
+	mkdir -p "$OUT/bin"
+	cp "$1" "$OUT/bin/"
+	first=/mnt/out/bin/$(basename "$1")
+	shift
+	set -- "$first" "$@"
+elif case "$1" in */*) true ;; *) false ;; esac; then
+	die "no such executable: $1"
+fi
+: > "$OUT/cmd"
+for a in "$@"; do printf '%s\n' "$a" >> "$OUT/cmd"; done
+
+EVENTS=anon_fault,anon_alloc,anon_zero_wp,anon_cow,anon_zap,anon_mm_dup
+EVENTS=$EVENTS,sched_process_fork,sched_process_exec,sched_process_exit
+EVENTS=$EVENTS,lttng_statedump_process_state
+write_job() { # write_job MODE
+	cat > "$OUT/job" <<EOF
+FT_MODE=$1
+FT_POLICY='$POLICY'
+FT_ORDERS='$ORDERS'
+FT_THP=$THP
+FT_SUBBUF=${FT_SUBBUF:-4M}
+FT_NSUBBUF=${FT_NSUBBUF:-8}
+FT_EVENTS=$EVENTS
+EOF
+}
+
+case "$ARCH" in
+x86_64)
+	QEMU="qemu-system-x86_64 -M pc"
+	# tsc=reliable: keep the TSC (ns timestamps) although TCG cannot prove it stable
+	APPEND="console=ttyS0 quiet panic=-1 tsc=reliable clocksource=tsc"
+	;;
+arm64)
+	QEMU="qemu-system-aarch64 -M virt -cpu max"
+	APPEND="console=ttyAMA0 quiet panic=-1"
+	;;
+*) die "unknown arch '$ARCH'" ;;
+esac
+
+qemu() { # qemu ACCEL TIMEOUT CONSOLE_LOG
+	timeout -k 5 "$2" $QEMU -accel "$1" -smp "$CPUS" -m "$MEM" -nographic -no-reboot \
+		-nic none -kernel "$IMAGE" -initrd "$GDIR/initrd.cpio" \
+		-virtfs local,path="$OUT",mount_tag=out,security_model=none \
+		-append "$APPEND" > "$3" 2>&1 < /dev/null
+}
+
+# KVM only if a probe boot under it works here; the answer is cached with the guest.
+ACCEL=tcg
+if [ "$ARCH" = x86_64 ] && [ -w /dev/kvm ] && [ "${FT_ACCEL:-}" != tcg ]; then
+	if [ ! -f "$GDIR/kvm-probe" ]; then
+		write_job probe
+		qemu kvm 60 "$OUT/kvm-probe.log" || :
+		if [ -f "$OUT/probe" ]; then echo ok; else echo fail; fi > "$GDIR/kvm-probe"
+		rm -f "$OUT/probe" "$OUT/job"
+	fi
+	[ "$(cat "$GDIR/kvm-probe")" = ok ] && ACCEL=kvm
+fi
+
+write_job "$MODE"
+echo "run.sh: booting the $ARCH guest ($ACCEL, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
+start=$(date +%s)
+set +e
+qemu "$ACCEL" "$TIMEOUT" "$OUT/console.log"
+qrc=$?
+set -e
+echo "run.sh: guest exited after $(( $(date +%s) - start )) s" >&2
+echo "$ACCEL" > "$OUT/accel"
+
+H=$OUT/header
+mkdir -p "$H"
+if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
+	st=$(cat "$H/workload_status")
+	[ "$st" = 0 ] && exit 0
+	echo "run.sh: the workload exited with status $st" >&2
+	exit 3
+fi
+# The guest did not finish: say why, mark the trace partial, keep what came out.
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	why="guest timed out after $TIMEOUT s"
+elif grep -q 'Kernel panic' "$OUT/console.log"; then
+	why="guest kernel panic: $(grep -m1 'Kernel panic' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
+elif [ -f "$H/guest_error" ]; then
+	why="guest setup failed: $(cat "$H/guest_error")"
+elif [ $qrc -gt 128 ]; then
+	why="qemu was killed by signal $((qrc - 128))"
+else
+	why="guest stopped before the workload finished (qemu exit $qrc)"
+fi
+echo 1 > "$H/partial"
+[ -f "$H/guest_error" ] || echo "$why" > "$H/guest_error"
+echo "run.sh: $why; console: $OUT/console.log" >&2
+exit 4
