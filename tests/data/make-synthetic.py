@@ -1,0 +1,287 @@
+#!/usr/bin/python3
+# make-synthetic.py - write a SYNTHETIC CTF trace (made up here, never recorded in a guest)
+# shaped like an LTTng kernel trace of the anon_* events of docs/events.md, for the
+# collector's tests until and besides real guest traces. Needs python3-bt2 (Debian).
+#
+#   /usr/bin/python3 tests/data/make-synthetic.py OUT_DIR [NR_FAULTS] [--no-uuid] [--no-header]
+#
+# OUT_DIR gets header/<key> files (as the guest runner writes them) and trace/ (the CTF,
+# written by babeltrace2's sink.ctf.fs). Deterministic: the same arguments give the same
+# events. The story: bash (pid 100) forks pid 200, which faults copy-on-write, execs
+# "anon-touch-with-a-long-name" (comm truncated to 15 characters), touches NR_FAULTS pages
+# in a few VMAs (writes, reads then zero-page write faults, some order-4 blocks), munmaps,
+# madvises, mremaps and exits; then pid 300 is forked and its child mm reuses the dead mm
+# pointer of pid 200's pre-exec mm. Other event types (sched_switch) are only counted.
+# Events are spread over two CPUs (two streams), with a discarded-events record on cpu 1.
+import os
+import random
+import sys
+import uuid
+
+import bt2
+
+FALLBACK = ['none', 'vma_edge', 'pte_populated', 'alloc_failed', 'nohugepage', 'uffd', 'race',
+            'read']
+CAUSE = [None, 'munmap', 'dontneed', 'free', 'mremap', 'exit']
+
+# event name -> [(field, type)], type: u8 u16 u64 s32 str fallback cause
+EVENTS = {
+    'anon_fault': [('mm', 'u64'), ('pid', 's32'), ('tid', 's32'), ('address', 'u64'),
+                   ('vm_start', 'u64'), ('vm_end', 'u64'), ('vm_flags', 'u64'), ('write', 'u8'),
+                   ('order', 'u8'), ('nr_ptes', 'u16'), ('zero_page', 'u8'),
+                   ('fallback', 'fallback'), ('latency_ns', 'u64')],
+    'anon_alloc': [('mm', 'u64'), ('pid', 's32'), ('address', 'u64'), ('order', 'u8'),
+                   ('success', 'u8'), ('pfn', 'u64')],
+    'anon_zero_wp': [('mm', 'u64'), ('pid', 's32'), ('tid', 's32'), ('address', 'u64'),
+                     ('latency_ns', 'u64')],
+    'anon_cow': [('mm', 'u64'), ('pid', 's32'), ('tid', 's32'), ('address', 'u64'),
+                 ('latency_ns', 'u64')],
+    'anon_zap': [('mm', 'u64'), ('pid', 's32'), ('start', 'u64'), ('end', 'u64'),
+                 ('cause', 'cause'), ('new_addr', 'u64')],
+    'anon_mm_dup': [('mm', 'u64'), ('parent_mm', 'u64'), ('pid', 's32'), ('parent_pid', 's32')],
+    'sched_process_fork': [('parent_comm', 'str'), ('parent_tid', 's32'), ('parent_pid', 's32'),
+                           ('child_comm', 'str'), ('child_tid', 's32'), ('child_pid', 's32')],
+    'sched_process_exec': [('filename', 'str'), ('tid', 's32'), ('old_tid', 's32')],
+    'sched_process_exit': [('comm', 'str'), ('tid', 's32'), ('prio', 's32')],
+    'lttng_statedump_process_state': [('tid', 's32'), ('pid', 's32'), ('ppid', 's32'),
+                                      ('name', 'str'), ('type', 's32')],
+    'sched_switch': [('prev_comm', 'str'), ('prev_tid', 's32'), ('next_comm', 'str'),
+                     ('next_tid', 's32')],
+}
+
+PAGE = 4096
+M_BASH, M_CHILD, M_EXEC, M_300 = (0xffff888001230000 + i * 0x400 for i in range(4))
+
+
+class Story:
+    """The synthetic events, in timestamp order: (ts, cpu, name, {field: value})."""
+
+    def __init__(self, nr_faults):
+        self.rng = random.Random(42)
+        self.ts = 1700000000000000000
+        self.ev = []
+        self.nr_faults = nr_faults
+
+    def add(self, _event, cpu=0, gap=None, **f):
+        self.ts += gap if gap is not None else self.rng.randint(1500, 6000)
+        self.ev.append((self.ts, cpu, _event, f))
+
+    def fault(self, mm, pid, addr, vma, write, order=0, fallback=None, tid=None, cpu=0):
+        zero = 0 if write else 1
+        if fallback is None:
+            fallback = 0 if write else 7
+        nr = 1 << order
+        if write:
+            self.add('anon_alloc', cpu, mm=mm, pid=pid, address=addr, order=order, success=1,
+                     pfn=self.rng.randint(0x10000, 0x80000) & ~(nr - 1))
+        self.add('anon_fault', cpu, gap=self.rng.randint(200, 900), mm=mm, pid=pid,
+                 tid=tid or pid, address=addr, vm_start=vma[0], vm_end=vma[1], vm_flags=vma[2],
+                 write=write, order=order, nr_ptes=nr, zero_page=zero, fallback=fallback,
+                 latency_ns=self.rng.randint(800, 4000) * (1 + order))
+
+    def build(self):
+        r = self.rng
+        self.add('lttng_statedump_process_state', tid=1, pid=1, ppid=0, name='init', type=0)
+        self.add('lttng_statedump_process_state', tid=100, pid=100, ppid=1, name='bash', type=0)
+        self.add('lttng_statedump_process_state', tid=101, pid=100, ppid=1, name='bash-helper',
+                 type=0)
+        # bash itself faults a little before forking
+        heap = (0x55d000000000, 0x55d000021000, 0x100073)
+        for i in range(5):
+            self.fault(M_BASH, 100, heap[0] + i * PAGE, heap, 1)
+        # fork: the child mm is duplicated, then named by sched_process_fork
+        self.add('anon_mm_dup', mm=M_CHILD, parent_mm=M_BASH, pid=200, parent_pid=100)
+        self.add('sched_process_fork', parent_comm='bash', parent_tid=100, parent_pid=100,
+                 child_comm='bash', child_tid=200, child_pid=200)
+        for i in range(3):
+            self.add('anon_cow', cpu=1, mm=M_CHILD, pid=200, tid=200,
+                     address=heap[0] + i * PAGE, latency_ns=r.randint(2000, 5000))
+        # exec: the new mm's stack faults come first, the old mm is torn down, then the event
+        stack = (0x7ffc00000000, 0x7ffc00021000, 0x100173)
+        self.fault(M_EXEC, 200, stack[1] - PAGE, stack, 1, cpu=1)
+        self.add('anon_zap', cpu=1, mm=M_CHILD, pid=200, start=heap[0], end=heap[1], cause=5,
+                 new_addr=0)
+        self.add('sched_process_exec', cpu=1, filename='/usr/bin/anon-touch-with-a-long-name',
+                 tid=200, old_tid=200)
+        # the workload: sequential writes, read-then-write, order-4 blocks, a thread
+        vmas = [(0x7f0000000000, 0x7f0000000000 + 4096 * PAGE, 0x100073),
+                (0x7f1000000000, 0x7f1000000000 + 512 * PAGE, 0x100073),
+                (0x7f2000000000 + 0x3000, 0x7f2000000000 + 0x3000 + 64 * PAGE, 0x100073)]
+        n = 0
+        while n < self.nr_faults:
+            v = vmas[0]
+            i = n % 4096
+            addr = v[0] + i * PAGE
+            kind = r.random()
+            cpu = n // 100 % 2
+            if kind < 0.8:
+                self.fault(M_EXEC, 200, addr, v, 1, cpu=cpu,
+                           tid=200 if r.random() < 0.9 else 201)
+            elif kind < 0.9:
+                self.fault(M_EXEC, 200, addr, v, 0, cpu=cpu)
+                self.add('anon_zero_wp', cpu=cpu, mm=M_EXEC, pid=200, tid=200, address=addr,
+                         latency_ns=r.randint(1500, 4000))
+            elif kind < 0.95:
+                v = vmas[1]
+                base = v[0] + (n % 32) * 16 * PAGE
+                self.fault(M_EXEC, 200, base, v, 1, order=4, cpu=cpu)
+            else:
+                v = vmas[2]
+                self.fault(M_EXEC, 200, v[0] + (n % 64) * PAGE, v, 1, fallback=1, cpu=cpu)
+            if n % 500 == 0:
+                self.add('sched_switch', cpu=cpu, prev_comm='anon-touch-with', prev_tid=200,
+                         next_comm='swapper/0', next_tid=0)
+            n += 1
+        v = vmas[0]
+        self.add('anon_zap', mm=M_EXEC, pid=200, start=v[0], end=v[0] + 16 * PAGE, cause=1,
+                 new_addr=0)
+        self.add('anon_zap', mm=M_EXEC, pid=200, start=v[0] + 32 * PAGE, end=v[0] + 48 * PAGE,
+                 cause=2, new_addr=0)
+        self.add('anon_zap', mm=M_EXEC, pid=200, start=vmas[1][0], end=vmas[1][1], cause=4,
+                 new_addr=0x7f3000000000)
+        for v in vmas + [stack]:
+            self.add('anon_zap', mm=M_EXEC, pid=200, start=v[0], end=v[1], cause=5, new_addr=0)
+        self.add('sched_process_exit', comm='anon-touch-with', tid=200, prio=120)
+        # pid 300: its child mm reuses the freed pointer of pid 200's pre-exec mm
+        self.add('anon_mm_dup', mm=M_CHILD, parent_mm=M_BASH, pid=300, parent_pid=100)
+        self.add('sched_process_fork', parent_comm='bash', parent_tid=100, parent_pid=100,
+                 child_comm='bash', child_tid=300, child_pid=300)
+        for i in range(4):
+            self.fault(M_CHILD, 300, 0x7f5000000000 + i * PAGE,
+                       (0x7f5000000000, 0x7f5000100000, 0x100073), 1, cpu=1)
+        self.add('anon_cow', cpu=1, mm=M_CHILD, pid=300, tid=300, address=heap[0],
+                 latency_ns=3000)
+        self.add('anon_zap', cpu=1, mm=M_CHILD, pid=300, start=0x7f5000000000,
+                 end=0x7f5000100000, cause=5, new_addr=0)
+        self.add('sched_process_exit', cpu=1, comm='bash', tid=300, prio=120)
+        return self.ev
+
+
+def field_class(tc, t):
+    if t == 'str':
+        return tc.create_string_field_class()
+    if t == 's32':
+        return tc.create_signed_integer_field_class(32)
+    if t in ('fallback', 'cause'):
+        fc = tc.create_unsigned_enumeration_field_class(8)
+        names = FALLBACK if t == 'fallback' else CAUSE
+        for i, nm in enumerate(names):
+            if nm:
+                fc.add_mapping(nm, bt2.UnsignedIntegerRangeSet([(i, i)]))
+        return fc
+    return tc.create_unsigned_integer_field_class(int(t[1:]))
+
+
+class Iter(bt2._UserMessageIterator):
+    def __init__(self, config, port):
+        stream, classes, events, discard_at = port.user_data
+        self._msgs = []
+        m = self._msgs
+        packet = None
+        m.append(self._create_stream_beginning_message(stream))
+        # packets of 256 events; a discarded-events record between two packets if asked
+        for k in range(0, len(events), 256):
+            part = events[k:k + 256]
+            packet = stream.create_packet()
+            packet.context_field['cpu_id'] = stream.id
+            begin = part[0][0] - 10
+            end = part[-1][0] + 10
+            m.append(('pb', packet, begin))
+            for ts, _cpu, name, f in part:
+                m.append(('ev', packet, name, f, ts))
+            m.append(('pe', packet, end))
+            if discard_at is not None and k // 256 == discard_at and k + 256 < len(events):
+                nxt = events[k + 256:k + 512]
+                m.append(('de', end, nxt[-1][0] + 10))
+        m.append(self._create_stream_end_message(stream))
+        self._classes = classes
+        self._stream = stream
+
+    def __next__(self):
+        if not self._msgs:
+            raise StopIteration
+        x = self._msgs.pop(0)
+        if not isinstance(x, tuple):
+            return x
+        if x[0] == 'pb':
+            return self._create_packet_beginning_message(x[1], x[2])
+        if x[0] == 'pe':
+            return self._create_packet_end_message(x[1], x[2])
+        if x[0] == 'de':
+            msg = self._create_discarded_events_message(self._stream, 7, x[1], x[2])
+            return msg
+        _, packet, name, f, ts = x
+        msg = self._create_event_message(self._classes[name], packet, ts)
+        for k, v in f.items():
+            msg.event.payload_field[k] = v
+        return msg
+
+
+class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
+    def __init__(self, config, params, obj):
+        events, with_uuid = obj
+        tc = self._create_trace_class()
+        cc = self._create_clock_class(frequency=1000000000, name='monotonic',
+                                      offset=bt2.ClockClassOffset(0, 0),
+                                      origin_is_unix_epoch=False)
+        pctx = tc.create_structure_field_class()
+        pctx.append_member('cpu_id', tc.create_unsigned_integer_field_class(32))
+        sc = tc.create_stream_class(default_clock_class=cc, assigns_automatic_stream_id=False,
+                                    supports_packets=True,
+                                    packets_have_beginning_default_clock_snapshot=True,
+                                    packets_have_end_default_clock_snapshot=True,
+                                    supports_discarded_events=True,
+                                    discarded_events_have_default_clock_snapshots=True,
+                                    packet_context_field_class=pctx)
+        classes = {}
+        for name, fields in EVENTS.items():
+            payload = tc.create_structure_field_class()
+            for fname, t in fields:
+                payload.append_member(fname, field_class(tc, t))
+            classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
+        env = {'hostname': 'synthetic', 'domain': 'kernel', 'sysname': 'Linux',
+               'kernel_release': '6.1.0-synthetic', 'tracer_name': 'synthetic'}
+        trace = tc(uuid=uuid.UUID('5e17e71c-0000-4000-8000-000000000001') if with_uuid else None,
+                   environment=env)
+        for cpu in (0, 1):
+            stream = trace.create_stream(sc, id=cpu)
+            mine = [e for e in events if e[1] == cpu]
+            self._add_output_port('cpu%d' % cpu, (stream, classes, mine, 1 if cpu else None))
+
+
+HEADER = {
+    'arch': 'x86_64', 'page_size': '4096', 'kernel': '6.1.0-synthetic', 'policy': 'order0',
+    'mem_bytes': '1073741824', 'cpus': '2', 'workload': 'anon-touch-with-a-long-name 16M',
+    'workload_status': '0', 'clocksource': 'tsc', 'discarded_events': '0', 'partial': '0',
+    'buddyinfo.before': 'Node 0, zone   Normal   10 20 30 40 50 60 70 80 90 100 110',
+    'buddyinfo.after': 'Node 0, zone   Normal    9 19 29 39 49 59 69 79 89  99 109',
+    'vmstat.before': 'nr_anon_pages 1000\nanon_folio_fallback_vma_edge 0',
+    'vmstat.after': 'nr_anon_pages 5000\nanon_folio_fallback_vma_edge 12',
+    'synthetic': 'yes: made by tests/data/make-synthetic.py, not recorded in a guest',
+}
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    out = args[0]
+    nr = int(args[1]) if len(args) > 1 else 2000
+    events = Story(nr).build()
+    os.makedirs(out, exist_ok=True)
+    if '--no-header' not in sys.argv:
+        os.makedirs(os.path.join(out, 'header'), exist_ok=True)
+        for k, v in HEADER.items():
+            with open(os.path.join(out, 'header', k), 'w') as f:
+                f.write(v + '\n')
+    g = bt2.Graph()
+    src = g.add_component(Source, 'src', obj=(events, '--no-uuid' not in sys.argv))
+    mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
+    sink = g.add_component(bt2.find_plugin('ctf').sink_component_classes['fs'], 'sink',
+                           {'path': os.path.join(out, 'trace'), 'assume-single-trace': True})
+    for i, port in enumerate(src.output_ports.values()):
+        g.connect_ports(port, mux.input_ports['in%d' % i])
+    g.connect_ports(mux.output_ports['out'], sink.input_ports['in'])
+    g.run()
+
+
+if __name__ == '__main__':
+    main()
