@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frag.c - the allocation failure models behind struct rp_alloc (see frag.h), and the
+ * /proc/buddyinfo parser that seeds the buddy model.
+ *
+ * Tuned for: millions of order-0 allocations and frees. The buddy model keeps one bitmap of
+ * free block heads per order with a "lowest possibly non-zero word" hint, so taking the
+ * lowest free block is a short scan and freeing with merges is a few bit tests.
+ *
+ * Seeding: the recorded free blocks of order k are laid out at pfns aligned to 2^(k+1), each
+ * with a buddy that is not ours (memory the recorded system was using), so seeded blocks
+ * never merge with each other, only with what the simulation frees back.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/frag.h"
+
+int rp_frag_parse(const char *name, enum rp_frag_kind *kind)
+{
+	if (!strcmp(name, "none")) {
+		*kind = RP_FRAG_NONE;
+		return 0;
+	}
+	if (!strcmp(name, "buddyinfo")) {
+		*kind = RP_FRAG_BUDDYINFO;
+		return 0;
+	}
+	return error("bad frag model '%s': known models are none, buddyinfo", name);
+}
+
+const char *rp_frag_name(enum rp_frag_kind kind)
+{
+	return kind == RP_FRAG_BUDDYINFO ? "buddyinfo" : "none";
+}
+
+int rp_buddyinfo_parse(const char *text, uint64_t free_blocks[RP_MAX_ORDER + 1])
+{
+	const char *line = text;
+	int lines = 0;
+
+	memset(free_blocks, 0, sizeof(uint64_t) * (RP_MAX_ORDER + 1));
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[512], zone[32];
+		int node, pos = 0, o;
+		char *p;
+
+		if (len >= sizeof(buf))
+			return error("buddyinfo line too long");
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		line = nl ? nl + 1 : NULL;
+		if (!len || strspn(buf, " \t\r") == len)
+			continue;
+		if (sscanf(buf, "Node %d, zone %31s %n", &node, zone, &pos) != 2 || !pos)
+			return error("bad buddyinfo line '%s'", buf);
+		p = buf + pos;
+		for (o = 0; o <= RP_MAX_ORDER; o++) {
+			char *end;
+			unsigned long long c = strtoull(p, &end, 10);
+
+			if (end == p)
+				return error("bad buddyinfo line '%s': %d counts, want %d", buf, o,
+					     RP_MAX_ORDER + 1);
+			if (strcmp(zone, "DMA"))
+				free_blocks[o] += c;
+			p = end;
+		}
+		lines++;
+	}
+	if (!lines)
+		return error("empty buddyinfo");
+	return 0;
+}
+
+static void map_set(struct rp_alloc *a, unsigned int k, uint64_t idx)
+{
+	uint64_t w = idx >> 6;
+
+	a->map[k][w] |= 1ULL << (idx & 63);
+	a->nr_free[k]++;
+	if (w < a->hint[k])
+		a->hint[k] = w;
+}
+
+static void map_clear(struct rp_alloc *a, unsigned int k, uint64_t idx)
+{
+	a->map[k][idx >> 6] &= ~(1ULL << (idx & 63));
+	a->nr_free[k]--;
+}
+
+static int map_test(const struct rp_alloc *a, unsigned int k, uint64_t idx)
+{
+	if ((idx >> 6) >= a->words[k])
+		return 0;
+	return (a->map[k][idx >> 6] >> (idx & 63)) & 1;
+}
+
+void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
+		   const uint64_t free_blocks[RP_MAX_ORDER + 1])
+{
+	uint64_t cursor = 0, i;
+	int k;
+
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	if (kind != RP_FRAG_BUDDYINFO)
+		return;
+	for (k = RP_MAX_ORDER; k >= 0; k--)
+		cursor += free_blocks[k] << (k + 1);
+	a->nr_pfns = cursor;
+	for (k = 0; k <= RP_MAX_ORDER; k++) {
+		a->words[k] = ((cursor >> k) >> 6) + 1;
+		a->map[k] = xcalloc(a->words[k], sizeof(uint64_t));
+	}
+	cursor = 0;
+	for (k = RP_MAX_ORDER; k >= 0; k--) {
+		for (i = 0; i < free_blocks[k]; i++) {
+			map_set(a, (unsigned int)k, cursor >> k);
+			cursor += 2ULL << k;	/* the upper half is the busy buddy */
+		}
+	}
+	/* overflow pfns start above the managed range, 2^RP_MAX_ORDER aligned */
+	a->next = (a->nr_pfns + (1ULL << RP_MAX_ORDER)) & ~((1ULL << RP_MAX_ORDER) - 1);
+}
+
+void rp_alloc_release(struct rp_alloc *a)
+{
+	int k;
+
+	for (k = 0; k <= RP_MAX_ORDER; k++)
+		free(a->map[k]);
+	memset(a, 0, sizeof(*a));
+}
+
+uint64_t rp_alloc_overflow(struct rp_alloc *a, unsigned int order)
+{
+	uint64_t n = 1ULL << order;
+	uint64_t pfn = (a->next + n - 1) & ~(n - 1);
+
+	a->next = pfn + n + 1;	/* a gap: separate blocks are never adjacent */
+	return pfn;
+}
+
+static int64_t map_first(struct rp_alloc *a, unsigned int k)
+{
+	uint64_t w;
+
+	if (!a->nr_free[k])
+		return -1;
+	for (w = a->hint[k]; w < a->words[k]; w++) {
+		if (a->map[k][w]) {
+			a->hint[k] = w;
+			return (int64_t)((w << 6) + (uint64_t)__builtin_ctzll(a->map[k][w]));
+		}
+	}
+	a->hint[k] = a->words[k];
+	return -1;
+}
+
+int rp_alloc_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
+{
+	unsigned int k;
+	int64_t idx = -1;
+
+	if (a->kind != RP_FRAG_BUDDYINFO) {
+		*pfn = rp_alloc_overflow(a, order);
+		return 0;
+	}
+	for (k = order; k <= RP_MAX_ORDER; k++) {
+		idx = map_first(a, k);
+		if (idx >= 0)
+			break;
+	}
+	if (idx < 0)
+		return -1;
+	map_clear(a, k, (uint64_t)idx);
+	*pfn = (uint64_t)idx << k;
+	while (k > order) {
+		k--;
+		map_set(a, k, (*pfn >> k) + 1);	/* upper half becomes free */
+	}
+	return 0;
+}
+
+void rp_alloc_put(struct rp_alloc *a, uint64_t pfn)
+{
+	unsigned int k = 0;
+
+	if (a->kind != RP_FRAG_BUDDYINFO || pfn >= a->nr_pfns)
+		return;
+	while (k < RP_MAX_ORDER && map_test(a, k, (pfn >> k) ^ 1)) {
+		map_clear(a, k, (pfn >> k) ^ 1);
+		pfn &= ~(1ULL << k);
+		k++;
+	}
+	map_set(a, k, pfn >> k);
+}

@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * oracle.c - the reference simulator: deliberately naive, written from docs/policies.md and
+ * docs/metrics.md without sharing code with sim.c (not even the policy ops' decisions), so
+ * the differential test (tests/unit/replay-diff.c) compares two independent readings of the
+ * same rules. Every page is an entry of one chained hash table keyed by (process, page);
+ * every question ("is this range absent", "who else maps this pfn", "is the buddy of this
+ * block free") is answered by looking at every candidate one by one. Slow by design: use it
+ * on streams of up to a few hundred thousand events.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/policy.h"
+#include "replay/replay.h"
+
+#define NBUCKETS 65536
+
+struct opage {
+	uint32_t proc;
+	uint64_t vpn;
+	int zero;		/* maps the zero page */
+	int touched;		/* touched since mapped */
+	int cow;		/* write-protected after a fork */
+	unsigned int ord;	/* order of its block */
+	uint64_t pfn;
+	struct opage *next;
+};
+
+struct oproc {
+	int seen;
+	int64_t rss;		/* pages */
+	int64_t peak;		/* pages */
+	struct rp_counters c;
+};
+
+struct oblock {
+	uint64_t pfn;
+	unsigned int ord;
+};
+
+struct rp_oracle {
+	struct rp_policy pol;
+	enum rp_frag_kind frag;
+	const struct rp_vma *vmas;
+	uint32_t nr_vmas;
+	struct opage *bucket[NBUCKETS];
+	struct oproc *procs;
+	uint32_t nr_procs;
+	int64_t rss, peak;	/* pages, all processes */
+	/* allocator */
+	struct oblock *freel;	/* free blocks, unordered */
+	size_t nr_free, cap_free;
+	uint64_t managed;	/* pfns below this belong to the buddy model */
+	uint64_t next;		/* next pfn of the bump (none model and overflow) */
+	/* adaptive */
+	uint64_t *ad_next;
+	unsigned int *ad_cur;
+	struct rp_counters total;
+};
+
+static unsigned int bucket_of(uint32_t proc, uint64_t vpn)
+{
+	return (unsigned int)((vpn * 31 + proc) % NBUCKETS);
+}
+
+static struct opage *find(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	struct opage *pg;
+
+	for (pg = o->bucket[bucket_of(proc, vpn)]; pg; pg = pg->next)
+		if (pg->proc == proc && pg->vpn == vpn)
+			return pg;
+	return NULL;
+}
+
+static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	struct opage *pg = xcalloc(1, sizeof(*pg));
+	unsigned int b = bucket_of(proc, vpn);
+
+	pg->proc = proc;
+	pg->vpn = vpn;
+	pg->next = o->bucket[b];
+	o->bucket[b] = pg;
+	return pg;
+}
+
+static void del(struct rp_oracle *o, struct opage *pg)
+{
+	struct opage **pp;
+
+	for (pp = &o->bucket[bucket_of(pg->proc, pg->vpn)]; *pp; pp = &(*pp)->next) {
+		if (*pp == pg) {
+			*pp = pg->next;
+			free(pg);
+			return;
+		}
+	}
+}
+
+static struct oproc *P(struct rp_oracle *o, uint32_t proc)
+{
+	if (proc >= o->nr_procs) {
+		o->procs = xrealloc(o->procs, (proc + 1) * sizeof(*o->procs));
+		memset(o->procs + o->nr_procs, 0, (proc + 1 - o->nr_procs) * sizeof(*o->procs));
+		o->nr_procs = proc + 1;
+	}
+	o->procs[proc].seen = 1;
+	return &o->procs[proc];
+}
+
+static void rss(struct rp_oracle *o, uint32_t proc, int64_t d)
+{
+	struct oproc *p = P(o, proc);
+
+	p->rss += d;
+	if (p->rss > p->peak)
+		p->peak = p->rss;
+	o->rss += d;
+	if (o->rss > o->peak)
+		o->peak = o->rss;
+}
+
+/* ---- allocator: a list of free blocks ---- */
+
+static void free_add(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
+{
+	XGROW(o->freel, o->cap_free, o->nr_free + 1);
+	o->freel[o->nr_free].pfn = pfn;
+	o->freel[o->nr_free].ord = ord;
+	o->nr_free++;
+}
+
+static void free_remove(struct rp_oracle *o, size_t i)
+{
+	o->freel[i] = o->freel[--o->nr_free];
+}
+
+static uint64_t bump(struct rp_oracle *o, unsigned int ord)
+{
+	uint64_t n = 1ULL << ord, pfn = o->next;
+
+	while (pfn % n)
+		pfn++;
+	o->next = pfn + n + 1;
+	return pfn;
+}
+
+static int get(struct rp_oracle *o, unsigned int ord, uint64_t *pfn)
+{
+	size_t i, best = (size_t)-1;
+
+	if (o->frag == RP_FRAG_NONE) {
+		*pfn = bump(o, ord);
+		return 0;
+	}
+	for (i = 0; i < o->nr_free; i++) {
+		struct oblock *b = &o->freel[i];
+
+		if (b->ord < ord)
+			continue;
+		if (best == (size_t)-1 || b->ord < o->freel[best].ord ||
+		    (b->ord == o->freel[best].ord && b->pfn < o->freel[best].pfn))
+			best = i;
+	}
+	if (best == (size_t)-1)
+		return -1;
+	{
+		struct oblock b = o->freel[best];
+
+		free_remove(o, best);
+		while (b.ord > ord) {
+			b.ord--;
+			free_add(o, b.pfn + (1ULL << b.ord), b.ord);
+		}
+		*pfn = b.pfn;
+	}
+	return 0;
+}
+
+static void put(struct rp_oracle *o, uint64_t pfn)
+{
+	unsigned int ord = 0;
+	size_t i;
+	int merged = 1;
+
+	if (o->frag == RP_FRAG_NONE || pfn >= o->managed)
+		return;
+	while (merged && ord < RP_MAX_ORDER) {
+		merged = 0;
+		for (i = 0; i < o->nr_free; i++) {
+			if (o->freel[i].ord == ord && o->freel[i].pfn == (pfn ^ (1ULL << ord))) {
+				free_remove(o, i);
+				pfn &= ~(1ULL << ord);
+				ord++;
+				merged = 1;
+				break;
+			}
+		}
+	}
+	free_add(o, pfn, ord);
+}
+
+/* A 4K page that is mapped whatever happens (OOM counted). */
+static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
+{
+	uint64_t pfn;
+
+	if (get(o, 0, &pfn)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		p->c.v[RP_M_OOM]++;
+		pfn = bump(o, 0);
+	}
+	p->c.v[RP_M_ALLOC_0]++;
+	return pfn;
+}
+
+/* How many pages of all processes map pfn (zero page excluded). */
+static unsigned int mapcount(struct rp_oracle *o, uint64_t pfn)
+{
+	unsigned int n = 0, b;
+	struct opage *pg;
+
+	for (b = 0; b < NBUCKETS; b++)
+		for (pg = o->bucket[b]; pg; pg = pg->next)
+			n += !pg->zero && pg->pfn == pfn;
+	return n;
+}
+
+static void unmap(struct rp_oracle *o, struct opage *pg)
+{
+	struct oproc *p = P(o, pg->proc);
+	uint64_t pfn = pg->pfn;
+	int zero = pg->zero, cow = pg->cow;
+
+	if (!zero) {
+		if (!pg->touched)
+			p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+		rss(o, pg->proc, -1);
+	}
+	del(o, pg);
+	if (!zero && (!cow || mapcount(o, pfn) == 0))
+		put(o, pfn);
+}
+
+/* ---- faults ---- */
+
+static int is_large(const struct rp_oracle *o)
+{
+	return strcmp(o->pol.ops->name, "order0") != 0;
+}
+
+static int absent(struct rp_oracle *o, uint32_t proc, uint64_t b, uint64_t n)
+{
+	uint64_t v;
+
+	for (v = b; v < b + n; v++)
+		if (find(o, proc, v))
+			return 0;
+	return 1;
+}
+
+/* Orders to try, largest first, straight from the spec. */
+static unsigned int candidates(struct rp_oracle *o, uint64_t vpn, uint32_t vma_id, int valid,
+			       unsigned int *out)
+{
+	const char *name = o->pol.ops->name;
+	unsigned int n = 0;
+	int k;
+
+	if (!strcmp(name, "mcpage")) {
+		out[n++] = o->pol.order;
+	} else if (!strcmp(name, "thp")) {
+		out[n++] = RP_PMD_ORDER;
+	} else if (!strcmp(name, "mthp")) {
+		for (k = 8; k >= 1; k--)
+			if (o->pol.orders & (1U << k))
+				out[n++] = (unsigned int)k;
+	} else if (!strcmp(name, "adaptive") && valid) {
+		uint64_t next = o->ad_next[vma_id];
+		unsigned int cur = o->ad_cur[vma_id];
+
+		if (next != 0 && vpn >= next && vpn - next < (1ULL << cur))
+			cur = cur + 1 > o->pol.max_order ? o->pol.max_order : cur + 1;
+		else
+			cur = cur ? cur - 1 : 0;
+		o->ad_cur[vma_id] = cur;
+		for (k = (int)cur; k >= 1; k--)
+			out[n++] = (unsigned int)k;
+	}
+	return n;
+}
+
+static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, uint32_t vma_id)
+{
+	struct oproc *p = P(o, proc);
+	uint64_t start = vpn, end = vpn + 1, v;
+	unsigned int reason = FT_FB_NONE, cand[16], n, t;
+	int nohuge = 0, valid = 0, thp = !strcmp(o->pol.ops->name, "thp");
+	struct opage *pg;
+
+	if (vma_id < o->nr_vmas && o->vmas[vma_id].end > o->vmas[vma_id].start) {
+		start = o->vmas[vma_id].start / RP_PAGE_SIZE;
+		end = (o->vmas[vma_id].end + RP_PAGE_SIZE - 1) / RP_PAGE_SIZE;
+		nohuge = (o->vmas[vma_id].flags & RP_VM_NOHUGEPAGE) != 0;
+		valid = 1;
+	}
+	p->c.v[RP_M_FAULTS]++;
+	if (!write) {
+		if (nohuge) {
+			reason = is_large(o) ? FT_FB_NOHUGEPAGE : FT_FB_NONE;
+		} else if (thp) {
+			uint64_t b = vpn - vpn % 512;
+
+			if (b < start || b + 512 > end) {
+				reason = FT_FB_VMA_EDGE;
+			} else if (!absent(o, proc, b, 512)) {
+				reason = FT_FB_PTE_POPULATED;
+			} else {
+				for (v = b; v < b + 512; v++)
+					add(o, proc, v)->zero = 1;
+				p->c.v[RP_M_PTE_WRITES] += 1;
+				p->c.v[RP_M_HUGE_ZERO_MAPS]++;
+				return;
+			}
+		} else if (is_large(o)) {
+			reason = FT_FB_READ;
+		}
+		if (reason)
+			p->c.v[RP_M_FB_0 + reason]++;
+		add(o, proc, vpn)->zero = 1;
+		p->c.v[RP_M_PTE_WRITES]++;
+		p->c.v[RP_M_ZERO_MAPS]++;
+		return;
+	}
+	if (nohuge) {
+		if (is_large(o))
+			reason = FT_FB_NOHUGEPAGE;
+	} else if (o->pol.fa_pages) {
+		uint64_t w = o->pol.fa_pages, b = vpn - vpn % w, pfn;
+		unsigned int mapped = 1;
+
+		pg = add(o, proc, vpn);
+		pg->pfn = get_page(o, p);
+		pg->touched = 1;
+		for (v = b; v < b + w; v++) {
+			if (v < start || v >= end || v == vpn || find(o, proc, v))
+				continue;
+			if (get(o, 0, &pfn)) {
+				p->c.v[RP_M_ALLOC_FAILS]++;
+				p->c.v[RP_M_FB_0 + FT_FB_ALLOC_FAILED]++;
+				break;
+			}
+			p->c.v[RP_M_ALLOC_0]++;
+			add(o, proc, v)->pfn = pfn;
+			mapped++;
+		}
+		rss(o, proc, mapped);
+		p->c.v[RP_M_ZEROED] += mapped * RP_PAGE_SIZE;
+		p->c.v[RP_M_PTE_WRITES] += mapped;
+		return;
+	}
+	n = nohuge ? 0 : candidates(o, vpn, vma_id, valid, cand);
+	for (t = 0; t < n; t++) {
+		unsigned int k = cand[t];
+		uint64_t sz = 1ULL << k, b = vpn - vpn % sz, pfn;
+		int pmd = thp && k == RP_PMD_ORDER;
+
+		if (b < start || b + sz > end) {
+			if (!reason)
+				reason = FT_FB_VMA_EDGE;
+			continue;
+		}
+		if (!absent(o, proc, b, sz)) {
+			if (!reason)
+				reason = FT_FB_PTE_POPULATED;
+			continue;
+		}
+		if (get(o, k, &pfn)) {
+			p->c.v[RP_M_ALLOC_FAILS]++;
+			if (!reason)
+				reason = FT_FB_ALLOC_FAILED;
+			continue;
+		}
+		for (v = b; v < b + sz; v++) {
+			pg = add(o, proc, v);
+			pg->ord = k;
+			pg->pfn = pfn + (v - b);
+			pg->touched = v == vpn;
+		}
+		rss(o, proc, (int64_t)sz);
+		p->c.v[RP_M_ALLOC_0 + k]++;
+		p->c.v[RP_M_ZEROED] += sz * RP_PAGE_SIZE;
+		if (pmd) {
+			p->c.v[RP_M_PTE_WRITES] += 1;
+			p->c.v[RP_M_PMD_MAPS]++;
+		} else {
+			p->c.v[RP_M_PTE_WRITES] += sz;
+			if (k >= 4)
+				p->c.v[RP_M_CONTPTE_RUNS] += sz / 16;
+		}
+		if (reason)
+			p->c.v[RP_M_FB_0 + reason]++;
+		if (!strcmp(o->pol.ops->name, "adaptive") && valid)
+			o->ad_next[vma_id] = b + sz;
+		return;
+	}
+	if (reason)
+		p->c.v[RP_M_FB_0 + reason]++;
+	pg = add(o, proc, vpn);
+	pg->pfn = get_page(o, p);
+	pg->touched = 1;
+	rss(o, proc, 1);
+	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+	p->c.v[RP_M_PTE_WRITES]++;
+	if (!strcmp(o->pol.ops->name, "adaptive") && valid && !nohuge)
+		o->ad_next[vma_id] = vpn + 1;
+}
+
+static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, uint32_t vma_id)
+{
+	struct oproc *p = P(o, proc);
+	struct opage *pg = find(o, proc, vpn);
+
+	p->c.v[RP_M_TOUCHES]++;
+	if (!pg) {
+		fault(o, proc, vpn, write, vma_id);
+		return;
+	}
+	if (!write) {
+		if (!pg->zero)
+			pg->touched = 1;
+		return;
+	}
+	if (pg->zero) {
+		pg->zero = 0;
+		pg->touched = 1;
+		pg->cow = 0;
+		pg->ord = 0;
+		pg->pfn = get_page(o, p);
+		rss(o, proc, 1);
+		p->c.v[RP_M_FAULTS]++;
+		p->c.v[RP_M_ZERO_WP]++;
+		p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+		p->c.v[RP_M_PTE_WRITES]++;
+		return;
+	}
+	if (pg->cow && mapcount(o, pg->pfn) >= 2) {
+		pg->cow = 0;
+		pg->touched = 1;
+		pg->ord = 0;
+		pg->pfn = get_page(o, p);
+		p->c.v[RP_M_COW]++;
+		p->c.v[RP_M_PTE_WRITES]++;
+		return;
+	}
+	pg->cow = 0;
+	pg->touched = 1;
+}
+
+/* All pages of proc in [lo, hi), in no particular order (collected first: we delete). */
+static size_t collect(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_t hi,
+		      struct opage ***out)
+{
+	struct opage **v = NULL, *pg;
+	size_t n = 0, cap = 0;
+	unsigned int b;
+
+	for (b = 0; b < NBUCKETS; b++) {
+		for (pg = o->bucket[b]; pg; pg = pg->next) {
+			if (pg->proc == proc && pg->vpn >= lo && pg->vpn < hi) {
+				XGROW(v, cap, n + 1);
+				v[n++] = pg;
+			}
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static void zap(struct rp_oracle *o, const struct ft_event *ev)
+{
+	uint32_t proc = ev->proc_id;
+	uint64_t lo = ev->addr / RP_PAGE_SIZE;
+	uint64_t hi = ev->end / RP_PAGE_SIZE + (ev->end % RP_PAGE_SIZE != 0);
+	struct opage **v;
+	size_t n, i;
+
+	P(o, proc);
+	if (hi <= lo)
+		return;
+	n = collect(o, proc, lo, hi, &v);
+	if (ev->reason == FT_ZAP_FREE) {
+		for (i = 0; i < n; i++)
+			if (!v[i]->zero)
+				P(o, proc)->c.v[RP_M_FREE_BYTES] += RP_PAGE_SIZE;
+	} else if (ev->reason == FT_ZAP_MREMAP && ev->aux) {
+		uint64_t dst = ev->aux / RP_PAGE_SIZE;
+		struct opage *saved = xcalloc(n ? n : 1, sizeof(*saved));
+		struct opage **d;
+		size_t nd;
+
+		for (i = 0; i < n; i++) {
+			saved[i] = *v[i];
+			del(o, v[i]);
+		}
+		nd = collect(o, proc, dst, dst + (hi - lo), &d);
+		for (i = 0; i < nd; i++)
+			unmap(o, d[i]);
+		free(d);
+		for (i = 0; i < n; i++) {
+			struct opage *pg = add(o, proc, dst + (saved[i].vpn - lo));
+
+			pg->zero = saved[i].zero;
+			pg->touched = saved[i].touched;
+			pg->cow = saved[i].cow;
+			pg->ord = saved[i].ord;
+			pg->pfn = saved[i].pfn;
+		}
+		free(saved);
+	} else {
+		for (i = 0; i < n; i++)
+			unmap(o, v[i]);
+	}
+	free(v);
+}
+
+static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
+{
+	struct opage **v, **c;
+	size_t n, nc, i;
+
+	P(o, child);
+	P(o, parent);
+	if (child == parent)
+		return;
+	n = collect(o, parent, 0, UINT64_MAX, &v);
+	for (i = 0; i < n; i++) {
+		struct opage *pg;
+
+		nc = collect(o, child, v[i]->vpn, v[i]->vpn + 1, &c);
+		if (nc)
+			unmap(o, c[0]);
+		free(c);
+		pg = add(o, child, v[i]->vpn);
+		if (v[i]->zero) {
+			pg->zero = 1;
+			continue;
+		}
+		v[i]->cow = 1;
+		pg->cow = 1;
+		pg->touched = 1;
+		pg->ord = v[i]->ord;
+		pg->pfn = v[i]->pfn;
+		rss(o, child, 1);
+	}
+	free(v);
+}
+
+struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
+				const struct rp_trace *t)
+{
+	struct rp_oracle *o = xcalloc(1, sizeof(*o));
+	uint64_t cursor = 0, i;
+	int k;
+
+	o->pol = *p;
+	o->frag = frag;
+	o->vmas = t->vmas;
+	o->nr_vmas = t->nr_vmas;
+	o->ad_next = xcalloc(t->nr_vmas + 1, sizeof(*o->ad_next));
+	o->ad_cur = xcalloc(t->nr_vmas + 1, sizeof(*o->ad_cur));
+	if (frag == RP_FRAG_BUDDYINFO) {
+		/* free blocks of order k at pfns aligned to 2^(k+1), largest orders first */
+		for (k = RP_MAX_ORDER; k >= 0; k--) {
+			for (i = 0; i < t->free_blocks[k]; i++) {
+				free_add(o, cursor, (unsigned int)k);
+				cursor += 2ULL << k;
+			}
+		}
+		o->managed = cursor;
+		/* overflow pfns: from the first 2^RP_MAX_ORDER boundary above the pool */
+		o->next = (cursor / (1ULL << RP_MAX_ORDER) + 1) * (1ULL << RP_MAX_ORDER);
+	}
+	return o;
+}
+
+void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct ft_event *e = &ev[i];
+
+		switch (e->kind) {
+		case FT_EV_FAULT:
+			touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, (e->flags & FT_EVF_WRITE) != 0,
+			      e->vma_id);
+			break;
+		case FT_EV_ZERO_WP:
+		case FT_EV_COW:
+			touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
+			break;
+		case FT_EV_ZAP:
+			zap(o, e);
+			break;
+		case FT_EV_MM_DUP:
+			mm_dup(o, e->proc_id, (uint32_t)e->aux);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+void rp_oracle_finish(struct rp_oracle *o)
+{
+	unsigned int b, m;
+	struct opage *pg;
+	uint32_t i;
+
+	for (b = 0; b < NBUCKETS; b++) {
+		for (pg = o->bucket[b]; pg; pg = pg->next) {
+			struct oproc *p = P(o, pg->proc);
+			int j, run = 1;
+
+			if (!pg->zero && !pg->touched)
+				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+			if (pg->vpn % 16)
+				continue;
+			/* a contpte run: 16 PTEs, one block of order 4..8, consecutive pfns */
+			for (j = 0; j < 16 && run; j++) {
+				struct opage *q = find(o, pg->proc, pg->vpn + (uint64_t)j);
+
+				run = q && !q->zero && q->ord >= 4 && q->ord <= 8 &&
+				      q->ord == pg->ord && q->pfn == pg->pfn + (uint64_t)j &&
+				      pg->pfn % 16 == 0;
+			}
+			if (run)
+				p->c.v[RP_M_CONTPTE_FINAL]++;
+		}
+	}
+	memset(&o->total, 0, sizeof(o->total));
+	for (i = 0; i < o->nr_procs; i++) {
+		struct oproc *p = &o->procs[i];
+
+		if (!p->seen)
+			continue;
+		p->c.v[RP_M_FINAL_RSS] = (uint64_t)p->rss * RP_PAGE_SIZE;
+		p->c.v[RP_M_PEAK_RSS] = (uint64_t)p->peak * RP_PAGE_SIZE;
+		for (m = 0; m < RP_NR_METRICS; m++)
+			o->total.v[m] += p->c.v[m];
+	}
+	o->total.v[RP_M_PEAK_RSS] = (uint64_t)o->peak * RP_PAGE_SIZE;
+}
+
+const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id)
+{
+	return proc_id < o->nr_procs && o->procs[proc_id].seen ? &o->procs[proc_id].c : NULL;
+}
+
+const struct rp_counters *rp_oracle_total(const struct rp_oracle *o)
+{
+	return &o->total;
+}
+
+void rp_oracle_free(struct rp_oracle *o)
+{
+	unsigned int b;
+	struct opage *pg, *nx;
+
+	if (!o)
+		return;
+	for (b = 0; b < NBUCKETS; b++)
+		for (pg = o->bucket[b]; pg; pg = nx) {
+			nx = pg->next;
+			free(pg);
+		}
+	free(o->procs);
+	free(o->freel);
+	free(o->ad_next);
+	free(o->ad_cur);
+	free(o);
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * policy-mcpage.c - mcpage:N, the mcpage RFC: the naturally aligned 2^N-page block around
+ * the fault if it lies inside the VMA and all its PTEs are none, else 4K (no descent).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "lib/error.h"
+#include "replay/policy.h"
+
+static int mcpage_parse(struct rp_policy *p, const char *args)
+{
+	char *end;
+	long n;
+
+	if (!args)
+		return error("mcpage needs an order: mcpage:N with N = 1..8");
+	n = strtol(args, &end, 10);
+	if (*end || end == args || *args == '+' || *args == '-' || *args == ' ')
+		return error("order '%s' is not a number", args);
+	if (n < 1 || n > 8)
+		return error("order must be 1..8");
+	p->order = (unsigned int)n;
+	snprintf(p->spec, sizeof(p->spec), "mcpage:%u", p->order);
+	return 0;
+}
+
+static unsigned int mcpage_orders(const struct rp_policy *p, void *state,
+				  const struct rp_fault *f, uint8_t out[RP_PMD_ORDER])
+{
+	out[0] = (uint8_t)p->order;
+	return 1;
+}
+
+const struct rp_policy_ops rp_policy_mcpage = {
+	.name = "mcpage",
+	.grammar = "mcpage:N (N = 1..8)",
+	.parse = mcpage_parse,
+	.orders = mcpage_orders,
+};

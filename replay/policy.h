@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * policy.h - what a policy implements: one struct rp_policy_ops per replay/policy-<name>.c,
+ * listed once in replay/policy.c. How to write one: docs/policies.md.
+ *
+ * A policy only *chooses*: for a write fault on an absent page it returns the orders it
+ * would like, largest first. The engine (replay/sim.c) checks each in turn exactly as the
+ * patched kernel does (block inside the VMA, every PTE of it none, the allocation succeeds)
+ * and maps the first that passes, else 4K. Reads, the zero page, MADV_NOHUGEPAGE, zaps and
+ * all accounting are the engine's, so every policy is modelled with the same kernel rules.
+ */
+#ifndef FT_REPLAY_POLICY_H
+#define FT_REPLAY_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay/replay.h"
+
+/* A fault the policy is asked about. Page numbers are addresses >> RP_PAGE_SHIFT. */
+struct rp_fault {
+	uint64_t vpn;		/* faulting page */
+	uint64_t vma_start;	/* first page of the VMA */
+	uint64_t vma_end;	/* one past the last page of the VMA */
+	uint32_t vma_id;	/* dense id (index into rp_trace.vmas), for per-VMA state */
+	uint32_t proc_id;
+};
+
+#define RP_POL_PMD	0x1	/* an order-9 candidate is a PMD mapping; a read of an absent,
+				 * fitting 2M range maps the huge zero page (THP) */
+
+struct rp_policy_ops {
+	const char *name;	/* the spec's name part: "mcpage" */
+	const char *grammar;	/* for usage and errors: "mcpage:N (N = 1..8)" */
+	unsigned int flags;	/* RP_POL_* */
+	/*
+	 * Parse the part after ':' (NULL if the spec has none) into p and write the canonical
+	 * spec into p->spec. Return: 0, or error() naming the bad part, without the spec
+	 * (the caller prefixes "bad policy 'SPEC'").
+	 */
+	int (*parse)(struct rp_policy *p, const char *args);
+	/*
+	 * Orders (each 1..RP_PMD_ORDER) to try for a write fault on an absent page, largest
+	 * first. Return: how many were written to out (0: map 4K, no fallback counted).
+	 * May be NULL (order0, faultaround).
+	 */
+	unsigned int (*orders)(const struct rp_policy *p, void *state, const struct rp_fault *f,
+			       uint8_t out[RP_PMD_ORDER]);
+	/* Optional feedback after a write fault mapped [first_vpn, first_vpn + 2^order). */
+	void (*mapped)(void *state, const struct rp_fault *f, uint64_t first_vpn,
+		       unsigned int order);
+	/* Optional per-simulator state (per-VMA arrays...); NULL return means none. */
+	void *(*state_new)(const struct rp_policy *p, const struct rp_trace *t);
+	void (*state_free)(void *state);
+};
+
+extern const struct rp_policy_ops rp_policy_order0;
+extern const struct rp_policy_ops rp_policy_mcpage;
+extern const struct rp_policy_ops rp_policy_mthp;
+extern const struct rp_policy_ops rp_policy_faultaround;
+extern const struct rp_policy_ops rp_policy_thp;
+extern const struct rp_policy_ops rp_policy_adaptive;
+
+/*
+ * rp_parse_size - "16K", "2M", "4096" (bytes; K and M are binary, case-insensitive) into
+ * the order of that many 4K pages. Return: 0 and *order set, or error() if not a power of
+ * two of at least 4K.
+ */
+int rp_parse_size(const char *s, unsigned int *order);
+/* Size of 2^order pages as "16K", "1M", "2M" into buf. */
+void rp_format_size(unsigned int order, char *buf, size_t len);
+
+/*
+ * Adaptive policy decision, shared by the engine's policy and stated here so the oracle can
+ * be checked against the documented rule (docs/policies.md, "adaptive"): per VMA, the order
+ * grows by one when a write fault lands in [next, next + 2^cur) pages, where next is the page
+ * after the previous block this VMA mapped, and shrinks by one otherwise.
+ */
+struct rp_adaptive_vma {
+	uint64_t next;		/* page after the last block mapped in this VMA; 0 = none */
+	uint8_t cur;		/* current order, 0..max_order */
+};
+
+#endif /* FT_REPLAY_POLICY_H */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * replay.h - the offline replay engine: recorded anonymous fault streams replayed against
+ * alternative order policies.
+ *
+ * A simulator (struct rp_sim) holds one policy, one allocation failure model and a model of
+ * every process's page table (presence, zero page, owning block per 4K page). It is fed the
+ * decoded event stream (db/stream.h) in recorded order; each FAULT, ZERO_WP and COW record is
+ * a *touch* of a page, and the policy decides what a touch of an absent page maps. Several
+ * simulators are fed the same decoded batches, so one pass over the stream serves all
+ * policies. Semantics and metric definitions: docs/policies.md and docs/metrics.md.
+ *
+ * replay/ never includes tracer/; it reads the trace through db/ftdb.h and plain SQL, and
+ * writes only replay_run and replay_metric.
+ */
+#ifndef FT_REPLAY_REPLAY_H
+#define FT_REPLAY_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "db/stream.h"
+
+#define RP_PAGE_SHIFT	12		/* base page: 4K (x86_64 and arm64 guests) */
+#define RP_PAGE_SIZE	(1ULL << RP_PAGE_SHIFT)
+#define RP_PMD_ORDER	9		/* 2M with 4K pages */
+#define RP_MAX_ORDER	10		/* buddy orders 0..10, as /proc/buddyinfo */
+#define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags bit */
+
+/* ---- policies (replay/policy.c, one replay/policy-<name>.c each) ---- */
+
+struct rp_policy_ops;
+
+/* A parsed policy spec. Plain data: copy freely. */
+struct rp_policy {
+	const struct rp_policy_ops *ops;	/* which policy */
+	unsigned int order;		/* mcpage: the fixed order, 1..8 */
+	unsigned int orders;		/* mthp: bitmask of enabled orders (bit N = order N) */
+	unsigned int fa_pages;		/* faultaround: window, pages (power of 2, 2..512) */
+	unsigned int max_order;		/* adaptive: largest order it may grow to */
+	char spec[64];			/* canonical spec string, e.g. "mthp:16K,64K" */
+};
+
+/*
+ * rp_policy_parse - parse one spec of the policy grammar (docs/policies.md).
+ * Return: 0 and *p filled (p->spec canonical), or error() naming the bad part, e.g.
+ * "bad policy 'mcpage:12': order must be 1..8".
+ */
+int rp_policy_parse(const char *spec, struct rp_policy *p);
+/* Names of the known policies, NULL-terminated (for usage text). */
+const char *const *rp_policy_names(void);
+
+/* ---- allocation failure model (replay/frag.c) ---- */
+
+enum rp_frag_kind {
+	RP_FRAG_NONE = 0,	/* every allocation succeeds */
+	RP_FRAG_BUDDYINFO,	/* buddy allocator seeded from the recorded /proc/buddyinfo */
+};
+
+/* Return: 0 and *kind set, or error() naming the bad model. */
+int rp_frag_parse(const char *name, enum rp_frag_kind *kind);
+const char *rp_frag_name(enum rp_frag_kind kind);
+
+/*
+ * Free block counts per order parsed from /proc/buddyinfo text: the sum over every zone but
+ * DMA (user pages are not allocated from ZONE_DMA). Return: 0, or error() naming the line.
+ */
+int rp_buddyinfo_parse(const char *text, uint64_t free_blocks[RP_MAX_ORDER + 1]);
+
+/* ---- metrics (replay/metrics.c; names and units in docs/metrics.md) ---- */
+
+enum rp_metric {
+	RP_M_FAULTS,		/* first-touch faults incl. zero_wp (COW not included) */
+	RP_M_ZERO_MAPS,		/* faults that mapped the 4K zero page (reads) */
+	RP_M_HUGE_ZERO_MAPS,	/* faults that mapped the huge zero page (thp reads) */
+	RP_M_ZERO_WP,		/* write faults on a zero-page PTE (allocate 4K) */
+	RP_M_COW,		/* write faults that copied a page shared after fork */
+	RP_M_TOUCHES,		/* touches replayed (FAULT, ZERO_WP, COW records) */
+	RP_M_PEAK_RSS,		/* bytes: peak anonymous RSS (zero page not counted) */
+	RP_M_FINAL_RSS,		/* bytes: anonymous RSS at the end of the trace */
+	RP_M_BLOAT,		/* bytes: allocated, never touched before zap/exit/end */
+	RP_M_ZEROED,		/* bytes zeroed by allocations */
+	RP_M_PTE_WRITES,	/* page-table entries written by faults (a PMD counts 1) */
+	RP_M_CONTPTE_RUNS,	/* aligned 64K runs of one block mapped by a fault */
+	RP_M_CONTPTE_FINAL,	/* such runs still intact at the end of the trace */
+	RP_M_PMD_MAPS,		/* 2M folios mapped by a PMD */
+	RP_M_FREE_BYTES,	/* bytes of present pages in MADV_FREE ranges (kept mapped) */
+	RP_M_ALLOC_FAILS,	/* allocation attempts that failed (frag model) */
+	RP_M_OOM,		/* order-0 allocations that failed: mapped anyway, counted */
+	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
+	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ft_fallback */
+	RP_NR_METRICS = RP_M_FB_0 + FT_FB_NR
+};
+
+/* Name of a metric as stored in replay_metric.name: "faults", "alloc_order_4", ... */
+const char *rp_metric_name(unsigned int m);
+/* Return: the metric's index, or -1 if name is unknown. */
+int rp_metric_lookup(const char *name);
+/* 1 if the metric is a byte count (formatting). */
+int rp_metric_is_bytes(unsigned int m);
+
+struct rp_counters {
+	uint64_t v[RP_NR_METRICS];	/* indexed by enum rp_metric */
+};
+
+/* ---- the trace's static tables, as the engine needs them ---- */
+
+struct rp_vma {
+	uint64_t start;		/* bytes */
+	uint64_t end;		/* bytes, exclusive */
+	uint64_t flags;		/* vm_flags */
+};
+
+/*
+ * What a simulator is built from. vmas is indexed by vma_id (ids the stream uses); entries
+ * with start == end are unused. proc ids in the stream must be < nr_procs.
+ */
+struct rp_trace {
+	const struct rp_vma *vmas;	/* indexed by vma_id */
+	uint32_t nr_vmas;		/* entries in vmas */
+	uint32_t nr_procs;		/* 1 + largest proc_id */
+	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
+};
+
+/* ---- the fast engine (replay/sim.c) ---- */
+
+struct rp_sim;
+
+/* Return: a simulator, or NULL with error() (frag model without a seed). */
+struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
+			  const struct rp_trace *t);
+void rp_sim_free(struct rp_sim *s);
+/* Replay n events in recorded order. ALLOC records are ignored. */
+void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n);
+/* End of the trace: final RSS, end-of-trace bloat, intact contpte runs. Call once. */
+void rp_sim_finish(struct rp_sim *s);
+/*
+ * Metrics after rp_sim_finish(): per process (proc_id < nr_procs; NULL if the process never
+ * appeared) and the total over all processes (peak_rss of the total is the peak of the sum).
+ */
+const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id);
+const struct rp_counters *rp_sim_total(const struct rp_sim *s);
+
+/* ---- the naive reference simulator (replay/oracle.c), same contract ---- */
+
+struct rp_oracle;
+
+struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
+				const struct rp_trace *t);
+void rp_oracle_free(struct rp_oracle *o);
+void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n);
+void rp_oracle_finish(struct rp_oracle *o);
+const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id);
+const struct rp_counters *rp_oracle_total(const struct rp_oracle *o);
+
+/* ---- named synthetic streams (replay/synth.c), for tests and the bench ---- */
+
+struct rp_stream {
+	struct ft_event *ev;	/* events in recorded order */
+	size_t nr;		/* events used */
+	size_t cap;		/* events allocated */
+	struct rp_vma *vmas;	/* indexed by vma_id */
+	uint32_t nr_vmas;
+	uint32_t nr_procs;
+};
+
+/*
+ * rp_synth - generate the named synthetic stream ("random", "seq", "kbuild-like"; see
+ * rp_synth_names()) with about nr_faults FAULT records, deterministic for a seed.
+ * Return: 0, or error() for an unknown name.
+ */
+int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream *out);
+const char *const *rp_synth_names(void);
+void rp_stream_release(struct rp_stream *s);
+/* Helpers to build streams by hand (tests). Return the new vma_id. */
+uint32_t rp_stream_add_vma(struct rp_stream *s, uint64_t start, uint64_t end, uint64_t flags);
+void rp_stream_add(struct rp_stream *s, const struct ft_event *ev);
+/* Fill t from s (free_blocks zero). */
+void rp_stream_trace(const struct rp_stream *s, struct rp_trace *t);
+
+#endif /* FT_REPLAY_REPLAY_H */

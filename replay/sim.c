@@ -1,0 +1,904 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim.c - the fast replay engine: one policy, one allocation model, a model page table per
+ * process, fed the decoded event stream in recorded order. Semantics: docs/policies.md;
+ * metrics: docs/metrics.md; the naive twin it must agree with exactly: oracle.c.
+ *
+ * Tuned for: tens of millions of first-touch faults per second per policy on one core,
+ * mostly sequential within a process. The page table is a per-process open-addressing table
+ * of 2M leaves (512 pages, the size of a PMD range) with a last-leaf cache, so a fault near
+ * the previous one costs no hashing; presence is a 512-bit bitmap per leaf, so "are all
+ * PTEs of this aligned block none" is one or a few word tests and a THP check is
+ * nr_present == 0. Nothing is allocated per fault: leaves are allocated once per 2M range
+ * touched and freed when the process exits.
+ *
+ * Page state invariants (per process, per 4K page):
+ *	present bit clear	=> st, ord, pfn are meaningless
+ *	PG_ZERO			=> maps the shared zero page: no pfn, not in RSS, never bloat
+ *	!PG_ZERO		=> owns 4K of the block pfn - (pfn & (2^ord - 1)) of order ord
+ *	PG_COW			=> write-protected after fork; mapcount in s->shared if > 1
+ *	PG_TOUCHED		=> touched since mapped (else it is bloat when unmapped)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/frag.h"
+#include "replay/policy.h"
+#include "replay/replay.h"
+
+#define LEAF_SHIFT	9
+#define LEAF_PAGES	(1U << LEAF_SHIFT)	/* pages per leaf: one PMD range */
+#define LEAF_MASK	(LEAF_PAGES - 1)
+
+#define PG_ZERO		0x1
+#define PG_TOUCHED	0x2
+#define PG_COW		0x4
+
+struct leaf {
+	uint64_t key;			/* vpn >> LEAF_SHIFT */
+	uint64_t present[LEAF_PAGES / 64];	/* bit set: PTE not none */
+	uint32_t nr_present;		/* bits set in present */
+	uint8_t st[LEAF_PAGES];		/* PG_* */
+	uint8_t ord[LEAF_PAGES];	/* order of the owning block */
+	uint64_t pfn[LEAF_PAGES];	/* pfn of the page */
+};
+
+struct proc {
+	struct leaf **slot;		/* open addressing on key, NULL = empty */
+	uint32_t cap;			/* slots, power of two */
+	uint32_t nr;			/* leaves */
+	struct leaf *last;		/* leaf of the previous lookup */
+	uint64_t rss;			/* pages present and not zero page */
+	uint64_t peak;			/* pages, max of rss */
+	struct rp_counters c;
+};
+
+/* pfn -> mapcount of pages shared after fork, only while the count is >= 2 */
+struct shared {
+	uint64_t *key;			/* pfn + 1, 0 = empty */
+	uint32_t *cnt;
+	uint64_t cap;			/* power of two */
+	uint64_t nr;
+};
+
+struct moved {				/* a page in flight during mremap */
+	uint64_t off;			/* pages from the start of the source */
+	uint64_t pfn;
+	uint8_t st, ord;
+};
+
+struct rp_sim {
+	struct rp_policy pol;
+	void *pol_state;
+	int large;			/* the policy can map more than 4K per fault */
+	const struct rp_vma *vmas;
+	uint32_t nr_vmas;
+	struct proc **procs;		/* indexed by proc_id, NULL until seen */
+	uint32_t nr_procs;
+	struct rp_alloc alloc;
+	struct shared shared;
+	uint64_t rss;			/* pages, all processes */
+	uint64_t peak;			/* pages, max of rss */
+	struct moved *mv;		/* mremap scratch, reused */
+	size_t mv_cap;
+	struct rp_counters total;
+	int finished;
+};
+
+static inline uint64_t hash64(uint64_t k)
+{
+	return k * 0x9e3779b97f4a7c15ULL;
+}
+
+/* ---- shared-page mapcounts ---- */
+
+static uint64_t *shared_find(struct shared *h, uint64_t pfn)
+{
+	uint64_t i;
+
+	if (!h->cap)
+		return NULL;
+	for (i = hash64(pfn) & (h->cap - 1); h->key[i]; i = (i + 1) & (h->cap - 1))
+		if (h->key[i] == pfn + 1)
+			return &h->key[i];
+	return NULL;
+}
+
+static uint32_t shared_get(struct shared *h, uint64_t pfn)
+{
+	uint64_t *k = shared_find(h, pfn);
+
+	return k ? h->cnt[k - h->key] : 1;
+}
+
+static void shared_put_raw(struct shared *h, uint64_t pfn, uint32_t cnt)
+{
+	uint64_t i;
+
+	for (i = hash64(pfn) & (h->cap - 1); h->key[i]; i = (i + 1) & (h->cap - 1))
+		;
+	h->key[i] = pfn + 1;
+	h->cnt[i] = cnt;
+	h->nr++;
+}
+
+static void shared_grow(struct shared *h)
+{
+	uint64_t *ok = h->key, oc = h->cap, i;
+	uint32_t *on = h->cnt;
+
+	h->cap = oc ? oc * 2 : 1024;
+	h->key = xcalloc(h->cap, sizeof(*h->key));
+	h->cnt = xcalloc(h->cap, sizeof(*h->cnt));
+	h->nr = 0;
+	for (i = 0; i < oc; i++)
+		if (ok[i])
+			shared_put_raw(h, ok[i] - 1, on[i]);
+	free(ok);
+	free(on);
+}
+
+static void shared_inc(struct shared *h, uint64_t pfn)
+{
+	uint64_t *k = shared_find(h, pfn);
+
+	if (k) {
+		h->cnt[k - h->key]++;
+		return;
+	}
+	if ((h->nr + 1) * 2 > h->cap)
+		shared_grow(h);
+	shared_put_raw(h, pfn, 2);
+}
+
+/* Drop one mapping of a shared page; removes the entry when one mapping is left. */
+static void shared_dec(struct shared *h, uint64_t pfn)
+{
+	uint64_t *k = shared_find(h, pfn), i, j, home;
+
+	if (!k)
+		return;
+	i = (uint64_t)(k - h->key);
+	if (--h->cnt[i] >= 2)
+		return;
+	/* backward-shift deletion keeps probe chains intact */
+	h->key[i] = 0;
+	h->nr--;
+	for (j = (i + 1) & (h->cap - 1); h->key[j]; j = (j + 1) & (h->cap - 1)) {
+		home = hash64(h->key[j] - 1) & (h->cap - 1);
+		if (((j - home) & (h->cap - 1)) >= ((j - i) & (h->cap - 1))) {
+			h->key[i] = h->key[j];
+			h->cnt[i] = h->cnt[j];
+			h->key[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* ---- per-process leaf table ---- */
+
+static void proc_insert(struct proc *p, struct leaf *l)
+{
+	uint32_t i;
+
+	for (i = (uint32_t)(hash64(l->key) >> 40) & (p->cap - 1); p->slot[i];
+	     i = (i + 1) & (p->cap - 1))
+		;
+	p->slot[i] = l;
+}
+
+static void proc_rehash(struct proc *p, uint32_t cap)
+{
+	struct leaf **old = p->slot;
+	uint32_t oc = p->cap, i;
+
+	p->slot = xcalloc(cap, sizeof(*p->slot));
+	p->cap = cap;
+	for (i = 0; i < oc; i++)
+		if (old[i])
+			proc_insert(p, old[i]);
+	free(old);
+}
+
+static inline struct leaf *leaf_find(struct proc *p, uint64_t key)
+{
+	uint32_t i;
+
+	if (p->last && p->last->key == key)
+		return p->last;
+	if (!p->cap)
+		return NULL;
+	for (i = (uint32_t)(hash64(key) >> 40) & (p->cap - 1); p->slot[i];
+	     i = (i + 1) & (p->cap - 1)) {
+		if (p->slot[i]->key == key) {
+			p->last = p->slot[i];
+			return p->last;
+		}
+	}
+	return NULL;
+}
+
+static struct leaf *leaf_get(struct proc *p, uint64_t key)
+{
+	struct leaf *l = leaf_find(p, key);
+
+	if (l)
+		return l;
+	if ((p->nr + 1) * 2 > p->cap)
+		proc_rehash(p, p->cap ? p->cap * 2 : 16);
+	l = xmalloc(sizeof(*l));
+	l->key = key;
+	memset(l->present, 0, sizeof(l->present));
+	l->nr_present = 0;
+	proc_insert(p, l);
+	p->nr++;
+	p->last = l;
+	return l;
+}
+
+/* Free the leaves that hold no page (after an exit), rebuilding the table. */
+static void proc_compact(struct proc *p)
+{
+	struct leaf **old = p->slot;
+	uint32_t oc = p->cap, i;
+
+	p->slot = NULL;
+	p->cap = 0;
+	p->nr = 0;
+	p->last = NULL;
+	for (i = 0; i < oc; i++) {
+		if (!old[i])
+			continue;
+		if (!old[i]->nr_present) {
+			free(old[i]);
+			continue;
+		}
+		if ((p->nr + 1) * 2 > p->cap)
+			proc_rehash(p, p->cap ? p->cap * 2 : 16);
+		proc_insert(p, old[i]);
+		p->nr++;
+	}
+	free(old);
+}
+
+static inline int pg_present(const struct leaf *l, unsigned int i)
+{
+	return (l->present[i >> 6] >> (i & 63)) & 1;
+}
+
+/* 1 if pages [i, i + n) of the leaf are all absent; n is a power of two, i aligned to n. */
+static inline int block_absent(const struct leaf *l, unsigned int i, unsigned int n)
+{
+	unsigned int w;
+
+	if (n >= 64) {
+		for (w = i >> 6; w < (i + n) >> 6; w++)
+			if (l->present[w])
+				return 0;
+		return 1;
+	}
+	return !(l->present[i >> 6] & (((1ULL << n) - 1) << (i & 63)));
+}
+
+/* ---- accounting ---- */
+
+static struct proc *proc_of(struct rp_sim *s, uint32_t id)
+{
+	if (id >= s->nr_procs) {
+		uint32_t n = id + 1 > s->nr_procs * 2 ? id + 1 : s->nr_procs * 2;
+
+		s->procs = xrealloc(s->procs, n * sizeof(*s->procs));
+		memset(s->procs + s->nr_procs, 0, (n - s->nr_procs) * sizeof(*s->procs));
+		s->nr_procs = n;
+	}
+	if (!s->procs[id])
+		s->procs[id] = xcalloc(1, sizeof(struct proc));
+	return s->procs[id];
+}
+
+static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
+{
+	p->rss += pages;
+	if (p->rss > p->peak)
+		p->peak = p->rss;
+	s->rss += pages;
+	if (s->rss > s->peak)
+		s->peak = s->rss;
+}
+
+static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
+{
+	p->rss -= pages;
+	s->rss -= pages;
+}
+
+/* One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). */
+static uint64_t alloc_page(struct rp_sim *s, struct proc *p)
+{
+	uint64_t pfn;
+
+	if (rp_alloc_get(&s->alloc, 0, &pfn)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		p->c.v[RP_M_OOM]++;
+		pfn = rp_alloc_overflow(&s->alloc, 0);
+	}
+	p->c.v[RP_M_ALLOC_0]++;
+	return pfn;
+}
+
+/* The physical side of unmapping a non-zero page from one process. */
+static void release_page(struct rp_sim *s, uint8_t st, uint64_t pfn)
+{
+	if ((st & PG_COW) && shared_get(&s->shared, pfn) >= 2) {
+		shared_dec(&s->shared, pfn);
+		return;
+	}
+	rp_alloc_put(&s->alloc, pfn);
+}
+
+/* Set page i of leaf l present with the given state. */
+static inline void pg_set(struct leaf *l, unsigned int i, uint8_t st, uint8_t ord, uint64_t pfn)
+{
+	l->present[i >> 6] |= 1ULL << (i & 63);
+	l->nr_present++;
+	l->st[i] = st;
+	l->ord[i] = ord;
+	l->pfn[i] = pfn;
+}
+
+/* Map a new zeroed block of 2^k pages at leaf index i; the page at fi is the one touched. */
+static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
+		      unsigned int k, uint64_t pfn, unsigned int fi, int pmd)
+{
+	unsigned int n = 1U << k, j;
+
+	for (j = 0; j < n; j++)
+		pg_set(l, i + j, i + j == fi ? PG_TOUCHED : 0, (uint8_t)k, pfn + j);
+	rss_add(s, p, n);
+	p->c.v[RP_M_ALLOC_0 + k]++;
+	p->c.v[RP_M_ZEROED] += (uint64_t)n << RP_PAGE_SHIFT;
+	if (pmd) {
+		p->c.v[RP_M_PTE_WRITES]++;
+		p->c.v[RP_M_PMD_MAPS]++;
+	} else {
+		p->c.v[RP_M_PTE_WRITES] += n;
+		if (k >= 4)
+			p->c.v[RP_M_CONTPTE_RUNS] += 1ULL << (k - 4);
+	}
+}
+
+/* ---- the fault paths ---- */
+
+static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
+		       const struct rp_fault *f, int nohuge)
+{
+	unsigned int reason = FT_FB_NONE, j;
+
+	if (nohuge) {
+		if (s->large)
+			reason = FT_FB_NOHUGEPAGE;
+	} else if (s->pol.ops->flags & RP_POL_PMD) {
+		uint64_t b = f->vpn & ~(uint64_t)LEAF_MASK;
+
+		if (b < f->vma_start || b + LEAF_PAGES > f->vma_end) {
+			reason = FT_FB_VMA_EDGE;
+		} else if (l->nr_present) {
+			reason = FT_FB_PTE_POPULATED;
+		} else {
+			for (j = 0; j < LEAF_PAGES; j++)
+				pg_set(l, j, PG_ZERO, 0, 0);
+			p->c.v[RP_M_PTE_WRITES]++;
+			p->c.v[RP_M_HUGE_ZERO_MAPS]++;
+			return;
+		}
+	} else if (s->large) {
+		reason = FT_FB_READ;
+	}
+	if (reason)
+		p->c.v[RP_M_FB_0 + reason]++;
+	pg_set(l, i, PG_ZERO, 0, 0);
+	p->c.v[RP_M_PTE_WRITES]++;
+	p->c.v[RP_M_ZERO_MAPS]++;
+}
+
+static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
+			 const struct rp_fault *f)
+{
+	uint64_t n = s->pol.fa_pages, b = f->vpn & ~(n - 1), v;
+	uint64_t lo = b < f->vma_start ? f->vma_start : b;
+	uint64_t hi = b + n > f->vma_end ? f->vma_end : b + n;
+	uint64_t base = f->vpn & ~(uint64_t)LEAF_MASK, pfn;
+	unsigned int mapped = 0, failed = 0;
+
+	/* the faulting page first: it must be mapped even if the others cannot be */
+	pfn = alloc_page(s, p);
+	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	mapped++;
+	for (v = lo; v < hi; v++) {
+		unsigned int j = (unsigned int)(v - base);
+
+		if (v == f->vpn || pg_present(l, j))
+			continue;
+		if (rp_alloc_get(&s->alloc, 0, &pfn)) {
+			p->c.v[RP_M_ALLOC_FAILS]++;
+			failed = 1;
+			break;
+		}
+		p->c.v[RP_M_ALLOC_0]++;
+		pg_set(l, j, 0, 0, pfn);
+		mapped++;
+	}
+	if (failed)
+		p->c.v[RP_M_FB_0 + FT_FB_ALLOC_FAILED]++;
+	rss_add(s, p, mapped);
+	p->c.v[RP_M_ZEROED] += (uint64_t)mapped << RP_PAGE_SHIFT;
+	p->c.v[RP_M_PTE_WRITES] += mapped;
+}
+
+static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
+			const struct rp_fault *f, int nohuge)
+{
+	uint8_t orders[RP_PMD_ORDER];
+	unsigned int n = 0, reason = FT_FB_NONE, k, t;
+	uint64_t pfn, b;
+
+	if (nohuge) {
+		if (s->large)
+			reason = FT_FB_NOHUGEPAGE;
+	} else if (s->pol.fa_pages) {
+		fault_window(s, p, l, i, f);
+		return;
+	} else if (s->pol.ops->orders) {
+		n = s->pol.ops->orders(&s->pol, s->pol_state, f, orders);
+	}
+	for (t = 0; t < n; t++) {
+		k = orders[t];
+		b = f->vpn & ~((1ULL << k) - 1);
+		if (b < f->vma_start || b + (1ULL << k) > f->vma_end) {
+			if (!reason)
+				reason = FT_FB_VMA_EDGE;
+			continue;
+		}
+		if (!block_absent(l, (unsigned int)(b & LEAF_MASK), 1U << k)) {
+			if (!reason)
+				reason = FT_FB_PTE_POPULATED;
+			continue;
+		}
+		if (rp_alloc_get(&s->alloc, k, &pfn)) {
+			p->c.v[RP_M_ALLOC_FAILS]++;
+			if (!reason)
+				reason = FT_FB_ALLOC_FAILED;
+			continue;
+		}
+		map_block(s, p, l, (unsigned int)(b & LEAF_MASK), k, pfn, i,
+			  k == RP_PMD_ORDER && (s->pol.ops->flags & RP_POL_PMD));
+		if (reason)
+			p->c.v[RP_M_FB_0 + reason]++;
+		if (s->pol.ops->mapped)
+			s->pol.ops->mapped(s->pol_state, f, b, k);
+		return;
+	}
+	if (reason)
+		p->c.v[RP_M_FB_0 + reason]++;
+	pfn = alloc_page(s, p);
+	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	rss_add(s, p, 1);
+	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+	p->c.v[RP_M_PTE_WRITES]++;
+	if (s->pol.ops->mapped && !nohuge)
+		s->pol.ops->mapped(s->pol_state, f, f->vpn, 0);
+}
+
+/*
+ * A touch of page vpn by process p. vma_id is the recorded fault's VMA, or UINT32_MAX for
+ * ZERO_WP/COW records (whose page is present in any faithful replay; if it is not, the touch
+ * is a 4K first touch confined to that page).
+ */
+static void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
+		  uint32_t vma_id)
+{
+	struct leaf *l = leaf_get(p, vpn >> LEAF_SHIFT);
+	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
+	struct rp_fault f;
+	int nohuge = 0;
+
+	p->c.v[RP_M_TOUCHES]++;
+	if (pg_present(l, i)) {
+		uint8_t st = l->st[i];
+
+		if (!write) {
+			if (!(st & PG_ZERO))
+				l->st[i] = st | PG_TOUCHED;
+			return;
+		}
+		if (st & PG_ZERO) {
+			l->st[i] = PG_TOUCHED;
+			l->ord[i] = 0;
+			l->pfn[i] = alloc_page(s, p);
+			rss_add(s, p, 1);
+			p->c.v[RP_M_FAULTS]++;
+			p->c.v[RP_M_ZERO_WP]++;
+			p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+			p->c.v[RP_M_PTE_WRITES]++;
+			return;
+		}
+		if ((st & PG_COW) && shared_get(&s->shared, l->pfn[i]) >= 2) {
+			shared_dec(&s->shared, l->pfn[i]);
+			l->st[i] = PG_TOUCHED;
+			l->ord[i] = 0;
+			l->pfn[i] = alloc_page(s, p);
+			p->c.v[RP_M_COW]++;
+			p->c.v[RP_M_PTE_WRITES]++;
+			return;
+		}
+		/* private page, or the last mapping of a shared one: reused, no copy */
+		l->st[i] = PG_TOUCHED;
+		return;
+	}
+	f.vpn = vpn;
+	f.proc_id = proc_id;
+	f.vma_id = vma_id;
+	if (vma_id < s->nr_vmas && s->vmas[vma_id].end > s->vmas[vma_id].start) {
+		const struct rp_vma *v = &s->vmas[vma_id];
+
+		f.vma_start = v->start >> RP_PAGE_SHIFT;
+		f.vma_end = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
+		nohuge = !!(v->flags & RP_VM_NOHUGEPAGE);
+	} else {
+		f.vma_start = vpn;
+		f.vma_end = vpn + 1;
+		f.vma_id = UINT32_MAX;
+	}
+	p->c.v[RP_M_FAULTS]++;
+	if (write)
+		fault_write(s, p, l, i, &f, nohuge);
+	else
+		fault_read(s, p, l, i, &f, nohuge);
+}
+
+/* ---- zaps ---- */
+
+/*
+ * Call fn for every existing leaf of p overlapping pages [lo, hi), with the leaf-relative
+ * page range [a, b) to work on. Small ranges look leaves up by key; huge ones (an exit of
+ * the whole address space) scan the process's table instead. fn must not add leaves.
+ */
+typedef void (*walk_fn)(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
+			unsigned int b, void *arg);
+
+static void range_walk(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi, walk_fn fn,
+		       void *arg)
+{
+	uint64_t first = lo >> LEAF_SHIFT, last, key;
+	uint32_t si;
+
+	if (hi <= lo)
+		return;
+	last = (hi - 1) >> LEAF_SHIFT;
+	if (last - first < 2ULL * p->nr + 2) {
+		for (key = first; key <= last; key++) {
+			struct leaf *l = leaf_find(p, key);
+			uint64_t base = key << LEAF_SHIFT;
+
+			if (l && l->nr_present)
+				fn(s, p, l, lo > base ? (unsigned int)(lo - base) : 0,
+				   hi < base + LEAF_PAGES ? (unsigned int)(hi - base) : LEAF_PAGES,
+				   arg);
+		}
+		return;
+	}
+	for (si = 0; si < p->cap; si++) {
+		struct leaf *l = p->slot[si];
+		uint64_t base;
+
+		if (!l || !l->nr_present || l->key < first || l->key > last)
+			continue;
+		base = l->key << LEAF_SHIFT;
+		fn(s, p, l, lo > base ? (unsigned int)(lo - base) : 0,
+		   hi < base + LEAF_PAGES ? (unsigned int)(hi - base) : LEAF_PAGES, arg);
+	}
+}
+
+/* Unmap pages [a, b) of leaf l: RSS, bloat, frees. */
+static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
+		       unsigned int b, void *arg)
+{
+	unsigned int w;
+
+	for (w = a >> 6; w <= (b - 1) >> 6; w++) {
+		uint64_t m = l->present[w];
+
+		if (w == a >> 6)
+			m &= ~0ULL << (a & 63);
+		if (w == (b - 1) >> 6 && (b & 63))
+			m &= (1ULL << (b & 63)) - 1;
+		l->present[w] &= ~m;
+		while (m) {
+			unsigned int j = (w << 6) + (unsigned int)__builtin_ctzll(m);
+			uint8_t st = l->st[j];
+
+			m &= m - 1;
+			l->nr_present--;
+			if (st & PG_ZERO)
+				continue;
+			if (!(st & PG_TOUCHED))
+				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+			rss_sub(s, p, 1);
+			release_page(s, st, l->pfn[j]);
+		}
+	}
+}
+
+static void unmap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi)
+{
+	range_walk(s, p, lo, hi, unmap_leaf, NULL);
+}
+
+static void lazyfree_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
+			  unsigned int b, void *arg)
+{
+	unsigned int j;
+
+	for (j = a; j < b; j++)
+		if (pg_present(l, j) && !(l->st[j] & PG_ZERO))
+			p->c.v[RP_M_FREE_BYTES] += RP_PAGE_SIZE;
+}
+
+struct take_arg {
+	uint64_t lo;			/* first page of the source range */
+	size_t n;			/* pages taken */
+};
+
+/* mremap, first half: take the pages out of the source, keeping their state. */
+static void take_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
+		      unsigned int b, void *arg)
+{
+	struct take_arg *t = arg;
+	unsigned int j;
+
+	for (j = a; j < b; j++) {
+		if (!pg_present(l, j))
+			continue;
+		XGROW(s->mv, s->mv_cap, t->n + 1);
+		s->mv[t->n].off = (l->key << LEAF_SHIFT) + j - t->lo;
+		s->mv[t->n].st = l->st[j];
+		s->mv[t->n].ord = l->ord[j];
+		s->mv[t->n].pfn = l->pfn[j];
+		t->n++;
+		l->present[j >> 6] &= ~(1ULL << (j & 63));
+		l->nr_present--;
+	}
+}
+
+static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi,
+			 uint64_t dst)
+{
+	struct take_arg t = { .lo = lo, .n = 0 };
+	size_t k;
+
+	range_walk(s, p, lo, hi, take_leaf, &t);
+	/* whatever the destination held is unmapped first */
+	unmap_range(s, p, dst, dst + (hi - lo));
+	for (k = 0; k < t.n; k++) {
+		uint64_t v = dst + s->mv[k].off;
+		struct leaf *l = leaf_get(p, v >> LEAF_SHIFT);
+
+		pg_set(l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
+	}
+}
+
+static void zap(struct rp_sim *s, struct proc *p, const struct ft_event *ev)
+{
+	uint64_t lo = ev->addr >> RP_PAGE_SHIFT;
+	uint64_t hi = (ev->end >> RP_PAGE_SHIFT) + !!(ev->end & (RP_PAGE_SIZE - 1));
+
+	switch (ev->reason) {
+	case FT_ZAP_FREE:
+		range_walk(s, p, lo, hi, lazyfree_leaf, NULL);
+		break;
+	case FT_ZAP_MREMAP:
+		if (ev->aux) {
+			mremap_range(s, p, lo, hi, ev->aux >> RP_PAGE_SHIFT);
+			break;
+		}
+		unmap_range(s, p, lo, hi);
+		break;
+	case FT_ZAP_EXIT:
+		unmap_range(s, p, lo, hi);
+		proc_compact(p);
+		break;
+	default:
+		unmap_range(s, p, lo, hi);
+		break;
+	}
+}
+
+/* ---- fork ---- */
+
+static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
+{
+	uint32_t si;
+	unsigned int j;
+
+	if (child == parent)
+		return;
+	for (si = 0; si < parent->cap; si++) {
+		struct leaf *pl = parent->slot[si], *cl;
+
+		if (!pl || !pl->nr_present)
+			continue;
+		cl = leaf_get(child, pl->key);
+		for (j = 0; j < LEAF_PAGES; j++) {
+			if (!pg_present(pl, j))
+				continue;
+			if (pg_present(cl, j))	/* a stale child page: replaced */
+				unmap_range(s, child, (cl->key << LEAF_SHIFT) + j,
+					    (cl->key << LEAF_SHIFT) + j + 1);
+			if (pl->st[j] & PG_ZERO) {
+				pg_set(cl, j, PG_ZERO, 0, 0);
+				continue;
+			}
+			pl->st[j] |= PG_COW;
+			shared_inc(&s->shared, pl->pfn[j]);
+			pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
+			rss_add(s, child, 1);
+		}
+	}
+}
+
+/* ---- public ---- */
+
+struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
+			  const struct rp_trace *t)
+{
+	struct rp_sim *s;
+	uint64_t sum = 0;
+	int k;
+
+	if (frag == RP_FRAG_BUDDYINFO) {
+		for (k = 0; k <= RP_MAX_ORDER; k++)
+			sum += t->free_blocks[k];
+		if (!sum)
+			return error_null("frag model buddyinfo needs the recorded buddyinfo");
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->pol = *p;
+	s->large = p->ops != &rp_policy_order0;
+	s->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
+	s->vmas = t->vmas;
+	s->nr_vmas = t->nr_vmas;
+	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
+	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
+	rp_alloc_init(&s->alloc, frag, t->free_blocks);
+	return s;
+}
+
+void rp_sim_free(struct rp_sim *s)
+{
+	uint32_t i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_procs; i++) {
+		struct proc *p = s->procs[i];
+
+		if (!p)
+			continue;
+		for (j = 0; j < p->cap; j++)
+			free(p->slot[j]);
+		free(p->slot);
+		free(p);
+	}
+	free(s->procs);
+	if (s->pol.ops->state_free)
+		s->pol.ops->state_free(s->pol_state);
+	rp_alloc_release(&s->alloc);
+	free(s->shared.key);
+	free(s->shared.cnt);
+	free(s->mv);
+	free(s);
+}
+
+void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
+{
+	const struct ft_event *e, *end = ev + n;
+
+	for (e = ev; e < end; e++) {
+		struct proc *p;
+
+		switch (e->kind) {
+		case FT_EV_FAULT:
+			p = e->proc_id < s->nr_procs && s->procs[e->proc_id] ?
+				    s->procs[e->proc_id] : proc_of(s, e->proc_id);
+			touch(s, p, e->proc_id, e->addr >> RP_PAGE_SHIFT, e->flags & FT_EVF_WRITE,
+			      e->vma_id);
+			break;
+		case FT_EV_ZERO_WP:
+		case FT_EV_COW:
+			p = proc_of(s, e->proc_id);
+			touch(s, p, e->proc_id, e->addr >> RP_PAGE_SHIFT, 1, UINT32_MAX);
+			break;
+		case FT_EV_ZAP:
+			zap(s, proc_of(s, e->proc_id), e);
+			break;
+		case FT_EV_MM_DUP:
+			p = proc_of(s, e->proc_id);
+			mm_dup(s, p, proc_of(s, (uint32_t)e->aux));
+			break;
+		default:	/* ALLOC: what the recorded kernel did, not ours to model */
+			break;
+		}
+	}
+}
+
+/* Aligned 16-page groups of one block of order 4..8, all present (PTE mapped). */
+static uint64_t contpte_count(const struct leaf *l)
+{
+	uint64_t runs = 0;
+	unsigned int g, j;
+
+	for (g = 0; g < LEAF_PAGES; g += 16) {
+		if (((l->present[g >> 6] >> (g & 63)) & 0xffff) != 0xffff)
+			continue;
+		if ((l->st[g] & PG_ZERO) || l->ord[g] < 4 || l->ord[g] > 8 || (l->pfn[g] & 15))
+			continue;
+		for (j = 1; j < 16; j++)
+			if ((l->st[g + j] & PG_ZERO) || l->ord[g + j] != l->ord[g] ||
+			    l->pfn[g + j] != l->pfn[g] + j)
+				break;
+		runs += j == 16;
+	}
+	return runs;
+}
+
+void rp_sim_finish(struct rp_sim *s)
+{
+	uint32_t i, j;
+	unsigned int m, w;
+
+	if (s->finished)
+		return;
+	s->finished = 1;
+	memset(&s->total, 0, sizeof(s->total));
+	for (i = 0; i < s->nr_procs; i++) {
+		struct proc *p = s->procs[i];
+
+		if (!p)
+			continue;
+		for (j = 0; j < p->cap; j++) {
+			struct leaf *l = p->slot[j];
+
+			if (!l || !l->nr_present)
+				continue;
+			for (w = 0; w < LEAF_PAGES / 64; w++) {
+				uint64_t bits = l->present[w];
+
+				while (bits) {
+					unsigned int x = (w << 6) + (unsigned int)__builtin_ctzll(bits);
+
+					bits &= bits - 1;
+					if (!(l->st[x] & (PG_ZERO | PG_TOUCHED)))
+						p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+				}
+			}
+			p->c.v[RP_M_CONTPTE_FINAL] += contpte_count(l);
+		}
+		p->c.v[RP_M_FINAL_RSS] = p->rss << RP_PAGE_SHIFT;
+		p->c.v[RP_M_PEAK_RSS] = p->peak << RP_PAGE_SHIFT;
+		for (m = 0; m < RP_NR_METRICS; m++)
+			s->total.v[m] += p->c.v[m];
+	}
+	s->total.v[RP_M_PEAK_RSS] = s->peak << RP_PAGE_SHIFT;
+}
+
+const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id)
+{
+	return proc_id < s->nr_procs && s->procs[proc_id] ? &s->procs[proc_id]->c : NULL;
+}
+
+const struct rp_counters *rp_sim_total(const struct rp_sim *s)
+{
+	return &s->total;
+}

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay-cases.c - named synthetic streams with hand-computed answers, one table row each.
+ * Every case runs through the fast engine and the oracle; both must give the expected
+ * values (metrics not listed are not checked).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "replay/replay.h"
+#include "tests/unit/tap.h"
+
+#define K 1024ULL
+#define M (1024ULL * 1024)
+#define B 0x10000000ULL		/* 2M-aligned base of every case's first VMA */
+#define NOHUGE RP_VM_NOHUGEPAGE
+
+/* steps: W/R write/read FAULT at a in VMA v, Z zero_wp, C cow, U/D/F/X munmap, dontneed,
+ * free, exit of [a, b), M mremap [a, b) to c, K fork: proc is the child, a the parent */
+struct step {
+	char op;
+	uint32_t proc;
+	uint64_t a, b, c;
+	uint32_t v;
+};
+
+struct want {
+	const char *metric;
+	uint64_t value;
+};
+
+struct vma {
+	uint64_t start, end, flags;
+};
+
+struct tcase {
+	const char *name;
+	const char *policy;
+	const char *frag;		/* NULL: none */
+	uint64_t blocks[RP_MAX_ORDER + 1];	/* buddyinfo seed */
+	struct vma vmas[3];		/* vma ids 1.. */
+	struct step steps[40];		/* until op 0 */
+	struct want want[12];		/* until metric NULL */
+};
+
+#define W(p, a) { 'W', p, a, 0, 0, 1 }
+#define Wv(p, a, v) { 'W', p, a, 0, 0, v }
+#define R(p, a) { 'R', p, a, 0, 0, 1 }
+#define SEQ16(p) W(p, B), W(p, B + 4 * K), W(p, B + 8 * K), W(p, B + 12 * K), W(p, B + 16 * K), \
+	W(p, B + 20 * K), W(p, B + 24 * K), W(p, B + 28 * K), W(p, B + 32 * K),               \
+	W(p, B + 36 * K), W(p, B + 40 * K), W(p, B + 44 * K), W(p, B + 48 * K),              \
+	W(p, B + 52 * K), W(p, B + 56 * K), W(p, B + 60 * K)
+
+static const struct tcase cases[] = {
+	{ "16 sequential writes, 64K VMA, order0", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) },
+	  { { "faults", 16 }, { "alloc_order_0", 16 }, { "pte_writes", 16 },
+	    { "zeroed_bytes", 64 * K }, { "bloat_bytes", 0 }, { "peak_rss_bytes", 64 * K },
+	    { "contpte_runs", 0 } } },
+	{ "16 sequential writes, 64K VMA, mcpage:2", "mcpage:2", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) },
+	  { { "faults", 4 }, { "alloc_order_2", 4 }, { "alloc_order_0", 0 }, { "pte_writes", 16 },
+	    { "bloat_bytes", 0 }, { "contpte_runs", 0 }, { "contpte_runs_final", 0 } } },
+	{ "16 sequential writes, 64K VMA, mcpage:4", "mcpage:4", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) },
+	  { { "faults", 1 }, { "alloc_order_4", 1 }, { "pte_writes", 16 },
+	    { "zeroed_bytes", 64 * K }, { "bloat_bytes", 0 }, { "contpte_runs", 1 },
+	    { "contpte_runs_final", 1 }, { "final_rss_bytes", 64 * K } } },
+	{ "one touch per 16K block, mcpage:2: 3 pages of bloat per block", "mcpage:2", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(1, B + 16 * K), W(1, B + 32 * K), W(1, B + 48 * K),
+	    { 'X', 1, B, B + 64 * K, 0, 0 } },
+	  { { "faults", 4 }, { "bloat_bytes", 4 * 3 * 4 * K }, { "zeroed_bytes", 64 * K },
+	    { "peak_rss_bytes", 64 * K }, { "final_rss_bytes", 0 } } },
+	{ "bloat counted at the end of the trace too", "mcpage:2", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { W(1, B + 4 * K) },
+	  { { "bloat_bytes", 12 * K }, { "final_rss_bytes", 16 * K } } },
+	{ "VMA edge: 64K block not inside an unaligned VMA", "mcpage:4", NULL, { 0 },
+	  { { B + 12 * K, B + 140 * K, 3 } }, { W(1, B + 12 * K), W(1, B + 64 * K) },
+	  { { "faults", 2 }, { "fallback_vma_edge", 1 }, { "alloc_order_0", 1 },
+	    { "alloc_order_4", 1 }, { "fallback_pte_populated", 0 } } },
+	{ "hole: a zero-page PTE in the block forces pte_populated", "mcpage:4", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { R(1, B), W(1, B + 16 * K), W(1, B + 20 * K) },
+	  { { "faults", 3 }, { "fallback_read", 1 }, { "fallback_pte_populated", 2 },
+	    { "alloc_order_0", 2 }, { "zero_page_maps", 1 } } },
+	{ "mthp descends 64K -> 16K at a VMA edge", "mthp:16K,64K", NULL, { 0 },
+	  { { B, B + 48 * K, 3 } }, { W(1, B), W(1, B + 12 * K), W(1, B + 16 * K) },
+	  { { "faults", 2 }, { "alloc_order_2", 2 }, { "fallback_vma_edge", 2 },
+	    { "alloc_order_4", 0 } } },
+	{ "NOHUGEPAGE VMA: 4K with fallback nohugepage", "mcpage:4", NULL, { 0 },
+	  { { B, B + 64 * K, 3 | NOHUGE } }, { W(1, B), R(1, B + 4 * K) },
+	  { { "faults", 2 }, { "fallback_nohugepage", 2 }, { "alloc_order_0", 1 } } },
+	{ "order0 counts no fallback", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 | NOHUGE } }, { W(1, B), R(1, B + 4 * K) },
+	  { { "faults", 2 }, { "fallback_nohugepage", 0 }, { "fallback_read", 0 } } },
+	{ "zap makes re-touches fault again", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(1, B + 4 * K), { 'D', 1, B, B + 8 * K, 0, 0 }, W(1, B), W(1, B + 4 * K) },
+	  { { "faults", 4 }, { "final_rss_bytes", 8 * K }, { "peak_rss_bytes", 8 * K },
+	    { "bloat_bytes", 0 } } },
+	{ "zap of a partly touched block: bloat, then the re-touch faults", "mcpage:2", NULL,
+	  { 0 }, { { B, B + 64 * K, 3 } },
+	  { W(1, B), { 'U', 1, B, B + 16 * K, 0, 0 }, W(1, B) },
+	  { { "faults", 2 }, { "bloat_bytes", 24 * K }, { "alloc_order_2", 2 } } },
+	{ "read then write: zero page then zero_wp", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { R(1, B), { 'Z', 1, B, 0, 0, 0 } },
+	  { { "faults", 2 }, { "zero_wp_faults", 1 }, { "zero_page_maps", 1 },
+	    { "final_rss_bytes", 4 * K }, { "zeroed_bytes", 4 * K }, { "pte_writes", 2 } } },
+	{ "a page mapped by a larger block costs no fault", "mcpage:4", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { W(1, B), R(1, B + 8 * K), W(1, B + 60 * K) },
+	  { { "faults", 1 }, { "touches", 3 }, { "bloat_bytes", 13 * 4 * K } } },
+	{ "fork + write gives COW; the last mapping is reused", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(1, B + 4 * K), { 'K', 2, 1, 0, 0, 0 }, { 'C', 2, B, 0, 0, 0 },
+	    { 'C', 1, B + 4 * K, 0, 0, 0 }, { 'X', 2, B, B + 64 * K, 0, 0 },
+	    { 'C', 1, B, 0, 0, 0 } },
+	  { { "cow_faults", 2 }, { "faults", 2 }, { "alloc_order_0", 4 },
+	    { "final_rss_bytes", 8 * K }, { "peak_rss_bytes", 16 * K }, { "zeroed_bytes", 8 * K },
+	    { "bloat_bytes", 0 } } },
+	{ "mremap moves presence", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 }, { B + 4 * M, B + 4 * M + 64 * K, 3 } },
+	  { W(1, B), { 'M', 1, B, B + 4 * K, B + 4 * M, 0 }, Wv(1, B + 4 * M, 2), W(1, B) },
+	  { { "faults", 2 }, { "final_rss_bytes", 8 * K } } },
+	{ "MADV_FREE keeps pages mapped and counts them", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(1, B + 4 * K), { 'F', 1, B, B + 64 * K, 0, 0 }, W(1, B) },
+	  { { "faults", 2 }, { "lazyfree_bytes", 8 * K }, { "final_rss_bytes", 8 * K } } },
+	{ "thp: PMD write, huge zero read, zero_wp after it", "thp", NULL, { 0 },
+	  { { B, B + 4 * M, 3 } },
+	  { W(1, B), R(1, B + 2 * M), W(1, B + 2 * M + 4 * K) },
+	  { { "faults", 3 }, { "pmd_maps", 1 }, { "alloc_order_9", 1 }, { "huge_zero_maps", 1 },
+	    { "zero_wp_faults", 1 }, { "pte_writes", 3 }, { "bloat_bytes", 511 * 4 * K },
+	    { "zeroed_bytes", 2 * M + 4 * K } } },
+	{ "thp: 2M range outside the VMA -> 4K, vma_edge", "thp", NULL, { 0 },
+	  { { B, B + 1 * M, 3 } }, { W(1, B), R(1, B + 8 * K) },
+	  { { "faults", 2 }, { "fallback_vma_edge", 2 }, { "pmd_maps", 0 } } },
+	{ "faultaround:16 maps the window, no contiguity", "faultaround:16", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { W(1, B + 8 * K), W(1, B + 20 * K), W(1, B) },
+	  { { "faults", 1 }, { "alloc_order_0", 16 }, { "zeroed_bytes", 64 * K },
+	    { "contpte_runs", 0 }, { "contpte_runs_final", 0 }, { "bloat_bytes", 13 * 4 * K } } },
+	{ "adaptive grows on sequential first touches", "adaptive:max=64K", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) },
+	  { { "faults", 5 }, { "alloc_order_0", 2 }, { "alloc_order_1", 1 },
+	    { "alloc_order_2", 1 }, { "alloc_order_3", 1 }, { "fallback_pte_populated", 4 } } },
+	{ "buddyinfo: no order-2 block -> alloc_failed", "mcpage:2", "buddyinfo", { 4 },
+	  { { B, B + 64 * K, 3 } }, { W(1, B) },
+	  { { "faults", 1 }, { "fallback_alloc_failed", 1 }, { "alloc_fails", 1 },
+	    { "alloc_order_0", 1 } } },
+	{ "buddyinfo: frees merge back into an order-2 block", "mcpage:2", "buddyinfo",
+	  { 0, 0, 1 }, { { B, B + 64 * K, 3 } },
+	  { W(1, B), { 'D', 1, B, B + 16 * K, 0, 0 }, W(1, B), { 'D', 1, B, B + 16 * K, 0, 0 },
+	    W(1, B) },
+	  { { "alloc_order_2", 3 }, { "alloc_fails", 0 } } },
+	{ "buddyinfo: order-0 exhausted -> oom counted, page mapped", "order0", "buddyinfo",
+	  { 1 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 4 * K) },
+	  { { "faults", 2 }, { "oom", 1 }, { "final_rss_bytes", 8 * K } } },
+};
+
+static void build(const struct tcase *c, struct rp_stream *s)
+{
+	const struct step *st;
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < 3 && c->vmas[i].end; i++)
+		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
+	for (st = c->steps; st->op; st++) {
+		struct ft_event e = { 0 };
+
+		e.proc_id = st->proc;
+		e.addr = st->a;
+		switch (st->op) {
+		case 'W':
+		case 'R':
+			e.kind = FT_EV_FAULT;
+			e.vma_id = st->v;
+			e.flags = st->op == 'W' ? FT_EVF_WRITE : 0;
+			break;
+		case 'Z':
+			e.kind = FT_EV_ZERO_WP;
+			break;
+		case 'C':
+			e.kind = FT_EV_COW;
+			break;
+		case 'K':
+			e.kind = FT_EV_MM_DUP;
+			e.addr = 0;
+			e.aux = st->a;
+			break;
+		default:
+			e.kind = FT_EV_ZAP;
+			e.end = st->b;
+			e.reason = st->op == 'U' ? FT_ZAP_MUNMAP : st->op == 'D' ? FT_ZAP_DONTNEED :
+				   st->op == 'F' ? FT_ZAP_FREE : st->op == 'M' ? FT_ZAP_MREMAP :
+				   FT_ZAP_EXIT;
+			e.aux = st->op == 'M' ? st->c : 0;
+			break;
+		}
+		rp_stream_add(s, &e);
+	}
+}
+
+int main(void)
+{
+	size_t i, n = sizeof(cases) / sizeof(cases[0]);
+
+	plan((int)n * 2);
+	for (i = 0; i < n; i++) {
+		const struct tcase *c = &cases[i];
+		struct rp_stream s;
+		struct rp_trace t;
+		struct rp_policy p;
+		enum rp_frag_kind frag = RP_FRAG_NONE;
+		struct rp_sim *sim;
+		struct rp_oracle *o;
+		const struct want *w;
+		int good = 1, same;
+
+		build(c, &s);
+		rp_stream_trace(&s, &t);
+		memcpy(t.free_blocks, c->blocks, sizeof(t.free_blocks));
+		if (rp_policy_parse(c->policy, &p) || (c->frag && rp_frag_parse(c->frag, &frag))) {
+			diag("%s", error_text());
+			error_clear();
+			ok(0, "%s", c->name);
+			ok(0, "%s: oracle", c->name);
+			continue;
+		}
+		sim = rp_sim_new(&p, frag, &t);
+		o = rp_oracle_new(&p, frag, &t);
+		rp_sim_feed(sim, s.ev, s.nr);
+		rp_oracle_feed(o, s.ev, s.nr);
+		rp_sim_finish(sim);
+		rp_oracle_finish(o);
+		for (w = c->want; w->metric; w++) {
+			int m = rp_metric_lookup(w->metric);
+			uint64_t got = m >= 0 ? rp_sim_total(sim)->v[m] : ~0ULL;
+
+			if (got != w->value) {
+				diag("  %s: %s = %llu, want %llu", c->policy, w->metric,
+				     (unsigned long long)got, (unsigned long long)w->value);
+				good = 0;
+			}
+		}
+		ok(good, "%s", c->name);
+		same = !memcmp(rp_sim_total(sim), rp_oracle_total(o), sizeof(struct rp_counters));
+		if (!same) {
+			unsigned int m;
+
+			for (m = 0; m < RP_NR_METRICS; m++)
+				if (rp_sim_total(sim)->v[m] != rp_oracle_total(o)->v[m])
+					diag("  %s: sim %llu oracle %llu", rp_metric_name(m),
+					     (unsigned long long)rp_sim_total(sim)->v[m],
+					     (unsigned long long)rp_oracle_total(o)->v[m]);
+		}
+		ok(same, "%s: oracle agrees", c->name);
+		rp_sim_free(sim);
+		rp_oracle_free(o);
+		rp_stream_release(&s);
+	}
+	return done_testing();
+}

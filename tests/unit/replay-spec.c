@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay-spec.c - the policy spec parser: a table of valid specs with their canonical form
+ * and fields, a table of invalid ones with the exact one-line error.
+ */
+#include <string.h>
+
+#include "lib/error.h"
+#include "replay/policy.h"
+#include "replay/replay.h"
+#include "tests/unit/tap.h"
+
+static const struct {
+	const char *spec;
+	const char *canon;
+	unsigned int order, orders, fa_pages, max_order;
+} valid[] = {
+	{ "order0", "order0", 0, 0, 0, 0 },
+	{ "mcpage:1", "mcpage:1", 1, 0, 0, 0 },
+	{ "mcpage:2", "mcpage:2", 2, 0, 0, 0 },
+	{ "mcpage:8", "mcpage:8", 8, 0, 0, 0 },
+	{ "mthp:16K,32K,64K", "mthp:16K,32K,64K", 0, 0x1c, 0, 0 },
+	{ "mthp:64K,16K", "mthp:16K,64K", 0, 0x14, 0, 0 },
+	{ "mthp:8k", "mthp:8K", 0, 0x2, 0, 0 },
+	{ "mthp:1M", "mthp:1M", 0, 0x100, 0, 0 },
+	{ "mthp:65536", "mthp:64K", 0, 0x10, 0, 0 },
+	{ "faultaround:2", "faultaround:2", 0, 0, 2, 0 },
+	{ "faultaround:16", "faultaround:16", 0, 0, 16, 0 },
+	{ "faultaround:512", "faultaround:512", 0, 0, 512, 0 },
+	{ "thp", "thp", 0, 0, 0, 0 },
+	{ "adaptive", "adaptive:max=64K", 0, 0, 0, 4 },
+	{ "adaptive:max=256K", "adaptive:max=256K", 0, 0, 0, 6 },
+	{ "adaptive:max=8K", "adaptive:max=8K", 0, 0, 0, 1 },
+};
+
+static const struct {
+	const char *spec;
+	const char *err;
+} invalid[] = {
+	{ "", "bad policy '': empty spec" },
+	{ "mcpage:12", "bad policy 'mcpage:12': order must be 1..8" },
+	{ "mcpage:0", "bad policy 'mcpage:0': order must be 1..8" },
+	{ "mcpage", "bad policy 'mcpage': mcpage needs an order: mcpage:N with N = 1..8" },
+	{ "mcpage:", "bad policy 'mcpage:': empty argument after ':' (mcpage:N (N = 1..8))" },
+	{ "mcpage:two", "bad policy 'mcpage:two': order 'two' is not a number" },
+	{ "mcpage:-1", "bad policy 'mcpage:-1': order '-1' is not a number" },
+	{ "order1", "bad policy 'order1': unknown policy 'order1' (known: order0, mcpage:N, "
+		    "mthp:SIZE,..., faultaround:N, thp, adaptive[:max=SIZE])" },
+	{ "order0:1", "bad policy 'order0:1': order0 takes no argument" },
+	{ "thp:2M", "bad policy 'thp:2M': thp takes no argument" },
+	{ "mthp:48K", "bad policy 'mthp:48K': size '48K' is not a power of two" },
+	{ "mthp:2M", "bad policy 'mthp:2M': size '2M' out of range 8K..1M" },
+	{ "mthp:4K", "bad policy 'mthp:4K': size '4K' out of range 8K..1M" },
+	{ "mthp:16K,,32K", "bad policy 'mthp:16K,,32K': empty size in '16K,,32K'" },
+	{ "mthp:16K,16K", "bad policy 'mthp:16K,16K': size '16K' given twice" },
+	{ "mthp:16Q", "bad policy 'mthp:16Q': bad size '16Q'" },
+	{ "mthp", "bad policy 'mthp': mthp needs sizes: mthp:16K,32K,64K (8K..1M)" },
+	{ "faultaround:3", "bad policy 'faultaround:3': window must be a power of two 2..512 pages" },
+	{ "faultaround:1", "bad policy 'faultaround:1': window must be a power of two 2..512 pages" },
+	{ "faultaround:1024",
+	  "bad policy 'faultaround:1024': window must be a power of two 2..512 pages" },
+	{ "adaptive:max=2M", "bad policy 'adaptive:max=2M': max '2M' out of range 8K..1M" },
+	{ "adaptive:min=8K", "bad policy 'adaptive:min=8K': unknown option 'min=8K' "
+			     "(adaptive:max=SIZE)" },
+};
+
+static const struct {
+	const char *name;
+	int ok;
+	enum rp_frag_kind kind;
+} frags[] = {
+	{ "none", 1, RP_FRAG_NONE },
+	{ "buddyinfo", 1, RP_FRAG_BUDDYINFO },
+	{ "buddy", 0, RP_FRAG_NONE },
+};
+
+int main(void)
+{
+	size_t i;
+	uint64_t fb[RP_MAX_ORDER + 1];
+
+	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
+		   sizeof(frags) / sizeof(frags[0]) + 4));
+	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+		struct rp_policy p, q;
+		int r = rp_policy_parse(valid[i].spec, &p);
+
+		if (r)
+			diag("%s", error_text());
+		error_clear();
+		ok(!r && !strcmp(p.spec, valid[i].canon) && p.order == valid[i].order &&
+			   p.orders == valid[i].orders && p.fa_pages == valid[i].fa_pages &&
+			   p.max_order == valid[i].max_order,
+		   "valid '%s' -> '%s'", valid[i].spec, valid[i].canon);
+		/* the canonical form parses to itself */
+		r = rp_policy_parse(p.spec, &q);
+		error_clear();
+		ok(!r && !strcmp(q.spec, p.spec), "canonical '%s' is a fixed point", p.spec);
+	}
+	for (i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		struct rp_policy p;
+		int r = rp_policy_parse(invalid[i].spec, &p);
+		const char *got = error_text();
+
+		if (!ok(r == -1 && !strcmp(got, invalid[i].err), "invalid '%s'", invalid[i].spec))
+			diag("  got '%s'", got);
+		error_clear();
+	}
+	for (i = 0; i < sizeof(frags) / sizeof(frags[0]); i++) {
+		enum rp_frag_kind k = RP_FRAG_NONE;
+		int r = rp_frag_parse(frags[i].name, &k);
+
+		ok((r == 0) == frags[i].ok && (!frags[i].ok || k == frags[i].kind), "frag '%s'",
+		   frags[i].name);
+		error_clear();
+	}
+	ok(!rp_buddyinfo_parse("Node 0, zone      DMA      1      1      1      0      2      1"
+			       "      1      0      1      1      3\n"
+			       "Node 0, zone    DMA32    100     50     20     10      5      4"
+			       "      3      2      1      0      7\n",
+			       fb) && fb[0] == 100 && fb[10] == 7 && fb[4] == 5,
+	   "buddyinfo: zones summed, DMA skipped");
+	ok(rp_buddyinfo_parse("Node 0, zone DMA32 1 2 3\n", fb) == -1, "buddyinfo: short line");
+	error_clear();
+	ok(rp_buddyinfo_parse("garbage\n", fb) == -1, "buddyinfo: not buddyinfo");
+	error_clear();
+	ok(rp_metric_lookup("alloc_order_4") == RP_M_ALLOC_0 + 4 &&
+		   !strcmp(rp_metric_name(RP_M_FB_0 + FT_FB_VMA_EDGE), "fallback_vma_edge"),
+	   "metric names");
+	return done_testing();
+}
