@@ -1,9 +1,358 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd-query.c - foliotrace query (placeholder until its issue lands). */
+/*
+ * cmd-query.c - foliotrace query: look into a trace database, read-only.
+ *
+ * The database is opened with SQLITE_OPEN_READONLY (ftdb_open FTDB_READONLY) for every
+ * view; `sql` additionally refuses any statement sqlite3_stmt_readonly() does not vouch
+ * for, so a query can never change the database. Output: --format table|csv|json, JSON
+ * names documented in docs/cli-json.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/query.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
+
+static const char usage_text[] =
+	"usage: foliotrace query DB [--trace ID] [--format table|csv|json] [--pid PID]\n"
+	"                        [--limit N] summary|procs|vmas|faults|orders|latency|sql SQL\n"
+	"\n"
+	"    summary        the trace: header, totals, events per type\n"
+	"    procs          processes (one per address space) with their event counts\n"
+	"    vmas           VMA shapes seen by faults, per process\n"
+	"    faults         anon_fault records decoded from the event stream\n"
+	"    orders         faults and page-table entries per mapped order\n"
+	"    latency        exact p50/p90/p99/max fault latency per mapped order\n"
+	"    sql SQL        run one read-only SQL statement\n"
+	"\n"
+	"    -t, --trace ID      trace to show (default: the only or newest recorded one)\n"
+	"    -f, --format FMT    table (default), csv or json\n"
+	"    -p, --pid PID       procs, vmas, faults, latency: only this process (tgid)\n"
+	"    -n, --limit N       procs, vmas, faults: at most N rows\n"
+	"    -h, --help          show this help\n";
+
+static const struct option options[] = {
+	{ "trace", required_argument, NULL, 't' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "limit", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Run sql with the trace id (and --pid, --limit) bound, one table row per result row. */
+static int sql_table(const struct query_opts *o, const char *sql, struct out_table *t,
+		     const char *const *hex_cols)
+{
+	sqlite3_stmt *st;
+	int i, n, rc, k;
+
+	if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("query failed: %s", sqlite3_errmsg(o->db));
+	for (i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
+		const char *name = sqlite3_bind_parameter_name(st, i);
+
+		if (!name)
+			continue;
+		if (!strcmp(name, ":trace"))
+			sqlite3_bind_int64(st, i, o->trace_id);
+		else if (!strcmp(name, ":pid"))
+			sqlite3_bind_int64(st, i, o->pid);
+		else if (!strcmp(name, ":limit"))
+			sqlite3_bind_int64(st, i, o->limit);
+	}
+	n = sqlite3_column_count(st);
+	if (!t->nr_cols)
+		for (i = 0; i < n; i++)
+			out_add_col(t, sqlite3_column_name(st, i));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < n; i++) {
+			int hex = 0;
+
+			for (k = 0; hex_cols && hex_cols[k]; k++)
+				hex |= !strcmp(hex_cols[k], sqlite3_column_name(st, i));
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_NULL:
+				out_null(t);
+				break;
+			case SQLITE_INTEGER:
+				if (hex)
+					out_hex(t, (uint64_t)sqlite3_column_int64(st, i));
+				else
+					out_int(t, sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_FLOAT:
+				out_real(t, sqlite3_column_double(st, i));
+				break;
+			case SQLITE_BLOB:
+				out_text(t, "(blob)");
+				break;
+			default:
+				out_text(t, (const char *)sqlite3_column_text(st, i));
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("query failed: %s", sqlite3_errmsg(o->db));
+	return 0;
+}
+
+static const char summary_sql[] =
+	"SELECT t.trace_id, t.uuid, t.path, t.arch, t.page_size, t.kernel, t.policy, "
+	"t.mem_bytes, t.cpus, t.workload, t.workload_status, t.clocksource, "
+	"t.discarded_events, t.partial, t.parent_trace_id, t.first_ts, t.last_ts, "
+	"t.last_ts - t.first_ts AS duration_ns, t.events AS events_total, "
+	"(SELECT count(*) FROM process WHERE trace_id = t.trace_id) AS processes, "
+	"(SELECT count(*) FROM vma JOIN process USING (proc_id) "
+	" WHERE process.trace_id = t.trace_id) AS vmas, "
+	"(SELECT coalesce(sum(anon_faults), 0) FROM process WHERE trace_id = t.trace_id) "
+	" AS anon_faults, "
+	"(SELECT coalesce(sum(zero_wp), 0) FROM process WHERE trace_id = t.trace_id) AS zero_wp, "
+	"(SELECT coalesce(sum(cow), 0) FROM process WHERE trace_id = t.trace_id) AS cow, "
+	"(SELECT coalesce(sum(zaps), 0) FROM process WHERE trace_id = t.trace_id) AS zaps, "
+	"(SELECT coalesce(sum(nr_events), 0) FROM event_chunk WHERE trace_id = t.trace_id) "
+	" AS stream_records, "
+	"(SELECT coalesce(sum(length(data)), 0) FROM event_chunk WHERE trace_id = t.trace_id) "
+	" AS stream_bytes, "
+	"t.ingested_at, t.tool_version FROM trace t WHERE t.trace_id = :trace";
+
+/*
+ * summary: JSON is one object (the trace's columns and totals, "events": {name: count});
+ * table and CSV are key/value rows with the event counts as "events.NAME".
+ */
+static int query_summary(const struct query_opts *o)
+{
+	struct out_table t = { 0 }, ev = { 0 }, kv = { 0 };
+	static const char *const kv_cols[] = { "key", "value" };
+	size_t i, rows;
+	int ret = -1;
+
+	if (sql_table(o, summary_sql, &t, NULL) ||
+	    sql_table(o, "SELECT name, count FROM event_count WHERE trace_id = :trace "
+			 "ORDER BY name", &ev, NULL))
+		goto out;
+	rows = t.nr_cells / t.nr_cols;
+	if (rows != 1) {
+		error("trace %lld not found", (long long)o->trace_id);
+		goto out;
+	}
+	if (o->format == OUT_JSON) {
+		printf("{");
+		for (i = 0; i < t.nr_cols; i++) {
+			const struct out_cell *c = &t.cells[i];
+
+			printf(i ? ",\n \"%s\": " : "\n \"%s\": ", t.cols[i]);
+			if (c->type == OUT_INT)
+				printf("%lld", (long long)c->i);
+			else if (c->type == OUT_TEXT)
+				out_json_str(stdout, c->s);
+			else
+				printf("null");
+		}
+		printf(",\n \"events\": {");
+		for (i = 0; i < ev.nr_cells / 2; i++) {
+			printf(i ? ", " : "");
+			out_json_str(stdout, ev.cells[2 * i].s);
+			printf(": %lld", (long long)ev.cells[2 * i + 1].i);
+		}
+		printf("}\n}\n");
+		ret = 0;
+		goto out;
+	}
+	out_init(&kv, kv_cols, 2);
+	for (i = 0; i < t.nr_cols; i++) {
+		const struct out_cell *c = &t.cells[i];
+
+		out_text(&kv, t.cols[i]);
+		if (c->type == OUT_INT) {
+			/* as text: one left-aligned value column reads better */
+			char num[24];
+
+			snprintf(num, sizeof(num), "%lld", (long long)c->i);
+			out_text(&kv, num);
+		} else {
+			out_text(&kv, c->type == OUT_TEXT ? c->s : NULL);
+		}
+	}
+	for (i = 0; i < ev.nr_cells / 2; i++) {
+		struct strbuf key = STRBUF_INIT;
+
+		strbuf_addf(&key, "events.%s", ev.cells[2 * i].s);
+		out_text(&kv, key.buf);
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%lld", (long long)ev.cells[2 * i + 1].i);
+		out_text(&kv, key.buf);
+		strbuf_release(&key);
+	}
+	out_print(&kv, o->format, stdout);
+	ret = 0;
+out:
+	out_release(&t);
+	out_release(&ev);
+	out_release(&kv);
+	return ret;
+}
+
+static const char procs_sql[] =
+	"SELECT p.proc_id, p.pid, p.comm, p.mm, p.parent_proc_id, p.anon_faults, p.zero_wp, "
+	"p.cow, p.zaps, (SELECT count(*) FROM vma v WHERE v.proc_id = p.proc_id) AS vmas, "
+	"p.first_ts, p.last_ts FROM process p WHERE p.trace_id = :trace "
+	"AND (:pid < 0 OR p.pid = :pid) ORDER BY p.proc_id LIMIT :limit";
+
+static const char vmas_sql[] =
+	"SELECT v.vma_id, v.proc_id, p.pid, p.comm, v.start, v.end, v.end - v.start AS bytes, "
+	"v.flags, v.faults, v.first_ts FROM vma v JOIN process p USING (proc_id) "
+	"WHERE p.trace_id = :trace AND (:pid < 0 OR p.pid = :pid) "
+	"ORDER BY v.proc_id, v.start, v.vma_id LIMIT :limit";
+
+static const char orders_sql[] =
+	"SELECT order_ AS \"order\", "
+	"(SELECT page_size FROM trace WHERE trace_id = :trace) << order_ AS block_bytes, "
+	"sum(faults) AS faults, sum(CASE WHEN zero_page THEN faults ELSE 0 END) "
+	"AS zero_page_faults, sum(ptes) AS ptes, "
+	"sum(CASE WHEN zero_page THEN 0 ELSE ptes END) * "
+	"(SELECT page_size FROM trace WHERE trace_id = :trace) AS mapped_bytes "
+	"FROM fault_order WHERE trace_id = :trace GROUP BY order_ ORDER BY order_";
+
+/* sql: exactly one statement, and a read-only one. */
+static int query_sql(const struct query_opts *o, const char *sql)
+{
+	struct out_table t = { 0 };
+	sqlite3_stmt *st;
+	const char *tail;
+	int ret;
+
+	if (sqlite3_prepare_v2(o->db, sql, -1, &st, &tail) != SQLITE_OK)
+		return error("invalid SQL: %s", sqlite3_errmsg(o->db));
+	if (!st)
+		return error("empty SQL statement");
+	while (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == ';')
+		tail++;
+	if (*tail) {
+		sqlite3_finalize(st);
+		return error("only one SQL statement at a time");
+	}
+	if (!sqlite3_stmt_readonly(st)) {
+		sqlite3_finalize(st);
+		return error("refusing a statement that writes: query is read-only");
+	}
+	sqlite3_finalize(st);
+	ret = sql_table(o, sql, &t, NULL);
+	if (!ret)
+		out_print(&t, o->format, stdout);
+	out_release(&t);
+	return ret;
+}
+
+static int parse_num(const char *opt, const char *s, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || !*s || *end || *v < 0) {
+		fprintf(stderr, "foliotrace query: %s wants a non-negative number, not '%s'\n",
+			opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int usage_error(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "foliotrace query: %s\n", msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static const char *const views[] = {
+	"summary", "procs", "vmas", "faults", "orders", "latency", "sql", NULL
+};
 
 int cmd_query(int argc, char **argv)
 {
-	return error("'query' is not implemented yet");
+	struct query_opts o = { .format = OUT_TABLE, .limit = -1, .pid = -1 };
+	static const char *const hex_cols[] = { "mm", "start", "end", "flags", NULL };
+	int64_t want = 0;
+	const char *path, *view;
+	struct out_table t = { 0 };
+	int c, i, ret = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:f:p:n:h", options, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (parse_num("--trace", optarg, &want))
+				return usage_error(NULL);
+			break;
+		case 'f':
+			if (out_parse_format(optarg, &o.format))
+				return usage_error("--format is table, csv or json");
+			break;
+		case 'p':
+			if (parse_num("--pid", optarg, &o.pid))
+				return usage_error(NULL);
+			break;
+		case 'n':
+			if (parse_num("--limit", optarg, &o.limit))
+				return usage_error(NULL);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_error(NULL);
+		}
+	}
+	if (argc - optind < 2)
+		return usage_error("expected DB and a view");
+	path = argv[optind];
+	view = argv[optind + 1];
+	for (i = 0; views[i]; i++)
+		if (!strcmp(views[i], view))
+			break;
+	if (!views[i])
+		return usage_error("unknown view");
+	if (argc - optind != (strcmp(view, "sql") ? 2 : 3))
+		return usage_error(strcmp(view, "sql") ? "too many arguments"
+						       : "sql wants one SQL statement");
+
+	if (ftdb_open(path, FTDB_READONLY, &o.db))
+		return 1;
+	if (strcmp(view, "sql") && ftdb_pick_trace(o.db, want, &o.trace_id))
+		goto out;
+	if (!strcmp(view, "summary")) {
+		ret = query_summary(&o) ? 1 : 0;
+		goto out;
+	}
+	if (!strcmp(view, "sql")) {
+		ret = query_sql(&o, argv[optind + 2]) ? 1 : 0;
+		goto out;
+	}
+	if (!strcmp(view, "procs"))
+		ret = sql_table(&o, procs_sql, &t, hex_cols);
+	else if (!strcmp(view, "vmas"))
+		ret = sql_table(&o, vmas_sql, &t, hex_cols);
+	else if (!strcmp(view, "orders"))
+		ret = sql_table(&o, orders_sql, &t, NULL);
+	else if (!strcmp(view, "faults"))
+		ret = query_faults(&o, &t);
+	else
+		ret = query_latency(&o, &t);
+	if (!ret)
+		out_print(&t, o.format, stdout);
+	ret = ret ? 1 : 0;
+out:
+	out_release(&t);
+	ftdb_close(o.db);
+	return ret;
 }

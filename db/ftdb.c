@@ -179,6 +179,7 @@ static int create_new(const char *path, int replace_empty)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	sqlite3 *db;
+	mode_t mask;
 	int fd, ret = -1;
 
 	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
@@ -187,6 +188,10 @@ static int create_new(const char *path, int replace_empty)
 		error("cannot create %s: %s", tmp.buf, strerror(errno));
 		goto out;
 	}
+	/* mkstemp makes 0600; a database gets the mode any new file would */
+	mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
 	close(fd);
 	if (open_handle(tmp.buf, SQLITE_OPEN_READWRITE, &db))
 		goto out_unlink;

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * output.h - tabular command output in the three --format styles: aligned text columns
+ * (numbers right-aligned), CSV with a header line (RFC 4180 quoting), and JSON as one array
+ * of objects whose keys are the column names. A command fills a table row by row, then
+ * prints it once: the whole result is known before the first byte is written, so the table
+ * style can size its columns and JSON is always one complete document.
+ */
+#ifndef FT_CLI_OUTPUT_H
+#define FT_CLI_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
+
+/* Return: 0 and *f set, or -1 for an unknown name. */
+int out_parse_format(const char *name, enum out_format *f);
+
+enum out_type { OUT_NULL, OUT_INT, OUT_REAL, OUT_TEXT };
+
+struct out_cell {
+	enum out_type type;
+	int64_t i;		/* OUT_INT */
+	double d;		/* OUT_REAL */
+	char *s;		/* OUT_TEXT, owned */
+};
+
+struct out_table {
+	char **cols;		/* column names, owned */
+	size_t nr_cols;
+	struct out_cell *cells;	/* row-major, nr_rows * nr_cols */
+	size_t nr_cells, cap_cells;
+};
+
+void out_init(struct out_table *t, const char *const *cols, size_t nr_cols);
+/* Add a column name (only before the first cell). */
+void out_add_col(struct out_table *t, const char *name);
+void out_release(struct out_table *t);
+/* Append the next cell, left to right, row after row. */
+void out_null(struct out_table *t);
+void out_int(struct out_table *t, int64_t v);
+void out_real(struct out_table *t, double v);
+void out_text(struct out_table *t, const char *s);	/* NULL prints as null */
+void out_hex(struct out_table *t, uint64_t v);		/* text "0x..." */
+void out_print(const struct out_table *t, enum out_format f, FILE *fp);
+
+/* JSON helpers for documents that are not a table. */
+void out_json_str(FILE *fp, const char *s);
+
+#endif /* FT_CLI_OUTPUT_H */

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * query-stream.c - the query views that decode the event stream: faults (one row per
+ * anon_fault record) and latency (exact percentiles of latency_ns per mapped order).
+ *
+ * Percentiles are nearest-rank: pN is the value at 1-based rank ceil(N/100 * n) of the
+ * sorted latencies, so every reported value was measured. Exact means every latency is
+ * kept: 8 bytes per fault while the view runs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/query.h"
+#include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+
+/* proc_id -> pid of one trace: its proc_ids are contiguous (assigned at ingest). */
+struct pid_map {
+	int64_t base;		/* smallest proc_id */
+	int32_t *pid;		/* pid of proc_id base + i */
+	size_t n;
+};
+
+static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
+{
+	sqlite3_stmt *st;
+	int64_t lo = 0, hi = -1;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (sqlite3_prepare_v2(db, "SELECT min(proc_id), max(proc_id) FROM process "
+			       "WHERE trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read processes: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		lo = sqlite3_column_int64(st, 0);
+		hi = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	m->base = lo;
+	m->n = (size_t)(hi - lo + 1);
+	m->pid = xcalloc(m->n ? m->n : 1, sizeof(*m->pid));
+	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid FROM process WHERE trace_id = ?1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return error("cannot read processes: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		m->pid[sqlite3_column_int64(st, 0) - lo] = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read processes: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+static int32_t pid_of(const struct pid_map *m, uint32_t proc_id)
+{
+	int64_t i = (int64_t)proc_id - m->base;
+
+	return i >= 0 && (size_t)i < m->n ? m->pid[i] : -1;
+}
+
+struct faults_ctx {
+	const struct query_opts *o;
+	struct out_table *t;
+	struct pid_map pids;
+	int64_t rows;
+};
+
+static int fault_row(const struct ft_event *ev, void *arg)
+{
+	struct faults_ctx *c = arg;
+	int32_t pid;
+
+	if (ev->kind != FT_EV_FAULT)
+		return 0;
+	pid = pid_of(&c->pids, ev->proc_id);
+	if (c->o->pid >= 0 && pid != c->o->pid)
+		return 0;
+	if (c->o->limit >= 0 && c->rows >= c->o->limit)
+		return 1;	/* stop the walk: enough rows */
+	c->rows++;
+	out_int(c->t, (int64_t)ev->ts);
+	out_int(c->t, pid);
+	out_int(c->t, pid + ev->tid_lo);
+	out_hex(c->t, ev->addr);
+	out_int(c->t, !!(ev->flags & FT_EVF_WRITE));
+	out_int(c->t, ev->order);
+	out_int(c->t, ev->nr_ptes);
+	out_int(c->t, !!(ev->flags & FT_EVF_ZERO_PAGE));
+	out_text(c->t, ft_fallback_name(ev->reason));
+	out_int(c->t, (int64_t)ev->aux);
+	out_int(c->t, ev->proc_id);
+	out_int(c->t, ev->vma_id);
+	return 0;
+}
+
+int query_faults(const struct query_opts *o, struct out_table *t)
+{
+	static const char *const cols[] = { "ts", "pid", "tid", "address", "write", "order",
+					    "nr_ptes", "zero_page", "fallback", "latency_ns",
+					    "proc_id", "vma_id" };
+	struct faults_ctx c = { .o = o, .t = t };
+	int ret;
+
+	out_init(t, cols, sizeof(cols) / sizeof(cols[0]));
+	if (load_pids(o->db, o->trace_id, &c.pids))
+		return -1;
+	ret = ftdb_stream_foreach(o->db, o->trace_id, fault_row, &c);
+	free(c.pids.pid);
+	return ret < 0 ? -1 : 0;
+}
+
+/* Latencies of one (order, zero_page) group. */
+struct lat_group {
+	uint64_t *v;		/* ns */
+	size_t n, cap;
+};
+
+struct lat_ctx {
+	const struct query_opts *o;
+	struct pid_map pids;
+	struct lat_group g[256][2];	/* [order][zero_page] */
+};
+
+static int lat_add(const struct ft_event *ev, void *arg)
+{
+	struct lat_ctx *c = arg;
+	struct lat_group *g;
+
+	if (ev->kind != FT_EV_FAULT)
+		return 0;
+	if (c->o->pid >= 0 && pid_of(&c->pids, ev->proc_id) != c->o->pid)
+		return 0;
+	g = &c->g[ev->order][!!(ev->flags & FT_EVF_ZERO_PAGE)];
+	XGROW(g->v, g->cap, g->n + 1);
+	g->v[g->n++] = ev->aux;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t rank(const struct lat_group *g, double pct)
+{
+	size_t r = (size_t)ceil(pct / 100.0 * (double)g->n);
+
+	return g->v[r ? r - 1 : 0];
+}
+
+int query_latency(const struct query_opts *o, struct out_table *t)
+{
+	static const char *const cols[] = { "order", "zero_page", "faults", "p50_ns", "p90_ns",
+					    "p99_ns", "max_ns", "mean_ns" };
+	struct lat_ctx *c = xcalloc(1, sizeof(*c));
+	int order, z, ret = -1;
+
+	out_init(t, cols, sizeof(cols) / sizeof(cols[0]));
+	c->o = o;
+	if (load_pids(o->db, o->trace_id, &c->pids) ||
+	    ftdb_stream_foreach(o->db, o->trace_id, lat_add, c))
+		goto out;
+	for (order = 0; order < 256; order++) {
+		for (z = 0; z < 2; z++) {
+			struct lat_group *g = &c->g[order][z];
+			double sum = 0;
+			size_t i;
+
+			if (!g->n)
+				continue;
+			qsort(g->v, g->n, sizeof(*g->v), cmp_u64);
+			for (i = 0; i < g->n; i++)
+				sum += (double)g->v[i];
+			out_int(t, order);
+			out_int(t, z);
+			out_int(t, (int64_t)g->n);
+			out_int(t, (int64_t)rank(g, 50));
+			out_int(t, (int64_t)rank(g, 90));
+			out_int(t, (int64_t)rank(g, 99));
+			out_int(t, (int64_t)g->v[g->n - 1]);
+			out_int(t, (int64_t)llround(sum / (double)g->n));
+		}
+	}
+	ret = 0;
+out:
+	for (order = 0; order < 256; order++)
+		for (z = 0; z < 2; z++)
+			free(c->g[order][z].v);
+	free(c->pids.pid);
+	free(c);
+	return ret;
+}
