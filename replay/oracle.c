@@ -16,7 +16,7 @@
 #include "replay/policy.h"
 #include "replay/replay.h"
 
-#define NBUCKETS 65536
+#define NBUCKETS 4096
 
 struct opage {
 	uint32_t proc;

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay-diff.c - differential test: the fast engine (replay/sim.c) and the naive oracle
+ * (replay/oracle.c) must agree exactly on every metric, per process and in total, for every
+ * policy and both allocation models, on many seeds of the named synthetic stream "random"
+ * (and a small "kbuild-like"). Real trace fixtures are checked the same way by
+ * tests/cli/replay.sh through `foliotrace replay --check-oracle`.
+ *
+ *	FT_DIFF_SEEDS=N	seeds per policy (default 20)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "replay/replay.h"
+#include "tests/unit/tap.h"
+
+static const char *const policies[] = {
+	"order0", "mcpage:1", "mcpage:2", "mcpage:4", "mcpage:8", "mthp:16K,32K,64K",
+	"mthp:8K,1M", "faultaround:4", "faultaround:16", "thp", "adaptive", "adaptive:max=1M",
+};
+
+/* A small buddyinfo seed so large orders fail now and then. */
+static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2, 1, 1, 1, 0 };
+
+static int covered[RP_NR_METRICS];	/* metrics seen non-zero in some run */
+
+static int compare(const char *what, struct rp_sim *s, struct rp_oracle *o, uint32_t nr_procs)
+{
+	const struct rp_counters *a, *b;
+	uint32_t pid;
+	unsigned int m;
+	int bad = 0;
+
+	for (pid = 0; pid <= nr_procs; pid++) {
+		a = pid < nr_procs ? rp_sim_proc(s, pid) : rp_sim_total(s);
+		b = pid < nr_procs ? rp_oracle_proc(o, pid) : rp_oracle_total(o);
+		if (!a != !b) {
+			diag("%s: process %u seen by one engine only", what, pid);
+			return 0;
+		}
+		if (!a)
+			continue;
+		for (m = 0; m < RP_NR_METRICS; m++) {
+			covered[m] |= a->v[m] != 0;
+			if (a->v[m] != b->v[m] && bad++ < 5)
+				diag("%s: %s %s: sim %llu oracle %llu", what,
+				     pid < nr_procs ? "proc" : "total", rp_metric_name(m),
+				     (unsigned long long)a->v[m], (unsigned long long)b->v[m]);
+		}
+	}
+	return !bad;
+}
+
+static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
+	       enum rp_frag_kind frag)
+{
+	struct rp_stream s;
+	struct rp_trace t;
+	struct rp_policy p;
+	struct rp_sim *sim;
+	struct rp_oracle *o;
+	char what[160];
+	size_t i;
+	int r;
+
+	if (rp_synth(gen, seed, faults, &s) || rp_policy_parse(spec, &p)) {
+		diag("%s", error_text());
+		error_clear();
+		return 0;
+	}
+	rp_stream_trace(&s, &t);
+	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
+	sim = rp_sim_new(&p, frag, &t);
+	o = rp_oracle_new(&p, frag, &t);
+	/* feed in uneven batches, as the driver does */
+	for (i = 0; i < s.nr;) {
+		size_t n = 1 + (i * 7919 + seed) % 300;
+
+		if (n > s.nr - i)
+			n = s.nr - i;
+		rp_sim_feed(sim, s.ev + i, n);
+		rp_oracle_feed(o, s.ev + i, n);
+		i += n;
+	}
+	rp_sim_finish(sim);
+	rp_oracle_finish(o);
+	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s", gen, (unsigned long long)seed,
+		 spec, rp_frag_name(frag));
+	r = compare(what, sim, o, s.nr_procs);
+	if (r && rp_sim_total(sim)->v[RP_M_FAULTS] == 0) {
+		diag("%s: no faults replayed", what);
+		r = 0;
+	}
+	rp_sim_free(sim);
+	rp_oracle_free(o);
+	rp_stream_release(&s);
+	return r;
+}
+
+int main(void)
+{
+	const char *env = getenv("FT_DIFF_SEEDS");
+	unsigned int seeds = env ? (unsigned int)atoi(env) : 20, i, j, f, good;
+	size_t np = sizeof(policies) / sizeof(policies[0]);
+
+	plan((int)(np * 2 + 3));
+	for (j = 0; j < np; j++) {
+		for (f = 0; f < 2; f++) {
+			good = 0;
+			for (i = 0; i < seeds; i++)
+				good += run("random", i + 1, 300 + i * 40, policies[j],
+					    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE);
+			ok(good == seeds, "random x %u seeds: %s frag=%s", seeds, policies[j],
+			   f ? "buddyinfo" : "none");
+		}
+	}
+	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE),
+	   "kbuild-like 20000 faults: mthp");
+	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO),
+	   "kbuild-like 20000 faults: adaptive frag=buddyinfo");
+	/* the streams must exercise every metric, else agreement proves little */
+	for (j = 0, good = 1; j < RP_NR_METRICS; j++) {
+		if (!covered[j] && j != RP_M_FB_0 + FT_FB_NONE && j != RP_M_FB_0 + FT_FB_UFFD &&
+		    j != RP_M_FB_0 + FT_FB_RACE) {
+			diag("metric %s never non-zero", rp_metric_name(j));
+			good = 0;
+		}
+	}
+	ok(good, "every metric exercised");
+	return done_testing();
+}
