@@ -2,7 +2,7 @@
 # Turn schema/NNN-*.sql into a C header: ft_schema_migrations[i] is the SQL that brings a
 # database from user_version i to i+1. Files must be numbered 001, 002, ... without gaps.
 set -eu
-echo "/* Generated from schema/*.sql by schema/embed.sh; do not edit. */"
+echo "/* Generated from the schema/NNN-name.sql files by schema/embed.sh; do not edit. */"
 echo "static const char *const ft_schema_migrations[] = {"
 n=0
 for f in "$@"; do
