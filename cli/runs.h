@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runs.h - what compare and report read back from replay_run/replay_metric: the latest
+ * stored simulator run of each policy for one trace, selection (frag model, filter) and
+ * formatting helpers shared by the replay, compare and report commands.
+ */
+#ifndef FT_CLI_RUNS_H
+#define FT_CLI_RUNS_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "lib/strbuf.h"
+#include "replay/replay.h"
+
+struct run_row {
+	int64_t run_id;
+	char policy[64];		/* canonical spec */
+	char frag[16];
+	char filter[160];		/* "" for none */
+	char created_at[40];
+	int64_t elapsed_ns;
+	struct rp_counters c;		/* totals (replay_metric rows with proc_id NULL) */
+};
+
+struct run_set {
+	int64_t trace_id;
+	char recorded_policy[64];	/* trace.policy, "" if unknown */
+	char frag[16];			/* frag model of the runs selected */
+	char filter[160];		/* filter of the runs selected, "" for none */
+	struct run_row *run;		/* one per policy, baseline first, then by run_id */
+	unsigned int nr;
+	int base;			/* index of the baseline run, -1 if none */
+};
+
+/*
+ * runs_load - the latest run of every policy for trace_id with the given filter ("" for
+ * none) and frag model (NULL: that of the most recent such run). The baseline, if run,
+ * is moved first. Return: 0 (rs->nr may be 0), or -1 with error().
+ */
+int runs_load(sqlite3 *db, int64_t trace_id, const char *filter, const char *frag,
+	      const char *baseline, struct run_set *rs);
+void runs_release(struct run_set *rs);
+
+/* The replay_run.filter string for --comm/--pid ("" for none). */
+void runs_filter(char *buf, size_t len, const char *comm, int64_t pid);
+
+/* Sum of the fallback_* metrics, "none" excluded. */
+uint64_t runs_fallbacks(const struct rp_counters *c);
+/* "12.3M", "512K", "17" for a byte count (binary units). */
+void fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* "-70.1%" change of v against base; "-" if base is 0. */
+void fmt_delta(char *buf, size_t len, uint64_t v, uint64_t base);
+
+#endif /* FT_CLI_RUNS_H */

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * run.c - the database side of replay: load the trace's static tables (processes, VMAs,
+ * buddyinfo), decode the event stream once through ftdb_stream_foreach(), hand it in
+ * batches to one simulator per policy, store the results. See run.h.
+ *
+ * Tuned for: hundreds of millions of events. Events are batched (RUN_BATCH, about 200K in
+ * L2) so each simulator runs over a cache-resident batch with its own page tables hot,
+ * instead of all simulators thrashing each other's state event by event.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/run.h"
+
+#define RUN_BATCH 4096
+
+struct pass {
+	const struct rp_run_opts *opts;
+	struct rp_sim *sim[RP_MAX_POLICIES];
+	struct rp_oracle *orc[RP_MAX_POLICIES];
+	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
+	uint8_t *keep;			/* by proc_id: 1 if selected; NULL = all */
+	uint32_t nr_procs;
+	struct ft_event batch[RUN_BATCH];
+	size_t n;
+	uint64_t events;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int rp_policy_records_all(const char *recorded)
+{
+	return recorded && !strcmp(recorded, "order0");
+}
+
+static void flush(struct pass *ps)
+{
+	unsigned int i;
+
+	for (i = 0; i < ps->opts->nr_pol; i++) {
+		uint64_t t0 = now_ns();
+
+		rp_sim_feed(ps->sim[i], ps->batch, ps->n);
+		ps->ns[i] += now_ns() - t0;
+		if (ps->orc[i])
+			rp_oracle_feed(ps->orc[i], ps->batch, ps->n);
+	}
+	ps->n = 0;
+}
+
+static int on_event(const struct ft_event *ev, void *arg)
+{
+	struct pass *ps = arg;
+
+	if (ev->kind == FT_EV_ALLOC)
+		return 0;
+	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
+		return 0;
+	ps->batch[ps->n++] = *ev;
+	ps->events++;
+	if (ps->n == RUN_BATCH)
+		flush(ps);
+	return 0;
+}
+
+static int load_info(sqlite3 *db, int64_t trace_id, struct rp_trace_info *info)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, '') FROM trace "
+			       "WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read trace: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(info->policy, sizeof(info->policy), "%s", sqlite3_column_text(st, 0));
+		snprintf(info->arch, sizeof(info->arch), "%s", sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* VMAs by vma_id, process count, the selection, buddyinfo. */
+static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
+		      struct rp_trace *t, struct rp_vma **vmas, struct pass *ps,
+		      struct rp_trace_info *info)
+{
+	sqlite3_stmt *st;
+	int64_t max_vma = 0, max_proc = 0;
+	const char *bi = NULL;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(max(p.proc_id), 0), "
+			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process q "
+			       "USING (proc_id) WHERE q.trace_id = ?1) "
+			       "FROM process p WHERE p.trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read processes: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		max_proc = sqlite3_column_int64(st, 0);
+		max_vma = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	t->nr_procs = (uint32_t)max_proc + 1;
+	t->nr_vmas = (uint32_t)max_vma + 1;
+	*vmas = xcalloc(t->nr_vmas, sizeof(**vmas));
+	t->vmas = *vmas;
+
+	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
+			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return error("cannot read VMAs: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if (id < 0 || id > max_vma)
+			continue;
+		(*vmas)[id].start = (uint64_t)sqlite3_column_int64(st, 1);
+		(*vmas)[id].end = (uint64_t)sqlite3_column_int64(st, 2);
+		(*vmas)[id].flags = (uint64_t)sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot read VMAs: %s", sqlite3_errmsg(db));
+
+	info->procs = 0;
+	ps->nr_procs = t->nr_procs;
+	if (o->comm || o->pid >= 0) {
+		ps->keep = xcalloc(t->nr_procs, 1);
+		if (sqlite3_prepare_v2(db, "SELECT proc_id FROM process WHERE trace_id = ?1 AND "
+				       "(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3)", -1,
+				       &st, NULL) != SQLITE_OK)
+			return error("cannot read processes: %s", sqlite3_errmsg(db));
+		sqlite3_bind_int64(st, 1, trace_id);
+		if (o->comm)
+			sqlite3_bind_text(st, 2, o->comm, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, o->pid);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+
+			if (id >= 0 && id <= max_proc) {
+				ps->keep[id] = 1;
+				info->procs++;
+			}
+		}
+		sqlite3_finalize(st);
+		if (!info->procs)
+			return error("no process matches %s", info->filter);
+	}
+
+	if (o->frag == RP_FRAG_BUDDYINFO) {
+		if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND "
+				       "key = 'buddyinfo.before'", -1, &st, NULL) != SQLITE_OK)
+			return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
+		sqlite3_bind_int64(st, 1, trace_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			bi = (const char *)sqlite3_column_text(st, 0);
+		if (!bi) {
+			sqlite3_finalize(st);
+			return error("frag model buddyinfo: trace %lld has no buddyinfo.before "
+				     "in trace_meta", (long long)trace_id);
+		}
+		rc = rp_buddyinfo_parse(bi, t->free_blocks);
+		sqlite3_finalize(st);
+		if (rc)
+			return error("frag model buddyinfo: trace %lld", (long long)trace_id);
+	}
+	return 0;
+}
+
+static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
+		      struct pass *ps, struct rp_run_result *res, const char *filter)
+{
+	sqlite3_stmt *run = NULL, *met = NULL;
+	unsigned int i, m;
+	uint32_t pid;
+	int ret = -1;
+
+	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
+		return error("cannot store replay runs");
+	if (sqlite3_prepare_v2(db, "INSERT INTO replay_run(trace_id, policy, frag, kind, filter, "
+			       "tool_version, created_at, elapsed_ns) VALUES (?1, ?2, ?3, 'sim', "
+			       "?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?6)", -1, &run,
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO replay_metric(run_id, proc_id, name, value) "
+			       "VALUES (?1, ?2, ?3, ?4)", -1, &met, NULL) != SQLITE_OK) {
+		error("cannot store replay runs: %s", sqlite3_errmsg(db));
+		goto out;
+	}
+	for (i = 0; i < o->nr_pol; i++) {
+		sqlite3_reset(run);
+		sqlite3_bind_int64(run, 1, trace_id);
+		sqlite3_bind_text(run, 2, res[i].pol.spec, -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 3, rp_frag_name(o->frag), -1, SQLITE_STATIC);
+		if (*filter)
+			sqlite3_bind_text(run, 4, filter, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(run, 4);
+		sqlite3_bind_text(run, 5, FT_VERSION, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(run, 6, (int64_t)res[i].elapsed_ns);
+		if (sqlite3_step(run) != SQLITE_DONE) {
+			error("cannot store replay run: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		res[i].run_id = sqlite3_last_insert_rowid(db);
+		/* totals: every metric; per process: the non-zero ones (absent row = 0) */
+		for (pid = 0; pid <= ps->nr_procs; pid++) {
+			const struct rp_counters *c = pid == ps->nr_procs ?
+							      rp_sim_total(ps->sim[i]) :
+							      rp_sim_proc(ps->sim[i], pid);
+
+			if (!c)
+				continue;
+			for (m = 0; m < RP_NR_METRICS; m++) {
+				if (m == RP_M_FB_0 + FT_FB_NONE)
+					continue;
+				if (pid != ps->nr_procs && !c->v[m])
+					continue;
+				sqlite3_reset(met);
+				sqlite3_bind_int64(met, 1, res[i].run_id);
+				if (pid == ps->nr_procs)
+					sqlite3_bind_null(met, 2);
+				else
+					sqlite3_bind_int64(met, 2, pid);
+				sqlite3_bind_text(met, 3, rp_metric_name(m), -1, SQLITE_STATIC);
+				sqlite3_bind_int64(met, 4, (int64_t)c->v[m]);
+				if (sqlite3_step(met) != SQLITE_DONE) {
+					error("cannot store replay metric: %s", sqlite3_errmsg(db));
+					goto out;
+				}
+			}
+		}
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(run);
+	sqlite3_finalize(met);
+	if (ret) {
+		ftdb_exec(db, "ROLLBACK");
+		return -1;
+	}
+	if (ftdb_exec(db, "COMMIT"))
+		return error("cannot store replay runs");
+	return 0;
+}
+
+static int oracle_agrees(struct pass *ps, unsigned int i)
+{
+	uint32_t pid;
+	unsigned int m;
+
+	for (pid = 0; pid <= ps->nr_procs; pid++) {
+		const struct rp_counters *a, *b;
+
+		a = pid == ps->nr_procs ? rp_sim_total(ps->sim[i]) : rp_sim_proc(ps->sim[i], pid);
+		b = pid == ps->nr_procs ? rp_oracle_total(ps->orc[i]) :
+					  rp_oracle_proc(ps->orc[i], pid);
+		if (!a != !b)
+			return error("oracle disagrees: process %u seen by one engine only", pid);
+		if (!a)
+			continue;
+		for (m = 0; m < RP_NR_METRICS; m++)
+			if (a->v[m] != b->v[m])
+				return error("oracle disagrees on %s for %s: engine %llu, oracle "
+					     "%llu", rp_metric_name(m),
+					     pid == ps->nr_procs ? "the total" : "a process",
+					     (unsigned long long)a->v[m],
+					     (unsigned long long)b->v[m]);
+	}
+	return 0;
+}
+
+int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
+		 struct rp_run_result *res, struct rp_trace_info *info)
+{
+	struct pass *ps;
+	struct rp_trace t;
+	struct rp_vma *vmas = NULL;
+	unsigned int i;
+	uint64_t t0;
+	int ret = -1;
+
+	if (!o->nr_pol || o->nr_pol > RP_MAX_POLICIES)
+		return error("between 1 and %d policies per run", RP_MAX_POLICIES);
+	memset(info, 0, sizeof(*info));
+	info->trace_id = trace_id;
+	if (o->comm && o->pid >= 0)
+		snprintf(info->filter, sizeof(info->filter), "comm=%s pid=%lld", o->comm,
+			 (long long)o->pid);
+	else if (o->comm)
+		snprintf(info->filter, sizeof(info->filter), "comm=%s", o->comm);
+	else if (o->pid >= 0)
+		snprintf(info->filter, sizeof(info->filter), "pid=%lld", (long long)o->pid);
+	if (load_info(db, trace_id, info))
+		return -1;
+	ps = xcalloc(1, sizeof(*ps));
+	ps->opts = o;
+	t0 = now_ns();
+	if (load_trace(db, trace_id, o, &t, &vmas, ps, info))
+		goto out;
+	if (!ps->keep)
+		info->procs = t.nr_procs - 1;
+	for (i = 0; i < o->nr_pol; i++) {
+		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
+		if (!ps->sim[i])
+			goto out;
+		if (o->check_oracle)
+			ps->orc[i] = rp_oracle_new(&o->pol[i], o->frag, &t);
+	}
+	if (ftdb_stream_foreach(db, trace_id, on_event, ps))
+		goto out;
+	if (ps->n)
+		flush(ps);
+	for (i = 0; i < o->nr_pol; i++) {
+		rp_sim_finish(ps->sim[i]);
+		res[i].pol = o->pol[i];
+		res[i].total = *rp_sim_total(ps->sim[i]);
+		res[i].elapsed_ns = ps->ns[i];
+		res[i].run_id = 0;
+		if (ps->orc[i]) {
+			rp_oracle_finish(ps->orc[i]);
+			if (oracle_agrees(ps, i)) {
+				error("policy %s", o->pol[i].spec);
+				goto out;
+			}
+		}
+	}
+	info->events = ps->events;
+	info->wall_ns = now_ns() - t0;
+	if (o->store && store_runs(db, trace_id, o, ps, res, info->filter))
+		goto out;
+	ret = 0;
+out:
+	for (i = 0; i < o->nr_pol; i++) {
+		rp_sim_free(ps->sim[i]);
+		rp_oracle_free(ps->orc[i]);
+	}
+	free(ps->keep);
+	free(ps);
+	free(vmas);
+	return ret;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * run.h - replay a trace database's event stream against several policies in one pass and
+ * store the runs (replay_run, replay_metric). The part of replay/ that knows SQL.
+ */
+#ifndef FT_REPLAY_RUN_H
+#define FT_REPLAY_RUN_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "replay/replay.h"
+
+#define RP_MAX_POLICIES 32
+
+struct rp_run_opts {
+	const struct rp_policy *pol;	/* policies to replay */
+	unsigned int nr_pol;		/* 1..RP_MAX_POLICIES */
+	enum rp_frag_kind frag;
+	const char *comm;		/* only processes with this comm, or NULL */
+	int64_t pid;			/* only processes with this tgid, or -1 */
+	int check_oracle;		/* also run the oracle and fail unless it agrees */
+	int store;			/* write replay_run + replay_metric */
+};
+
+struct rp_run_result {
+	int64_t run_id;			/* replay_run.run_id, 0 if not stored */
+	struct rp_policy pol;
+	struct rp_counters total;	/* all selected processes */
+	uint64_t elapsed_ns;		/* time spent in this policy's simulator, ns */
+};
+
+/* What the run learned about the trace. */
+struct rp_trace_info {
+	int64_t trace_id;
+	char policy[64];		/* trace.policy, "" if unknown */
+	char arch[32];			/* trace.arch, "" if unknown */
+	uint64_t events;		/* events replayed (after the filter) */
+	uint64_t procs;			/* processes selected */
+	uint64_t wall_ns;		/* whole pass, decoding included, ns */
+	char filter[160];		/* replay_run.filter, "" for none */
+};
+
+/*
+ * rp_replay_db - decode the trace's stream once, feed every policy's simulator batch by
+ * batch, and (opts->store) store one replay_run per policy in one transaction.
+ * Return: 0 with res[0..nr_pol) and *info filled, or -1 with error() set.
+ */
+int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *opts,
+		 struct rp_run_result *res, struct rp_trace_info *info);
+
+/* 1 if a trace recorded under this policy holds every first touch. */
+int rp_policy_records_all(const char *recorded);
+
+#endif /* FT_REPLAY_RUN_H */
