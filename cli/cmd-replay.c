@@ -113,9 +113,15 @@ static void print_json(const struct rp_trace_info *info, const struct rp_run_res
 	unsigned int i, m;
 
 	printf("{\"trace_id\":%lld,\"recorded_policy\":", (long long)info->trace_id);
-	out_json_str(stdout, *info->policy ? info->policy : NULL);
+	if (*info->policy)
+		out_json_str(stdout, info->policy);
+	else
+		printf("null");
 	printf(",\"frag\":\"%s\",\"filter\":", rp_frag_name(frag));
-	out_json_str(stdout, *info->filter ? info->filter : NULL);
+	if (*info->filter)
+		out_json_str(stdout, info->filter);
+	else
+		printf("null");
 	printf(",\"events\":%llu,\"processes\":%llu,\"wall_ns\":%llu,\"warnings\":[",
 	       (unsigned long long)info->events, (unsigned long long)info->procs,
 	       (unsigned long long)info->wall_ns);
