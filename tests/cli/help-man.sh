@@ -1,0 +1,25 @@
+#!/bin/sh
+# help-man.sh - the --help text of ingest and query and their man pages name the same
+# options (the man page is the long form of the same interface).
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 6
+for cmd in ingest query; do
+	"$FT" $cmd --help > "$T/help"
+	ok $? "foliotrace $cmd --help exits 0"
+	grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u > "$T/help.opts"
+	man="$TOP/docs/man/foliotrace-$cmd.1"
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | sed 's/\\-/-/g' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u > "$T/man.opts"
+	check "$cmd: options of --help and of the man page agree" cmp "$T/help.opts" "$T/man.opts"
+	if [ $cmd = query ]; then
+		for v in summary procs vmas faults orders latency sql; do
+			grep -q "^\.B.* $v\|^\.B $v\|^\.BI sql" "$man" || echo "missing $v"
+		done > "$T/views"
+		check "query: every view is in the man page" test ! -s "$T/views"
+	else
+		man -l "$man" > /dev/null 2>&1 || true
+		check "ingest: man page renders" sh -c "man -l '$man' 2>/dev/null | grep -q SYNOPSIS || groff -man -Tutf8 '$man' 2>/dev/null | grep -q SYNOPSIS || ! command -v man"
+	fi
+done
+done_testing
