@@ -65,8 +65,8 @@ static void __attribute__((noreturn)) child(unsigned char *p, size_t size, size_
 	delta = wl_faults_since(before);
 
 	status = check(p, size, page, 2, 1) ? 1 : 0;
-	if (wl_result("role=child pid=%d size=%zu touched=%zu minflt=%ld majflt=%ld status=%d",
-		      (int)getpid(), size, (size / page + 1) / 2, delta.minflt, delta.majflt,
+	if (wl_result("role=child size=%zu touched=%zu minflt=%ld majflt=%ld status=%d",
+		      size, (size / page + 1) / 2, delta.minflt, delta.majflt,
 		      status)) {
 		exit(1);
 	}
@@ -140,10 +140,10 @@ int main(int argc, char **argv)
 	fill(p, size, page, 3);
 	again = wl_faults_since(before);
 
-	if (wl_result("role=parent pid=%d size=%" PRIu64 " touched=%" PRIu64
+	if (wl_result("role=parent size=%" PRIu64 " touched=%" PRIu64
 		      " minflt_first=%ld minflt=%ld majflt=%ld child_pid=%d child_status=%d"
 		      " status=%d",
-		      (int)getpid(), size, size / page, first.minflt, again.minflt,
+		      size, size / page, first.minflt, again.minflt,
 		      first.majflt + again.majflt, (int)pid, child_status, status)) {
 		exit(1);
 	}

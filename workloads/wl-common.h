@@ -257,7 +257,8 @@ static inline uint64_t wl_rand_below(uint64_t *state, uint64_t n)
 }
 
 /*
- * Print "RESULT <workload> <fields>\n" on stdout and flush it, so the line is complete
+ * Print "RESULT <workload> pid=<tgid> <fields>\n" on stdout and flush it (the pid lets a
+ * test pick the process's own events out of a trace), so the line is complete
  * before the process holds, forks or exits. Return: 0, or -1 if stdout failed (full disk,
  * closed pipe), in which case the caller exits non-zero rather than report a silent success.
  */
@@ -265,7 +266,7 @@ static inline int __attribute__((format(printf, 1, 2))) wl_result(const char *fm
 {
 	va_list ap;
 
-	printf("RESULT %s ", wl_prog);
+	printf("RESULT %s pid=%d ", wl_prog, (int)getpid());
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);

@@ -179,9 +179,9 @@ is distinct_2m 4
 within minflt 1 2048
 run sparse --size 64M --touches 300 --seed 42
 is touched 300
-sed 's/ minflt=.*//' "$T/out" >"$T/sparse.1"
+sed 's/ minflt=.*//; s/ pid=[0-9]*//' "$T/out" >"$T/sparse.1"
 run sparse --size 64M --touches 300 --seed 42
-sed 's/ minflt=.*//' "$T/out" >"$T/sparse.2"
+sed 's/ minflt=.*//; s/ pid=[0-9]*//' "$T/out" >"$T/sparse.2"
 cmp -s "$T/sparse.1" "$T/sparse.2"
 ok $? "sparse: the same seed gives the same blocks"
 run sparse --size 8M --touches 2049
@@ -190,8 +190,8 @@ status 2
 # fork-cow: one line per process, the child's first.
 run fork-cow --size 1M
 status 0
-grep '^RESULT fork-cow role=child ' "$T/out" >"$T/child"
-grep '^RESULT fork-cow role=parent ' "$T/out" >"$T/parent"
+grep '^RESULT fork-cow pid=[0-9]* role=child ' "$T/out" >"$T/child"
+grep '^RESULT fork-cow pid=[0-9]* role=parent ' "$T/out" >"$T/parent"
 [ "$(wc -l <"$T/out")" = 2 ] && [ "$(sed -n 1p "$T/out")" = "$(cat "$T/child")" ]
 ok $? "fork-cow: two RESULT lines, the child's first"
 is touched 128 "$T/child"
@@ -210,9 +210,9 @@ one_result
 is aslr 0
 is touched_bytes "$(val requested)"
 is allocs $(($(val large) + $(val small)))
-sed 's/ minflt=.*//' "$T/out" >"$T/churn.1"
+sed 's/ minflt=.*//; s/ pid=[0-9]*//' "$T/out" >"$T/churn.1"
 run malloc-churn --size 8M --loops 2
-sed 's/ minflt=.*//' "$T/out" >"$T/churn.2"
+sed 's/ minflt=.*//; s/ pid=[0-9]*//' "$T/out" >"$T/churn.2"
 cmp -s "$T/churn.1" "$T/churn.2"
 ok $? "malloc-churn: the same seed gives the same allocations"
 run malloc-churn --size 8M --loops 1 --touch-fraction 0

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/* spawn.c - run helper programs for the CLI; see spawn.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/spawn.h"
+#include "lib/error.h"
+
+int ft_spawn(char *const argv[])
+{
+	int status, fd;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return error("cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		fprintf(stderr, "foliotrace: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error("cannot wait for %s: %s", argv[0], strerror(errno));
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+const char *ft_path(const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int slot;
+	char *p = buf[slot++ % 4];
+
+	snprintf(p, PATH_MAX, "%s/%s", ft_home(), rel);
+	return p;
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# Guest test: the patched kernel's anon events and order knob, on real guests (issue 2).
+# For each case a guest boots, records `anon-touch` under a policy, and the trace is read
+# with babeltrace2. Fault counts are those of the workload's own VMA.
+. "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+plan 27
+
+# order0: one fault per 4K page, equal to the workload's own minflt count
+o=$T/order0
+guest "$o" order0 anon-touch 64M
+ok $? "order0: anon-touch 64M ran in the guest ($ARCH, $(cat "$o/accel" 2>/dev/null))"
+pid=$(result "$o" pid) addr=$(result "$o" addr) minflt=$(result "$o" minflt)
+n=$(faults_in "$o" "$pid" "$addr" 67108864 | wc -l)
+diag "order0: $n anon_fault events in the VMA, minflt $minflt"
+within_pct "$n" 16384 1; ok $? "order0: 16384 faults within 1% (got $n)"
+within_pct "$n" "$minflt" 1; ok $? "order0: faults equal getrusage minflt within 1% ($n vs $minflt)"
+bad=$(faults_in "$o" "$pid" "$addr" 67108864 | grep -cv 'order=0 nr_ptes=1 zero_page=0 fallback=none')
+ok $([ "$bad" = 0 ]; echo $?) "order0: every fault maps one new 4K page, fallback none ($bad others)"
+ok $([ "$(cat "$o/header/discarded_events")" = 0 ]; echo $?) "order0: LTTng discarded no event (header)"
+ok $([ "$(cat "$o/header/policy")" = order0 ] && [ "$(cat "$o/header/partial")" = 0 ]; echo $?) \
+	"order0: header says policy order0, complete"
+allocs=$(events "$o" | grep -c "^anon_alloc .*pid=$pid .*order=0 success=1")
+ok $([ "$allocs" -ge "$n" ]; echo $?) "order0: an order-0 anon_alloc per fault ($allocs >= $n)"
+
+# fixed orders: one fault per block, blocks physically contiguous
+for case in "2 4096 16K" "4 1024 64K"; do
+	set -- $case
+	order=$1 want=$2 size=$3
+	d=$T/mcpage$order
+	guest "$d" "mcpage:$order" anon-touch 64M --pagemap-check "$order"
+	ok $? "mcpage:$order: anon-touch ran"
+	pid=$(result "$d" pid) addr=$(result "$d" addr)
+	n=$(faults_in "$d" "$pid" "$addr" 67108864 | wc -l)
+	within_pct "$n" "$want" 1; ok $? "mcpage:$order: $want faults within 1% (got $n)"
+	bad=$(faults_in "$d" "$pid" "$addr" 67108864 | grep -cv "order=$order nr_ptes=$((1 << order)) ")
+	ok $([ "$bad" = 0 ]; echo $?) "mcpage:$order: every fault maps a $size block ($bad others)"
+	blocks=$(result "$d" blocks) contig=$(result "$d" contig_aligned)
+	ok $([ "$blocks" = "$want" ] && [ "$contig" = "$blocks" ]; echo $?) \
+		"mcpage:$order: pagemap: $contig of $blocks aligned $size blocks physically contiguous"
+	v=$(( $(vmstat_delta "$d" "anon_folio_order$order") ))
+	ok $([ "$v" -ge "$want" ]; echo $?) "mcpage:$order: vmstat anon_folio_order$order counts the blocks ($v)"
+done
+
+# a 12K VMA cannot hold an aligned 16K block: 3 faults of 4K, reason vma_edge
+d=$T/edge
+guest "$d" mcpage:2 anon-touch 12K
+ok $? "mcpage:2 on a 12K VMA ran"
+pid=$(result "$d" pid) addr=$(result "$d" addr)
+n=$(faults_in "$d" "$pid" "$addr" 12288 | grep -c 'order=0 nr_ptes=1 .*fallback=vma_edge')
+ok $([ "$n" = 3 ]; echo $?) "mcpage:2 on 12K: 3 faults of 4K with fallback vma_edge (got $n)"
+e=$(vmstat_delta "$d" anon_folio_fallback_vma_edge)
+ok $([ "${e:-0}" -ge 3 ]; echo $?) "mcpage:2 on 12K: vmstat anon_folio_fallback_vma_edge >= 3 ($e)"
+
+# MADV_NOHUGEPAGE: 4K under every policy
+for pol in order0 mcpage:4 mthp:16K,32K,64K; do
+	d=$T/nohuge-$(echo "$pol" | tr ':,' '__')
+	guest "$d" "$pol" anon-touch 4M --nohugepage
+	pid=$(result "$d" pid) addr=$(result "$d" addr)
+	n=$(faults_in "$d" "$pid" "$addr" 4194304 | grep -c 'order=0 nr_ptes=1 zero_page=0')
+	want=none
+	[ "$pol" = order0 ] || want=nohugepage
+	r=$(faults_in "$d" "$pid" "$addr" 4194304 | grep -c "fallback=$want ")
+	ok $([ "$n" = 1024 ] && [ "$r" = 1024 ]; echo $?) \
+		"--nohugepage under $pol: 1024 faults of 4K, fallback $want ($n, $r)"
+done
+
+# read first: zero-page mappings, then a zero-page write fault per page
+d=$T/readfirst
+guest "$d" mcpage:2 anon-touch 1M --read-first
+ok $? "--read-first under mcpage:2 ran"
+pid=$(result "$d" pid) addr=$(result "$d" addr)
+z=$(faults_in "$d" "$pid" "$addr" 1048576 | grep -c 'write=0 order=0 nr_ptes=1 zero_page=1 fallback=read')
+ok $([ "$z" = 256 ]; echo $?) "--read-first: 256 read faults map the zero page (got $z)"
+w=$(events "$d" | grep -c "^anon_zero_wp .*pid=$pid ")
+ok $([ "$w" = 256 ]; echo $?) "--read-first: then 256 anon_zero_wp write faults (got $w)"
+first_wp=$(events "$d" | grep -n "^anon_zero_wp .*pid=$pid " | head -n 1 | cut -d: -f1)
+last_rd=$(events "$d" | grep -n "^anon_fault .*pid=$pid .*zero_page=1" | tail -n 1 | cut -d: -f1)
+ok $([ -n "$first_wp" ] && [ -n "$last_rd" ] && [ "$last_rd" -lt "$first_wp" ]; echo $?) \
+	"--read-first: all zero-page mappings come before the write faults"
+done_testing
