@@ -77,6 +77,8 @@ int cmd_guest(int argc, char **argv)
 		return guest_build(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return guest_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return cmd_guest_replay(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(guest_usage, stdout);
 		return 0;

@@ -1,9 +1,209 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd-record.c - foliotrace record (placeholder until its issue lands). */
+/*
+ * cmd-record.c - foliotrace record: boot a guest, record a workload, ingest the trace.
+ *
+ *	foliotrace record [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
+ *			  -o DB -- CMD [ARG...]
+ *
+ * The CTF trace is kept beside the database, in DB.ctf/<time>-<arch>-<policy>-<cmd>/, so it
+ * can be ingested again or read with babeltrace2. A guest that fails (panic, timeout,
+ * killed) leaves its partial trace there, marked partial in its header; it is ingested as
+ * such when babeltrace2 can read it, and the command fails either way.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "cli/commands.h"
+#include "cli/spawn.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
+
+static const char usage_text[] =
+	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
+	"                         [--timeout SECONDS] -o DB -- CMD [ARG...]\n"
+	"\n"
+	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
+	"(a bundled workload's name or a static executable on the host) with LTTng, and store\n"
+	"the trace in DB. The CTF trace is kept in DB.ctf/.\n";
+
+static const struct option options[] = {
+	{ "arch", required_argument, NULL, 'a' },
+	{ "policy", required_argument, NULL, 'p' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "libvirt", required_argument, NULL, 'L' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Characters of a policy or command name that are safe in a directory name. */
+static void add_safe(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		strbuf_addch(sb, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+				 (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' ? *s : '_');
+}
+
+static int make_trace_dir(struct strbuf *dir, const char *db, const char *arch,
+			  const char *policy, const char *cmd)
+{
+	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+	time_t now = time(NULL);
+	char stamp[32];
+	int i;
+
+	strbuf_addf(dir, "%s.ctf", db);
+	if (mkdir(dir->buf, 0777) && errno != EEXIST)
+		return error("cannot create %s: %s", dir->buf, strerror(errno));
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
+	strbuf_addf(dir, "/%s-%s-", stamp, arch);
+	add_safe(dir, policy);
+	strbuf_addch(dir, '-');
+	add_safe(dir, base);
+	/* two records in the same second get distinct directories */
+	for (i = 1; mkdir(dir->buf, 0777); i++) {
+		if (errno != EEXIST || i > 99)
+			return error("cannot create %s: %s", dir->buf, strerror(errno));
+		strbuf_addf(dir, ".%d", i);
+	}
+	return 0;
+}
+
+static char *header_value(const char *dir, const char *key)
+{
+	struct strbuf path = STRBUF_INIT, val = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/header/%s", dir, key);
+	if (strbuf_read_file(&val, path.buf)) {
+		error_clear();
+		strbuf_release(&path);
+		return NULL;
+	}
+	strbuf_release(&path);
+	while (val.len && (val.buf[val.len - 1] == '\n'))
+		val.buf[--val.len] = '\0';
+	return strbuf_detach(&val);
+}
 
 int cmd_record(int argc, char **argv)
 {
-	return error("'record' is not implemented yet");
+	const char *arch = "x86_64", *policy = "order0", *mem = NULL, *cpus = NULL;
+	const char *timeout = NULL, *db = NULL;
+	struct strbuf dir = STRBUF_INIT;
+	char *run[32];
+	int c, n = 0, i, rc, ret = 1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'a': arch = optarg; break;
+		case 'p': policy = optarg; break;
+		case 'm': mem = optarg; break;
+		case 'c': cpus = optarg; break;
+		case 't': timeout = optarg; break;
+		case 'o': db = optarg; break;
+		case 'L':
+			return error("--libvirt is not supported yet: QEMU is started directly");
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (!db || optind >= argc || argc - optind > 16) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (make_trace_dir(&dir, db, arch, policy, argv[optind]))
+		return 1;
+
+	run[n++] = (char *)ft_path("guest-kernel/run.sh");
+	run[n++] = "--arch";
+	run[n++] = (char *)arch;
+	run[n++] = "--policy";
+	run[n++] = (char *)policy;
+	if (mem) {
+		run[n++] = "--mem";
+		run[n++] = (char *)mem;
+	}
+	if (cpus) {
+		run[n++] = "--cpus";
+		run[n++] = (char *)cpus;
+	}
+	if (timeout) {
+		run[n++] = "--timeout";
+		run[n++] = (char *)timeout;
+	}
+	run[n++] = "--out";
+	run[n++] = dir.buf;
+	run[n++] = "--";
+	for (i = optind; i < argc; i++)
+		run[n++] = argv[i];
+	run[n] = NULL;
+
+	rc = ft_spawn(run);
+	if (rc < 0)
+		goto out;
+	if (rc == 2) {
+		error("bad arguments for the guest runner");
+		goto out;
+	}
+	if (rc != 0 && rc != 3 && rc != 4) {
+		error("the guest could not be started (runner exit %d); see %s", rc, dir.buf);
+		goto out;
+	}
+
+	/* Store what came out, complete or partial. */
+	{
+		char *ingest[] = { "ingest", "-q", "-o", (char *)db, dir.buf, NULL };
+
+		if (cmd_ingest(5, ingest)) {
+			error("the trace in %s could not be stored", dir.buf);
+			goto out;
+		}
+	}
+	if (rc == 4) {
+		char *why = header_value(dir.buf, "guest_error");
+
+		error("%s; the partial trace is kept in %s and stored marked partial",
+		      why ? why : "the guest failed", dir.buf);
+		free(why);
+		goto out;
+	}
+	{
+		char *q[] = { "query", (char *)db, "summary", NULL };
+
+		if (cmd_query(3, q))
+			goto out;
+	}
+	{
+		char *out_path = NULL, *st = header_value(dir.buf, "workload_status");
+		struct strbuf wo = STRBUF_INIT;
+
+		strbuf_addf(&wo, "%s/workload.out", dir.buf);
+		out_path = wo.buf;
+		fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s\n", dir.buf,
+			out_path);
+		if (rc == 3) {
+			error("the workload exited with status %s", st ? st : "?");
+			free(st);
+			strbuf_release(&wo);
+			goto out;
+		}
+		free(st);
+		strbuf_release(&wo);
+	}
+	ret = 0;
+out:
+	strbuf_release(&dir);
+	return ret;
 }

@@ -10,6 +10,7 @@
 #define FT_CLI_COMMANDS_H
 
 int cmd_guest(int argc, char **argv);
+int cmd_guest_replay(int argc, char **argv);	/* foliotrace guest replay, in cmd-guest-replay.c */
 int cmd_record(int argc, char **argv);
 int cmd_ingest(int argc, char **argv);
 int cmd_query(int argc, char **argv);
