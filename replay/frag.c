@@ -163,15 +163,11 @@ static int64_t map_first(struct rp_alloc *a, unsigned int k)
 	return -1;
 }
 
-int rp_alloc_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
+int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
 {
 	unsigned int k;
 	int64_t idx = -1;
 
-	if (a->kind != RP_FRAG_BUDDYINFO) {
-		*pfn = rp_alloc_overflow(a, order);
-		return 0;
-	}
 	for (k = order; k <= RP_MAX_ORDER; k++) {
 		idx = map_first(a, k);
 		if (idx >= 0)

@@ -34,7 +34,19 @@ void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
 		   const uint64_t free_blocks[RP_MAX_ORDER + 1]);
 void rp_alloc_release(struct rp_alloc *a);
 /* Return: 0 and *pfn set, or -1 if the model has no free block of that order. */
-int rp_alloc_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn);
+int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn);
+
+/* A block of 2^order pages; the none model is inline: it is on every fault's path. */
+static inline int rp_alloc_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
+{
+	uint64_t n = 1ULL << order;
+
+	if (a->kind == RP_FRAG_BUDDYINFO)
+		return rp_alloc_buddy_get(a, order, pfn);
+	*pfn = (a->next + n - 1) & ~(n - 1);
+	a->next = *pfn + n + 1;	/* a gap: separate blocks are never adjacent */
+	return 0;
+}
 /* A pfn outside the managed range for a request that failed but is mapped anyway (OOM). */
 uint64_t rp_alloc_overflow(struct rp_alloc *a, unsigned int order);
 /* Free one 4K page previously handed out (overflow pfns are ignored). */

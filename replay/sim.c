@@ -496,10 +496,11 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
  * ZERO_WP/COW records (whose page is present in any faithful replay; if it is not, the touch
  * is a 4K first touch confined to that page).
  */
-static void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
+static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
 		  uint32_t vma_id)
 {
-	struct leaf *l = leaf_get(p, vpn >> LEAF_SHIFT);
+	struct leaf *l = p->last && p->last->key == vpn >> LEAF_SHIFT ? p->last :
+			 leaf_get(p, vpn >> LEAF_SHIFT);
 	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 	struct rp_fault f;
 	int nohuge = 0;
