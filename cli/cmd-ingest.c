@@ -88,25 +88,37 @@ static void take_bt_error(void)
 	bt_error_release(err);
 }
 
-static const void *find_class(const char *plugin_name, const char *name, int source,
-			      const bt_plugin **plugin)
+/*
+ * The ctf and utils plugins of the installed babeltrace2, found in one scan of the plugin
+ * directories (each bt_plugin_find() call would load every plugin file again).
+ */
+static int find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
 {
-	const void *cls;
+	const bt_plugin_set *set = NULL;
+	uint64_t i, n;
 
-	if (bt_plugin_find(plugin_name, BT_TRUE, BT_FALSE, BT_TRUE, BT_TRUE, BT_FALSE, plugin) !=
-	    BT_PLUGIN_FIND_STATUS_OK) {
+	if (bt_plugin_find_all(BT_TRUE, BT_FALSE, BT_TRUE, BT_TRUE, BT_FALSE, &set) !=
+	    BT_PLUGIN_FIND_ALL_STATUS_OK) {
 		take_bt_error();
-		return error_null("babeltrace2 plugin %s not found (package babeltrace2)",
-				  plugin_name);
+		return error("no babeltrace2 plugins found (package babeltrace2)");
 	}
-	cls = source ? (const void *)bt_plugin_borrow_source_component_class_by_name_const(
-				*plugin, name)
-		     : (const void *)bt_plugin_borrow_filter_component_class_by_name_const(
-				*plugin, name);
-	if (!cls)
-		return error_null("babeltrace2 plugin %s has no component class %s", plugin_name,
-				  name);
-	return cls;
+	n = bt_plugin_set_get_plugin_count(set);
+	for (i = 0; i < n; i++) {
+		const bt_plugin *p = bt_plugin_set_borrow_plugin_by_index_const(set, i);
+
+		if (!*ctf && !strcmp(bt_plugin_get_name(p), "ctf")) {
+			*ctf = p;
+			bt_plugin_get_ref(p);
+		} else if (!*utils && !strcmp(bt_plugin_get_name(p), "utils")) {
+			*utils = p;
+			bt_plugin_get_ref(p);
+		}
+	}
+	bt_plugin_set_put_ref(set);
+	if (!*ctf || !*utils)
+		return error("babeltrace2 plugin %s not found (package babeltrace2)",
+			     *ctf ? "utils" : "ctf");
+	return 0;
 }
 
 /* Connect every output port of src to a fresh input port of the muxer, the muxer to sink. */
@@ -191,9 +203,15 @@ static int run_graph(const char *db, const char *dir, struct ft_sink_result *res
 	bt_graph_run_status st;
 	int ret = -1;
 
-	src_cls = find_class("ctf", "fs", 1, &ctf);
-	mux_cls = src_cls ? find_class("utils", "muxer", 0, &utils) : NULL;
-	sink_cls = mux_cls ? ft_sink_class_create() : NULL;
+	if (find_plugins(&ctf, &utils))
+		goto out;
+	src_cls = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	if (!src_cls || !mux_cls) {
+		error("babeltrace2 has no %s", src_cls ? "filter.utils.muxer" : "source.ctf.fs");
+		goto out;
+	}
+	sink_cls = ft_sink_class_create();
 	graph = sink_cls ? bt_graph_create(0) : NULL;
 	if (!graph)
 		goto out;

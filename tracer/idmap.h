@@ -2,8 +2,8 @@
 /*
  * idmap.h - open-addressing hash multimap from a 64-bit key to a 32-bit index, for the
  * collector's per-event lookups (mm -> process, pid -> process, VMA shape -> vma, event
- * class -> its cache). Keys may repeat: idmap_next() walks every value stored under a key,
- * newest first is not guaranteed, so callers that keep one value per key use idmap_set().
+ * class -> its cache). Keys may repeat: idmap_next() walks every value stored under a key
+ * in no particular order; callers that keep one value per key use idmap_set().
  *
  * Invariants: capacity is a power of two, at most half full; a value is never
  * IDMAP_NONE. No deletion (the collector only ever adds).

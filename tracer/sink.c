@@ -188,7 +188,7 @@ static int start_trace(struct ft_sink *s, const bt_stream *stream)
 	} else {
 		return error("the trace has no UUID: give its directory as parameter input");
 	}
-	rc = store_begin(&s->store, id, s->input ? s->input : "");
+	rc = store_begin(&s->store, id, s->input);
 	free(id);
 	if (rc)
 		return rc;

@@ -47,6 +47,8 @@ int store_open(struct store *s, const char *path)
 	 * journal that the next open rolls back. synchronous stays FULL: it costs a few
 	 * fsyncs per trace. A large page cache keeps the transaction from spilling early.
 	 */
+	/* a concurrent ingest of the same trace waits for this one, then finds it stored */
+	sqlite3_busy_timeout(s->db, 600 * 1000);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
 		store_close(s);
 		return error("cannot configure %s", path);
