@@ -7,7 +7,7 @@
 . "$(dirname "$0")/trace-lib.inc"
 
 nreal=$(real_traces | wc -l)
-plan $((20 + 3 * nreal))
+plan $((22 + 3 * nreal))
 diag "real traces: $nreal; synthetic fixtures: $(basename "$SMALL") $(basename "$TINY")"
 
 DB="$T/a.db"
@@ -59,6 +59,14 @@ ok $([ "$(db_int "$DB" "SELECT arch || ' ' || page_size || ' ' || policy || ' ' 
 ok $([ "$(db_int "$DB" "SELECT count(*) FROM trace_meta WHERE trace_id = 1 AND key IN
 			('buddyinfo.before', 'buddyinfo.after', 'vmstat.before', 'vmstat.after',
 			 'env.kernel_release')")" = 5 ]; echo $?) "header files and CTF environment in trace_meta"
+
+# a trace without a CTF UUID is identified by its files' names and sizes
+cp -r "$TINY" "$T/nouuid"
+sed -i '/^\tuuid = "/d' "$T/nouuid/trace/metadata"
+"$FT" ingest -q -o "$T/nouuid.db" "$T/nouuid" && "$FT" ingest -q -o "$T/nouuid.db" "$T/nouuid"
+ok $? "a trace without UUID ingests (twice)"
+ok $([ "$(db_int "$T/nouuid.db" "SELECT count(*) || ' ' || substr(uuid, 1, 6) FROM trace")" = "1 files:" ]; echo $?) \
+	"  ... and is stored once, identified by its files"
 
 # the database is smaller than the CTF it came from
 ctf=$(du -sb "$SMALL/trace" | cut -f1)
