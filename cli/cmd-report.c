@@ -1,9 +1,487 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd-report.c - foliotrace report (placeholder until its issue lands). */
+/*
+ * cmd-report.c - foliotrace report: one self-contained HTML page (inline CSS and SVG, a
+ * one-line script, no network) with the latest replay run of each policy: faults and memory
+ * per policy, the order mix, fallbacks by reason, the recorded fault latency per mapped
+ * order, and every metric in a table.
+ *
+ * Exit status: 0; 1 (no replay run of the trace, cannot write the file); 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli/commands.h"
+#include "cli/query.h"
+#include "cli/runs.h"
+#include "cli/svg.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+#include "replay/run.h"
+
+static const char usage_text[] =
+	"usage: foliotrace report DB -o FILE.html [--baseline P] [--frag MODEL] [--comm NAME]\n"
+	"                         [--pid N] [--trace ID]\n"
+	"\n"
+	"    -o, --output FILE   HTML file to write (self-contained: open it anywhere)\n"
+	"    -b, --baseline P    policy the others are compared to (default order0)\n"
+	"    -F, --frag MODEL    runs made with this allocation model (default: newest run's)\n"
+	"    -c, --comm NAME     runs made with --comm NAME\n"
+	"    -p, --pid N         runs made with --pid N (also restricts the latency chart)\n"
+	"    -t, --trace ID      trace (default: the only or newest recorded one)\n"
+	"    -h, --help          show this help\n";
+
+static const struct option options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "baseline", required_argument, NULL, 'b' },
+	{ "frag", required_argument, NULL, 'F' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "trace", required_argument, NULL, 't' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Colors per order 0..9 (light to dark: bigger blocks are darker) and per fallback reason. */
+static const char *const order_color[] = { "#d9e6f2", "#b3cde6", "#8cb3d9", "#6699cc",
+					   "#4080bf", "#336699", "#264d73", "#1a334d",
+					   "#0d1a26", "#e6550d" };
+static const char *const fb_color[] = { "#999", "#d62728", "#ff7f0e", "#9467bd", "#8c564b",
+					"#e377c2", "#7f7f7f", "#17becf" };
+
+static const char style[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}"
+	"h1{font-size:20px}h2{font-size:16px;margin-top:28px;border-bottom:1px solid #ddd}"
+	".meta td{padding:1px 12px 1px 0}.warn{background:#fff3cd;padding:6px 10px}"
+	"table.m{border-collapse:collapse;font-size:12px}table.m td,table.m th{padding:2px 8px;"
+	"border-bottom:1px solid #eee;text-align:right}table.m td:first-child,table.m "
+	"th:first-child{text-align:left}.chart text{font:11px system-ui,sans-serif}"
+	".chart .ct{font-weight:bold;font-size:12px}.note{color:#666;font-size:12px}";
+
+static int usage_error(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "foliotrace report: %s\n", msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int parse_num(const char *opt, const char *s, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || !*s || *end || *v < 0) {
+		fprintf(stderr, "foliotrace report: %s wants a non-negative number, not '%s'\n",
+			opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+static void fmt_b(char *buf, size_t len, double v)
+{
+	fmt_bytes(buf, len, (uint64_t)v);
+}
+
+static void fmt_n(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.0f", v);
+}
+
+static void fmt_ns(char *buf, size_t len, double v)
+{
+	if (v >= 1e6)
+		snprintf(buf, len, "%.2f ms", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.1f us", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f ns", v);
+}
+
+static void meta_row(struct strbuf *sb, const char *k, const char *v)
+{
+	strbuf_addf(sb, "<tr><td>%s</td><td>", k);
+	html_esc(sb, v && *v ? v : "unknown");
+	strbuf_addstr(sb, "</td></tr>\n");
+}
+
+static int trace_header(sqlite3 *db, int64_t trace_id, struct strbuf *sb)
+{
+	sqlite3_stmt *st;
+	char buf[64];
+	int i;
+	static const char *const keys[] = { "arch", "kernel", "recorded under policy",
+					    "workload", "events", "guest memory", "uuid" };
+
+	if (sqlite3_prepare_v2(db, "SELECT arch, kernel, policy, workload, events, mem_bytes, "
+			       "uuid FROM trace WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read trace: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	strbuf_addstr(sb, "<table class=\"meta\">\n");
+	snprintf(buf, sizeof(buf), "%lld", (long long)trace_id);
+	meta_row(sb, "trace", buf);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		for (i = 0; i < 7; i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			if (i == 5 && v) {
+				fmt_bytes(buf, sizeof(buf), (uint64_t)sqlite3_column_int64(st, i));
+				v = buf;
+			}
+			meta_row(sb, keys[i], v);
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void section_faults(struct strbuf *sb, const struct run_set *rs, const char **rows)
+{
+	double *v = xcalloc(rs->nr, sizeof(*v));
+	char **note = xcalloc(rs->nr, sizeof(*note));
+	const struct rp_counters *b = &rs->run[rs->base].c;
+	struct svg_series s = { "faults (first touch + zero_wp)", "#4080bf", v };
+	unsigned int i;
+	char buf[64];
+
+	for (i = 0; i < rs->nr; i++) {
+		v[i] = (double)rs->run[i].c.v[RP_M_FAULTS];
+		fmt_delta(buf, sizeof(buf), rs->run[i].c.v[RP_M_FAULTS], b->v[RP_M_FAULTS]);
+		note[i] = xstrdup(buf);
+	}
+	strbuf_addstr(sb, "<h2>Faults per policy</h2>\n");
+	svg_hbars(sb, "faults", "Page faults, and change against the baseline", rows,
+		  (const char *const *)note, rs->nr, &s, 1, fmt_n);
+	for (i = 0; i < rs->nr; i++)
+		free(note[i]);
+	free(note);
+	free(v);
+}
+
+static void section_memory(struct strbuf *sb, const struct run_set *rs, const char **rows)
+{
+	static const unsigned int ms[] = { RP_M_PEAK_RSS, RP_M_FINAL_RSS, RP_M_BLOAT,
+					   RP_M_ZEROED };
+	static const char *const names[] = { "peak RSS", "final RSS", "bloat (never touched)",
+					     "zeroed" };
+	static const char *const colors[] = { "#4080bf", "#8cb3d9", "#d62728", "#ff7f0e" };
+	struct svg_series s[4];
+	double *v = xcalloc(4 * rs->nr, sizeof(*v));
+	unsigned int i, k;
+
+	for (k = 0; k < 4; k++) {
+		s[k].name = names[k];
+		s[k].color = colors[k];
+		s[k].v = v + k * rs->nr;
+		for (i = 0; i < rs->nr; i++)
+			v[k * rs->nr + i] = (double)rs->run[i].c.v[ms[k]];
+	}
+	strbuf_addstr(sb, "<h2>Memory per policy</h2>\n");
+	svg_hbars(sb, "memory", "Anonymous memory: RSS, bloat and bytes zeroed", rows, NULL,
+		  rs->nr, s, 4, fmt_b);
+	free(v);
+}
+
+static void section_orders(struct strbuf *sb, const struct run_set *rs, const char **rows)
+{
+	struct svg_series s[RP_PMD_ORDER + 1];
+	char names[RP_PMD_ORDER + 1][32];
+	double *v = xcalloc((RP_PMD_ORDER + 1) * rs->nr, sizeof(*v));
+	unsigned int i, k;
+
+	for (k = 0; k <= RP_PMD_ORDER; k++) {
+		snprintf(names[k], sizeof(names[k]), "%s%uK", k == RP_PMD_ORDER ? "PMD " : "",
+			 4U << k);
+		if (k == RP_PMD_ORDER)
+			snprintf(names[k], sizeof(names[k]), "2M PMD");
+		s[k].name = names[k];
+		s[k].color = order_color[k];
+		s[k].v = v + k * rs->nr;
+		for (i = 0; i < rs->nr; i++)
+			v[k * rs->nr + i] = (double)(rs->run[i].c.v[RP_M_ALLOC_0 + k] << k) *
+					    RP_PAGE_SIZE;
+	}
+	strbuf_addstr(sb, "<h2>Order histogram</h2>\n");
+	svg_stacked(sb, "orders", "Bytes allocated by faults, by block size", rows, rs->nr, s,
+		    RP_PMD_ORDER + 1, fmt_b);
+	strbuf_addstr(sb, "<table class=\"m\"><tr><th>allocations</th>");
+	for (k = 0; k <= RP_PMD_ORDER; k++)
+		strbuf_addf(sb, "<th>%s</th>", names[k]);
+	strbuf_addstr(sb, "</tr>\n");
+	for (i = 0; i < rs->nr; i++) {
+		strbuf_addstr(sb, "<tr><td>");
+		html_esc(sb, rows[i]);
+		strbuf_addstr(sb, "</td>");
+		for (k = 0; k <= RP_PMD_ORDER; k++)
+			strbuf_addf(sb, "<td>%llu</td>",
+				    (unsigned long long)rs->run[i].c.v[RP_M_ALLOC_0 + k]);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n");
+	free(v);
+}
+
+static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const char **rows)
+{
+	struct svg_series s[FT_FB_NR - 1];
+	double *v = xcalloc(FT_FB_NR * rs->nr, sizeof(*v));
+	unsigned int i, r;
+
+	for (r = 1; r < FT_FB_NR; r++) {
+		s[r - 1].name = ft_fallback_name(r);
+		s[r - 1].color = fb_color[r];
+		s[r - 1].v = v + r * rs->nr;
+		for (i = 0; i < rs->nr; i++)
+			v[r * rs->nr + i] = (double)rs->run[i].c.v[RP_M_FB_0 + r];
+	}
+	strbuf_addstr(sb, "<h2>Fallbacks by reason</h2>\n");
+	svg_stacked(sb, "fallbacks", "Faults that mapped less than the policy asked for, by "
+		    "reason", rows, rs->nr, s, FT_FB_NR - 1, fmt_n);
+	free(v);
+}
+
+static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int64_t pid)
+{
+	struct query_opts qo = { .db = db, .trace_id = trace_id, .limit = -1, .pid = pid };
+	struct out_table t = { 0 };
+	size_t rows, i, known = 0;
+	const char **labels;
+	double *v;
+	struct svg_series s[3] = { { "p50", "#8cb3d9", NULL }, { "p90", "#4080bf", NULL },
+				   { "p99", "#1a334d", NULL } };
+
+	strbuf_addstr(sb, "<h2>Fault latency per mapped order (recorded)</h2>\n");
+	if (query_latency(&qo, &t))
+		return -1;
+	rows = t.nr_cols ? t.nr_cells / t.nr_cols : 0;
+	labels = xcalloc(rows + 1, sizeof(*labels));
+	v = xcalloc(3 * (rows + 1), sizeof(*v));
+	for (i = 0; i < rows; i++) {
+		const struct out_cell *c = &t.cells[i * t.nr_cols];
+		char buf[48];
+
+		/* order, zero_page, faults, p50, p90, p99, max, mean */
+		if (c[6].i <= 0)
+			continue;
+		snprintf(buf, sizeof(buf), "order %lld%s", (long long)c[0].i,
+			 c[1].i ? " zero page" : "");
+		labels[known] = xstrdup(buf);
+		v[known] = (double)c[3].i;
+		v[(rows + 1) + known] = (double)c[4].i;
+		v[2 * (rows + 1) + known] = (double)c[5].i;
+		known++;
+	}
+	if (!known) {
+		strbuf_addstr(sb, "<p class=\"note\">The trace records no fault latency.</p>\n");
+	} else {
+		s[0].v = v;
+		s[1].v = v + rows + 1;
+		s[2].v = v + 2 * (rows + 1);
+		svg_hbars(sb, "latency", "Recorded anon_fault latency_ns by what the recorded "
+			  "kernel mapped", labels, NULL, known, s, 3, fmt_ns);
+		strbuf_addstr(sb, "<table class=\"m\"><tr><th>order</th><th>zero page</th>"
+			      "<th>faults</th><th>p50 ns</th><th>p90 ns</th><th>p99 ns</th>"
+			      "<th>max ns</th><th>mean ns</th></tr>\n");
+		for (i = 0; i < rows; i++) {
+			const struct out_cell *c = &t.cells[i * t.nr_cols];
+			size_t k;
+
+			strbuf_addstr(sb, "<tr>");
+			for (k = 0; k < 8; k++)
+				strbuf_addf(sb, "<td>%lld</td>", (long long)c[k].i);
+			strbuf_addstr(sb, "</tr>\n");
+		}
+		strbuf_addstr(sb, "</table>\n<p class=\"note\">Latency is what the recording "
+			      "kernel measured (policy in the header); the simulator does not "
+			      "invent latencies for other policies.</p>\n");
+	}
+	for (i = 0; i < known; i++)
+		free((void *)labels[i]);
+	free(labels);
+	free(v);
+	out_release(&t);
+	return 0;
+}
+
+static void section_metrics(struct strbuf *sb, const struct run_set *rs)
+{
+	unsigned int i, m;
+
+	strbuf_addstr(sb, "<h2>All metrics</h2>\n<table class=\"m\" id=\"metrics\"><tr>"
+		      "<th>metric</th>");
+	for (i = 0; i < rs->nr; i++) {
+		strbuf_addstr(sb, "<th>");
+		html_esc(sb, rs->run[i].policy);
+		strbuf_addstr(sb, "</th>");
+	}
+	strbuf_addstr(sb, "</tr>\n");
+	for (m = 0; m < RP_NR_METRICS; m++) {
+		if (m == RP_M_FB_0 + FT_FB_NONE)
+			continue;
+		strbuf_addf(sb, "<tr><td>%s</td>", rp_metric_name(m));
+		for (i = 0; i < rs->nr; i++)
+			strbuf_addf(sb, "<td>%llu</td>", (unsigned long long)rs->run[i].c.v[m]);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Names and units: docs/metrics.md. "
+		      "Query them with <code>foliotrace query DB sql \"SELECT ... FROM "
+		      "replay_metric\"</code>.</p>\n");
+}
+
+static int write_file(const char *path, const struct strbuf *sb)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	FILE *f;
+
+	strbuf_addf(&tmp, "%s.tmp", path);
+	f = fopen(tmp.buf, "w");
+	if (!f) {
+		error("cannot write %s: %s", tmp.buf, strerror(errno));
+		strbuf_release(&tmp);
+		return -1;
+	}
+	if (fwrite(sb->buf, 1, sb->len, f) != sb->len || fclose(f)) {
+		error("cannot write %s: %s", tmp.buf, strerror(errno));
+		unlink(tmp.buf);
+		strbuf_release(&tmp);
+		return -1;
+	}
+	if (rename(tmp.buf, path)) {
+		error("cannot rename %s to %s: %s", tmp.buf, path, strerror(errno));
+		unlink(tmp.buf);
+		strbuf_release(&tmp);
+		return -1;
+	}
+	strbuf_release(&tmp);
+	return 0;
+}
+
+static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_t pid,
+		 struct strbuf *sb)
+{
+	const char **rows = xcalloc(rs->nr, sizeof(*rows));
+	unsigned int i;
+	int ret = -1;
+
+	for (i = 0; i < rs->nr; i++)
+		rows[i] = rs->run[i].policy;
+	strbuf_addf(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>foliotrace report: trace %lld</title><style>%s</style></head>"
+		    "<body>\n<h1>foliotrace report: trace %lld</h1>\n", (long long)trace_id,
+		    style, (long long)trace_id);
+	if (trace_header(db, trace_id, sb))
+		goto out;
+	strbuf_addf(sb, "<tr><td>replay</td><td>simulator, frag=%s%s", rs->frag,
+		    *rs->filter ? ", " : "");
+	html_esc(sb, rs->filter);
+	strbuf_addstr(sb, ", baseline ");
+	html_esc(sb, rs->run[rs->base].policy);
+	strbuf_addstr(sb, "</td></tr>\n</table>\n");
+	if (!rp_policy_records_all(rs->recorded_policy)) {
+		strbuf_addstr(sb, "<p class=\"warn\" id=\"warning\">Warning: this trace was "
+			      "recorded under ");
+		html_esc(sb, *rs->recorded_policy ? rs->recorded_policy : "an unknown policy");
+		strbuf_addstr(sb, ", not order0: it misses first touches, so every policy's "
+			      "faults are undercounted.</p>\n");
+	}
+	section_faults(sb, rs, rows);
+	section_memory(sb, rs, rows);
+	section_orders(sb, rs, rows);
+	section_fallbacks(sb, rs, rows);
+	if (section_latency(sb, db, trace_id, pid))
+		goto out;
+	section_metrics(sb, rs);
+	strbuf_addf(sb, "<p class=\"note\">Generated by foliotrace %s.</p>\n<script>"
+		    "document.documentElement.dataset.ready = "
+		    "String(document.querySelectorAll('svg.chart').length);</script>\n"
+		    "</body></html>\n", FT_VERSION);
+	ret = 0;
+out:
+	free(rows);
+	return ret;
+}
 
 int cmd_report(int argc, char **argv)
 {
-	return error("'report' is not implemented yet");
+	struct rp_policy base;
+	const char *out = NULL, *comm = NULL, *frag = NULL;
+	int64_t pid = -1, want = 0, trace_id;
+	struct strbuf sb = STRBUF_INIT;
+	enum rp_frag_kind fk;
+	struct run_set rs;
+	char filter[160];
+	sqlite3 *db;
+	int c, ret = 1;
+
+	rp_policy_parse("order0", &base);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:b:F:c:p:t:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'b':
+			if (rp_policy_parse(optarg, &base)) {
+				error_print("foliotrace");
+				return 2;
+			}
+			break;
+		case 'F':
+			if (rp_frag_parse(optarg, &fk)) {
+				error_print("foliotrace");
+				return 2;
+			}
+			frag = rp_frag_name(fk);
+			break;
+		case 'c':
+			comm = optarg;
+			break;
+		case 'p':
+			if (parse_num("--pid", optarg, &pid))
+				return usage_error(NULL);
+			break;
+		case 't':
+			if (parse_num("--trace", optarg, &want))
+				return usage_error(NULL);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_error(NULL);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error(argc - optind ? "too many arguments" : "expected DB");
+	if (!out)
+		return usage_error("expected -o FILE.html");
+	runs_filter(filter, sizeof(filter), comm, pid);
+	if (ftdb_open(argv[optind], FTDB_READONLY, &db))
+		return 1;
+	if (ftdb_pick_trace(db, want, &trace_id) ||
+	    runs_load(db, trace_id, filter, frag, base.spec, &rs))
+		goto out_db;
+	if (rs.base < 0) {
+		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
+		      "foliotrace replay DB --policy ... first", base.spec, (long long)trace_id,
+		      rs.frag, *filter ? ", " : "", filter);
+		goto out_runs;
+	}
+	if (build(db, trace_id, &rs, pid, &sb) || write_file(out, &sb))
+		goto out_runs;
+	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)trace_id);
+	ret = 0;
+out_runs:
+	runs_release(&rs);
+out_db:
+	ftdb_close(db);
+	strbuf_release(&sb);
+	return ret;
 }
