@@ -1,0 +1,208 @@
+#!/bin/sh
+# replay.sh - foliotrace replay, compare and report end to end on SYNTHETIC trace databases
+# (tests/cli/synth-db.c writes them from replay/synth.c streams), and the differential check
+# (--check-oracle) on every trace fixture under tests/data/.
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 47
+CC=${CC:-gcc}
+$CC -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/synth-db" \
+	"$TOP/tests/cli/synth-db.c" "$TOP/build/libft.a" -lsqlite3 -lm
+ok $? "synth-db builds"
+ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
+
+"$T/synth-db" "$T/k.db" kbuild-like 1 100000 > /dev/null &&
+	"$T/synth-db" "$T/r.db" random 5 3000 > /dev/null &&
+	"$T/synth-db" "$T/m.db" random 6 2000 mcpage:2 > /dev/null
+ok $? "synthetic databases written"
+
+# --- replay ---
+"$FT" replay "$T/k.db" $ALL > "$T/out" 2> "$T/err"
+ok $? "replay of 6 policies exits 0"
+check "no warning for an order0 trace" test ! -s "$T/err"
+n=$("$FT" query "$T/k.db" --format csv sql "SELECT count(*) FROM replay_run" | tail -1)
+check "7 runs stored (order0 added as the baseline)" test "$n" = 7
+for p in order0 mcpage:2 mcpage:4 mthp:16K,32K,64K faultaround:16 thp adaptive:max=64K; do
+	grep -q -- " $p" "$T/out" || echo "missing $p"
+done > "$T/miss"
+check "table output names every policy (canonical specs)" test ! -s "$T/miss"
+"$FT" replay "$T/k.db" -P mcpage:4 --format json > "$T/j" &&
+	python3 - "$T/j" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [r["policy"] for r in d["runs"]] == ["order0", "mcpage:4"], d["runs"]
+m = d["runs"][1]["metrics"]
+for k in ("faults", "peak_rss_bytes", "final_rss_bytes", "bloat_bytes", "zeroed_bytes",
+          "pte_writes", "contpte_runs", "pmd_maps", "alloc_order_4", "fallback_vma_edge"):
+    assert isinstance(m[k], int), k
+assert d["warnings"] == [] and d["recorded_policy"] == "order0"
+assert m["faults"] < d["runs"][0]["metrics"]["faults"]
+assert abs(d["runs"][1]["faults_vs_order0"] - (m["faults"] / d["runs"][0]["metrics"]["faults"] - 1)) < 1e-5
+PY
+ok $? "replay --format json: one document, runs with every metric"
+rid=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['runs'][1]['run_id'])" "$T/j")
+jf=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['runs'][1]['metrics']['faults'])" "$T/j")
+sf=$("$FT" query "$T/k.db" --format csv sql "SELECT value FROM replay_metric WHERE run_id = $rid AND proc_id IS NULL AND name = 'faults'" | tail -1)
+check "stored metrics are queryable with SQL and match the output" test "$jf" = "$sf"
+pp=$("$FT" query "$T/k.db" --format csv sql "SELECT sum(value) FROM replay_metric WHERE run_id = $rid AND proc_id IS NOT NULL AND name = 'faults'" | tail -1)
+check "per-process faults sum to the total" test "$pp" = "$sf"
+"$FT" replay "$T/k.db" -P thp --format csv > "$T/csv"
+check "replay --format csv: header and metric rows" sh -c "head -1 '$T/csv' | grep -q '^metric,order0,thp$' && grep -q '^faults,' '$T/csv'"
+
+# --- errors: one line, exit 2 for a bad command line, 1 for a failure ---
+"$FT" replay "$T/k.db" -P mcpage:12 > "$T/out" 2> "$T/err"
+rc=$?
+check "bad policy: exit 2" test $rc = 2
+check "bad policy: the one-line error names the bad part" \
+	test "$(cat "$T/err")" = "foliotrace: bad policy 'mcpage:12': order must be 1..8"
+"$FT" replay "$T/k.db" -P mthp:16K,48K 2> "$T/err"
+check "bad mthp size: exit 2, one line" sh -c "test $? = 2 && one=\$(wc -l < '$T/err') && test \$one = 1 && grep -q \"size '48K' is not a power of two\" '$T/err'"
+"$FT" replay "$T/k.db" -P order0 --frag fancy 2> "$T/err"
+rc=$?
+check "unknown frag model: exit 2, one line" sh -c "test $rc = 2 && test \$(wc -l < '$T/err') = 1 && grep -q \"bad frag model 'fancy'\" '$T/err'"
+"$FT" replay "$T/k.db" 2> /dev/null
+check "no --policy: usage error" test $? = 2
+"$FT" replay "$T/nosuch.db" -P order0 2> "$T/err"
+rc=$?
+check "missing database: exit 1, one line" sh -c "test $rc = 1 && test \$(wc -l < '$T/err') = 1"
+"$FT" query "$T/r.db" sql "SELECT 1" > /dev/null
+sqlite3 "$T/r.db" "DELETE FROM trace_meta WHERE key = 'buddyinfo.before'" 2>/dev/null ||
+	"$FT" replay "$T/r.db" -P order0 > /dev/null
+"$FT" replay "$T/r.db" -P mcpage:4 --frag buddyinfo 2> "$T/err"
+rc=$?
+check "--frag buddyinfo without a recorded buddyinfo: exit 1, one line" \
+	sh -c "test $rc = 1 && test \$(wc -l < '$T/err') = 1 && grep -q 'no buddyinfo.before' '$T/err'"
+
+# --- a trace not recorded under order0 ---
+"$FT" replay "$T/m.db" -P mcpage:4 > "$T/out" 2> "$T/err"
+ok $? "replay of an mcpage:2 trace exits 0"
+check "warning on stderr" grep -q "recorded under mcpage:2, not order0" "$T/err"
+check "warning in the table output" grep -q "^warning: .*recorded under mcpage:2" "$T/out"
+"$FT" replay "$T/m.db" -P mcpage:4 --format json 2> /dev/null |
+	python3 -c "import json,sys; d=json.load(sys.stdin); assert 'mcpage:2' in d['warnings'][0]"
+ok $? "warning in the JSON output"
+
+# --- filters ---
+"$FT" replay "$T/k.db" -P mcpage:4 --comm cc1 > "$T/out"
+ok $? "--comm cc1"
+f=$("$FT" query "$T/k.db" --format csv sql "SELECT filter FROM replay_run ORDER BY run_id DESC LIMIT 1" | tail -1)
+check "the filter is stored with the run" test "$f" = "comm=cc1"
+"$FT" replay "$T/k.db" -P mcpage:4 --comm nosuch 2> "$T/err"
+check "--comm matching nothing: exit 1" test $? = 1
+"$FT" replay "$T/k.db" -P mcpage:4 --pid 1001 --format json |
+	python3 -c "import json,sys; d=json.load(sys.stdin); assert d['processes'] == 1 and d['filter'] == 'pid=1001'"
+ok $? "--pid selects one process"
+
+# --- the differential check through the CLI, both allocation models ---
+"$FT" replay "$T/r.db" --check-oracle -n $ALL > /dev/null
+ok $? "random stream: engine and oracle agree, frag none"
+"$FT" replay "$T/k.db" --check-oracle -n --frag buddyinfo -P mcpage:4 -P adaptive > /dev/null
+ok $? "kbuild-like stream: engine and oracle agree, frag buddyinfo"
+
+# --- compare ---
+"$FT" compare "$T/k.db" > "$T/cmp"
+ok $? "compare exits 0"
+check "compare: baseline first, every policy" sh -c "sed -n 4p '$T/cmp' | grep -q '^order0 ' && test \$(tail -n +4 '$T/cmp' | wc -l) = 7"
+"$FT" compare "$T/k.db" --format json > "$T/cj"
+python3 - "$T/cj" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, list) and len(d) == 7
+assert d[0]["policy"] == "order0" and d[0]["baseline"] and d[0]["faults_vs_baseline"] == 0
+for o in d:
+    for k in ("policy", "faults", "peak_rss_bytes", "bloat_bytes", "zeroed_bytes", "fallbacks",
+              "final_rss_bytes", "faults_vs_baseline", "alloc_by_order", "contpte_runs",
+              "pmd_maps", "fallbacks_total"):
+        assert k in o, k
+    assert sum(o["fallbacks"].values()) == o["fallbacks_total"]
+PY
+ok $? "compare --format json: one object per policy with the documented fields"
+"$FT" compare "$T/k.db" --format csv | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); assert len(r)==7 and float(r[1]['faults_vs_base']) < 0"
+ok $? "compare --format csv: ratios as numbers"
+"$FT" compare "$T/k.db" --baseline mcpage:3 2> "$T/err"
+check "compare against a baseline never run: exit 1, says how" sh -c "test $? = 1 && grep -q 'replay DB --policy mcpage:3' '$T/err'"
+"$FT" compare "$T/k.db" --baseline mcpage:4 --format json |
+	python3 -c "import json,sys; d=json.load(sys.stdin); assert d[0]['policy']=='mcpage:4' and d[0]['baseline']"
+ok $? "compare --baseline mcpage:4"
+"$FT" compare "$T/k.db" --comm cc1 --format json |
+	python3 -c "import json,sys; d=json.load(sys.stdin); assert [o['policy'] for o in d]==['order0','mcpage:4'] and d[0]['filter']=='comm=cc1'"
+ok $? "compare --comm picks the runs made with that filter"
+
+# --- report ---
+"$FT" report "$T/k.db" -o "$T/report.html" > /dev/null
+ok $? "report writes the page"
+check "report is self-contained (no external resource)" \
+	sh -c "! grep -E '<link|src=|@import|url\\(|https?://[^\"]*\"' '$T/report.html' | grep -v 'xmlns=\"http://www.w3.org/2000/svg\"' | grep -q ."
+CHROME=/usr/bin/chromium
+if [ -x $CHROME ]; then
+	prof=$(mktemp -d "$T/chrome.XXXXXX")
+	timeout 120 $CHROME --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--enable-logging=stderr --v=0 --dump-dom "file://$T/report.html" > "$T/dom" 2> "$T/chrome.err"
+	check "chromium renders the report (dump-dom)" grep -q '</html>' "$T/dom"
+	check "the script ran: 5 charts counted" grep -q 'data-ready="5"' "$T/dom"
+	nsvg=$(grep -o '<svg' "$T/dom" | wc -l)
+	check "5 SVG charts in the DOM" test "$nsvg" = 5
+	check "bars are drawn" test "$(grep -o 'class="bar"' "$T/dom" | wc -l)" -gt 30
+	check "no JavaScript error" sh -c "! grep -qiE 'Uncaught|CONSOLE\\(.*error' '$T/chrome.err'"
+	timeout 120 $CHROME --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
+		--window-size=1100,2400 --screenshot="$T/shot.png" "file://$T/report.html" \
+		> /dev/null 2>&1
+	python3 - "$T/shot.png" <<'PY'
+import sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+i, idat = 8, b""
+while i < len(data):
+    n = int.from_bytes(data[i:i + 4], "big")
+    if data[i + 4:i + 8] == b"IDAT":
+        idat += data[i + 8:i + 8 + n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+distinct = len(set(raw))
+nonwhite = sum(1 for b in raw if b < 200)
+assert distinct > 50 and nonwhite > len(raw) // 100, (distinct, nonwhite, len(raw))
+PY
+	ok $? "the screenshot is not blank"
+else
+	for i in 1 2 3 4 5 6; do ok 1 "chromium missing: $CHROME"; done
+fi
+"$FT" report "$T/r.db" -o "$T/x.html" --baseline thp 2> "$T/err"
+check "report without runs of the baseline: exit 1" test $? = 1
+
+# --- --help and the man pages name the same options ---
+for cmd in replay compare report; do
+	"$FT" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u > "$T/h.opts"
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$TOP/docs/man/foliotrace-$cmd.1" | sed 's/\\-/-/g' |
+		grep -o -- '--[a-z][a-z-]*' | sort -u > "$T/m.opts"
+	check "$cmd: --help and the man page agree on the options" cmp "$T/h.opts" "$T/m.opts"
+done
+
+# --- every trace fixture: engine and oracle agree on every metric ---
+fixtures=0
+bad=0
+for d in "$TOP"/tests/data/*/; do
+	d=${d%/}
+	[ -n "$(find "$d" -name metadata -print -quit 2>/dev/null)" ] || continue
+	fixtures=$((fixtures + 1))
+	db="$T/fx-$(basename "$d").db"
+	if ! "$FT" ingest -o "$db" "$d" > /dev/null 2> "$T/err"; then
+		diag "$(basename "$d"): ingest failed: $(cat "$T/err")"
+		bad=$((bad + 1))
+		continue
+	fi
+	for frag in none buddyinfo; do
+		"$FT" replay "$db" -n --check-oracle --frag $frag $ALL -P mcpage:1 -P mcpage:8 \
+			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M > /dev/null 2> "$T/err" ||
+			{ diag "$(basename "$d") frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
+	done
+	rec=$("$FT" query "$db" --format csv sql "SELECT sum(anon_faults) || ' faults + ' || sum(zero_wp) || ' zero_wp' FROM process" | tail -1)
+	sim=$("$FT" replay "$db" -n -P order0 --format csv 2> /dev/null | grep '^faults,' | cut -d, -f2)
+	diag "$(basename "$d"): recorded $rec; order0 replay: $sim faults"
+done
+diag "$fixtures trace fixtures checked"
+check "every fixture under tests/data: engine and oracle agree ($fixtures fixtures)" \
+	test "$bad" = 0 -a "$fixtures" -gt 0
+
+done_testing
