@@ -184,12 +184,10 @@ int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
 	return 0;
 }
 
-void rp_alloc_put(struct rp_alloc *a, uint64_t pfn)
+void rp_alloc_buddy_put(struct rp_alloc *a, uint64_t pfn)
 {
 	unsigned int k = 0;
 
-	if (a->kind != RP_FRAG_BUDDYINFO || pfn >= a->nr_pfns)
-		return;
 	while (k < RP_MAX_ORDER && map_test(a, k, (pfn >> k) ^ 1)) {
 		map_clear(a, k, (pfn >> k) ^ 1);
 		pfn &= ~(1ULL << k);

@@ -49,7 +49,13 @@ static inline int rp_alloc_get(struct rp_alloc *a, unsigned int order, uint64_t 
 }
 /* A pfn outside the managed range for a request that failed but is mapped anyway (OOM). */
 uint64_t rp_alloc_overflow(struct rp_alloc *a, unsigned int order);
+void rp_alloc_buddy_put(struct rp_alloc *a, uint64_t pfn);
+
 /* Free one 4K page previously handed out (overflow pfns are ignored). */
-void rp_alloc_put(struct rp_alloc *a, uint64_t pfn);
+static inline void rp_alloc_put(struct rp_alloc *a, uint64_t pfn)
+{
+	if (a->kind == RP_FRAG_BUDDYINFO && pfn < a->nr_pfns)
+		rp_alloc_buddy_put(a, pfn);
+}
 
 #endif /* FT_REPLAY_FRAG_H */

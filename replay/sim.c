@@ -354,8 +354,17 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 {
 	unsigned int n = 1U << k, j;
 
+	/* the block is aligned to n and lies in one leaf; all its pages were absent */
+	if (n >= 64)
+		memset(&l->present[i >> 6], 0xff, (n >> 6) * sizeof(uint64_t));
+	else
+		l->present[i >> 6] |= ((1ULL << n) - 1) << (i & 63);
+	l->nr_present += n;
+	memset(&l->st[i], 0, n);
+	l->st[fi] = PG_TOUCHED;
+	memset(&l->ord[i], (int)k, n);
 	for (j = 0; j < n; j++)
-		pg_set(l, i + j, i + j == fi ? PG_TOUCHED : 0, (uint8_t)k, pfn + j);
+		l->pfn[i + j] = pfn + j;
 	rss_add(s, p, n);
 	p->c.v[RP_M_ALLOC_0 + k]++;
 	p->c.v[RP_M_ZEROED] += (uint64_t)n << RP_PAGE_SHIFT;
@@ -606,6 +615,7 @@ static void range_walk(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t h
 static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
 		       unsigned int b, void *arg)
 {
+	uint64_t pages = 0, untouched = 0;	/* non-zero-page pages unmapped, untouched ones */
 	unsigned int w;
 
 	for (w = a >> 6; w <= (b - 1) >> 6; w++) {
@@ -616,20 +626,22 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 		if (w == (b - 1) >> 6 && (b & 63))
 			m &= (1ULL << (b & 63)) - 1;
 		l->present[w] &= ~m;
+		l->nr_present -= (uint32_t)__builtin_popcountll(m);
 		while (m) {
 			unsigned int j = (w << 6) + (unsigned int)__builtin_ctzll(m);
 			uint8_t st = l->st[j];
 
 			m &= m - 1;
-			l->nr_present--;
 			if (st & PG_ZERO)
 				continue;
-			if (!(st & PG_TOUCHED))
-				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
-			rss_sub(s, p, 1);
-			release_page(s, st, l->pfn[j]);
+			pages++;
+			untouched += !(st & PG_TOUCHED);
+			if ((st & PG_COW) || s->alloc.kind == RP_FRAG_BUDDYINFO)
+				release_page(s, st, l->pfn[j]);
 		}
 	}
+	p->c.v[RP_M_BLOAT] += untouched << RP_PAGE_SHIFT;
+	rss_sub(s, p, pages);
 }
 
 static void unmap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi)
