@@ -299,20 +299,26 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	struct oproc *p = P(o, proc);
 	uint64_t start = vpn, end = vpn + 1, v;
 	unsigned int reason = FT_FB_NONE, cand[16], n, t;
-	int nohuge = 0, valid = 0, thp = !strcmp(o->pol.ops->name, "thp");
+	unsigned int always4k = 0;
+	int valid = 0, thp = !strcmp(o->pol.ops->name, "thp");
 	struct opage *pg;
 
 	if (vma_id < o->nr_vmas && o->vmas[vma_id].end > o->vmas[vma_id].start) {
 		start = o->vmas[vma_id].start / RP_PAGE_SIZE;
 		end = (o->vmas[vma_id].end + RP_PAGE_SIZE - 1) / RP_PAGE_SIZE;
-		nohuge = (o->vmas[vma_id].flags & RP_VM_NOHUGEPAGE) != 0;
+		if (o->vmas[vma_id].flags & RP_VM_NOHUGEPAGE)
+			always4k = FT_FB_NOHUGEPAGE;
+		else if (o->vmas[vma_id].flags & RP_VM_UFFD)
+			always4k = FT_FB_UFFD;
 		valid = 1;
 	}
 	p->c.v[RP_M_FAULTS]++;
 	if (!write) {
-		if (nohuge) {
-			reason = is_large(o) ? FT_FB_NOHUGEPAGE : FT_FB_NONE;
-		} else if (thp) {
+		if (!thp) {
+			reason = is_large(o) ? FT_FB_READ : FT_FB_NONE;
+		} else if (always4k) {
+			reason = (unsigned int)always4k;
+		} else {
 			uint64_t b = vpn - vpn % 512;
 
 			if (b < start || b + 512 > end) {
@@ -326,8 +332,6 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				p->c.v[RP_M_HUGE_ZERO_MAPS]++;
 				return;
 			}
-		} else if (is_large(o)) {
-			reason = FT_FB_READ;
 		}
 		if (reason)
 			p->c.v[RP_M_FB_0 + reason]++;
@@ -336,9 +340,9 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_ZERO_MAPS]++;
 		return;
 	}
-	if (nohuge) {
+	if (always4k) {
 		if (is_large(o))
-			reason = FT_FB_NOHUGEPAGE;
+			reason = (unsigned int)always4k;
 	} else if (o->pol.fa_pages) {
 		uint64_t w = o->pol.fa_pages, b = vpn - vpn % w, pfn;
 		unsigned int mapped = 1;
@@ -363,7 +367,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_PTE_WRITES] += mapped;
 		return;
 	}
-	n = nohuge ? 0 : candidates(o, vpn, vma_id, valid, cand);
+	n = always4k ? 0 : candidates(o, vpn, vma_id, valid, cand);
 	for (t = 0; t < n; t++) {
 		unsigned int k = cand[t];
 		uint64_t sz = 1ULL << k, b = vpn - vpn % sz, pfn;
@@ -416,7 +420,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	rss(o, proc, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
-	if (!strcmp(o->pol.ops->name, "adaptive") && valid && !nohuge)
+	if (!strcmp(o->pol.ops->name, "adaptive") && valid && !always4k)
 		o->ad_next[vma_id] = vpn + 1;
 }
 

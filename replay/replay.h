@@ -25,7 +25,9 @@
 #define RP_PAGE_SIZE	(1ULL << RP_PAGE_SHIFT)
 #define RP_PMD_ORDER	9		/* 2M with 4K pages */
 #define RP_MAX_ORDER	10		/* buddy orders 0..10, as /proc/buddyinfo */
-#define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags bit */
+#define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags: MADV_NOHUGEPAGE */
+/* vm_flags: userfaultfd-armed (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR, 6.1 x86_64/arm64) */
+#define RP_VM_UFFD	(0x200ULL | 0x1000ULL | (1ULL << 37))
 
 /* ---- policies (replay/policy.c, one replay/policy-<name>.c each) ---- */
 

@@ -380,15 +380,21 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 
 /* ---- the fault paths ---- */
 
+/*
+ * A read maps the 4K zero page with reason read, as the patched kernel reports it whenever
+ * larger orders are enabled, whatever the VMA; thp instead tries the huge zero page.
+ */
 static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
-		       const struct rp_fault *f, int nohuge)
+		       const struct rp_fault *f, unsigned int always4k)
 {
 	unsigned int reason = FT_FB_NONE, j;
 
-	if (nohuge) {
+	if (!(s->pol.ops->flags & RP_POL_PMD)) {
 		if (s->large)
-			reason = FT_FB_NOHUGEPAGE;
-	} else if (s->pol.ops->flags & RP_POL_PMD) {
+			reason = FT_FB_READ;
+	} else if (always4k) {
+		reason = always4k;
+	} else {
 		uint64_t b = f->vpn & ~(uint64_t)LEAF_MASK;
 
 		if (b < f->vma_start || b + LEAF_PAGES > f->vma_end) {
@@ -402,8 +408,6 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			p->c.v[RP_M_HUGE_ZERO_MAPS]++;
 			return;
 		}
-	} else if (s->large) {
-		reason = FT_FB_READ;
 	}
 	if (reason)
 		p->c.v[RP_M_FB_0 + reason]++;
@@ -447,15 +451,15 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 }
 
 static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
-			const struct rp_fault *f, int nohuge)
+			const struct rp_fault *f, unsigned int always4k)
 {
 	uint8_t orders[RP_PMD_ORDER];
 	unsigned int n = 0, reason = FT_FB_NONE, k, t;
 	uint64_t pfn, b;
 
-	if (nohuge) {
+	if (always4k) {
 		if (s->large)
-			reason = FT_FB_NOHUGEPAGE;
+			reason = always4k;
 	} else if (s->pol.fa_pages) {
 		fault_window(s, p, l, i, f);
 		return;
@@ -496,7 +500,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	rss_add(s, p, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
-	if (s->pol.ops->mapped && !nohuge)
+	if (s->pol.ops->mapped && !always4k)
 		s->pol.ops->mapped(s->pol_state, f, f->vpn, 0);
 }
 
@@ -512,7 +516,7 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 			 leaf_get(p, vpn >> LEAF_SHIFT);
 	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 	struct rp_fault f;
-	int nohuge = 0;
+	unsigned int always4k = 0;	/* reason the VMA always gets 4K, 0 if none */
 
 	p->c.v[RP_M_TOUCHES]++;
 	if (pg_present(l, i)) {
@@ -555,7 +559,9 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 
 		f.vma_start = v->start >> RP_PAGE_SHIFT;
 		f.vma_end = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
-		nohuge = !!(v->flags & RP_VM_NOHUGEPAGE);
+		/* VMAs that always get 4K, with the reason the kernel gives */
+		always4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
+			 v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
 	} else {
 		f.vma_start = vpn;
 		f.vma_end = vpn + 1;
@@ -563,9 +569,9 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 	}
 	p->c.v[RP_M_FAULTS]++;
 	if (write)
-		fault_write(s, p, l, i, &f, nohuge);
+		fault_write(s, p, l, i, &f, always4k);
 	else
-		fault_read(s, p, l, i, &f, nohuge);
+		fault_read(s, p, l, i, &f, always4k);
 }
 
 /* ---- zaps ---- */

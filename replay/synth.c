@@ -159,7 +159,8 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 			uint64_t start = base + j * (16ULL << 21) + below(seed, 512) *
 					 aligns[below(seed, 4)] % (4ULL << 21);
 			uint64_t len = (1 + below(seed, 1200)) * RP_PAGE_SIZE;
-			uint64_t flags = 0x3 | (below(seed, 5) == 0 ? RP_VM_NOHUGEPAGE : 0);
+			uint64_t r = below(seed, 10);
+			uint64_t flags = 0x3 | (r == 0 ? RP_VM_NOHUGEPAGE : r == 1 ? 0x200 : 0);
 
 			start &= ~(RP_PAGE_SIZE - 1);
 			if (below(seed, 3) == 0)	/* some exactly 2M-aligned, 2M multiples */

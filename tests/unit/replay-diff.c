@@ -121,7 +121,7 @@ int main(void)
 	   "kbuild-like 20000 faults: adaptive frag=buddyinfo");
 	/* the streams must exercise every metric, else agreement proves little */
 	for (j = 0, good = 1; j < RP_NR_METRICS; j++) {
-		if (!covered[j] && j != RP_M_FB_0 + FT_FB_NONE && j != RP_M_FB_0 + FT_FB_UFFD &&
+		if (!covered[j] && j != RP_M_FB_0 + FT_FB_NONE &&
 		    j != RP_M_FB_0 + FT_FB_RACE) {
 			diag("metric %s never non-zero", rp_metric_name(j));
 			good = 0;

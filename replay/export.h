@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * export.h - turn a recorded anonymous event stream into a guest replay file (the format of
+ * replay/guest/ftr.h, docs/guest-replay.md) for the in-guest replayer. Knows no policy: the
+ * file says what the recorded processes did (which VMAs, which first touches, zaps, forks),
+ * and the guest kernel's knob decides what each touch maps.
+ *
+ * The exporter keeps a model of the mappings the replayer will have made, per process, so
+ * that every touch happens inside a mapping with the VMA bounds and flags the recorded
+ * fault saw: it emits MAP for the parts of the recorded VMA not mapped yet, PROTECT for
+ * parts whose flags differ, and clips every zap to what is mapped (so the replayer never
+ * unmaps anything of its own). Where the model's merged mapping is larger than the recorded
+ * VMA it cannot fix it without losing pages; it counts a shape mismatch instead.
+ *
+ * Use: rp_export_new(), rp_export_feed() each event in recorded order, rp_export_finish().
+ */
+#ifndef FT_REPLAY_EXPORT_H
+#define FT_REPLAY_EXPORT_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "db/stream.h"
+#include "lib/strbuf.h"
+#include "replay/replay.h"
+
+/* A process of the recorded trace, indexed by proc_id. */
+struct rp_export_proc {
+	int64_t pid;			/* recorded tgid */
+	char comm[16];			/* command name, "" if unknown */
+	uint8_t selected;		/* 1: export it */
+};
+
+struct rp_export_in {
+	const struct rp_vma *vmas;	/* indexed by vma_id (as struct rp_trace) */
+	uint32_t nr_vmas;
+	const struct rp_export_proc *procs;	/* indexed by proc_id */
+	uint32_t nr_procs;
+	unsigned int page_shift;	/* of the recording (trace.page_size) */
+	int64_t trace_id;		/* written to the header */
+};
+
+struct rp_export_stats {
+	uint64_t procs;			/* process records written */
+	uint64_t families;		/* of those, replayed on their own (not forked) */
+	uint64_t touches;		/* TOUCH operations */
+	uint64_t maps;			/* MAP operations */
+	uint64_t protects;		/* PROTECT operations */
+	uint64_t zaps;			/* MUNMAP/DONTNEED/FREE/MREMAP operations */
+	uint64_t forks;			/* FORK operations */
+	uint64_t clusters;		/* address ranges the replayer places */
+	uint64_t skipped;		/* fault records not replayed (nr_ptes 0: nothing mapped) */
+	uint64_t shape_mismatch;	/* touches whose replayed mapping extends beyond the
+					 * recorded VMA (merged with a neighbour) */
+	uint64_t mremap_partial;	/* mremaps of a range not wholly mapped: replayed as
+					 * munmap */
+	uint64_t bytes;			/* size of the file */
+};
+
+struct rp_export;
+
+/* Return: an exporter, or NULL with error() (page_shift out of range). */
+struct rp_export *rp_export_new(const struct rp_export_in *in);
+/* Feed one event in recorded order; events of unselected processes are ignored. */
+void rp_export_feed(struct rp_export *x, const struct ft_event *ev);
+/*
+ * Write the file into out (appended) and free the exporter.
+ * Return: 0 and *st filled, or error() (nothing selected had an event).
+ */
+int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_stats *st);
+void rp_export_free(struct rp_export *x);
+
+/*
+ * rp_export_db - export the processes of trace_id matching comm (NULL: any) and pid (< 0:
+ * any), the selection of `foliotrace replay --comm/--pid`.
+ * Return: 0 with out and *st filled, or -1 with error().
+ */
+int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
+		 struct strbuf *out, struct rp_export_stats *st);
+
+#endif /* FT_REPLAY_EXPORT_H */
