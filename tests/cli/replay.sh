@@ -197,9 +197,25 @@ for d in "$TOP"/tests/data/*/; do
 			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M > /dev/null 2> "$T/err" ||
 			{ diag "$(basename "$d") frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
 	done
-	rec=$("$FT" query "$db" --format csv sql "SELECT sum(anon_faults) || ' faults + ' || sum(zero_wp) || ' zero_wp' FROM process" | tail -1)
-	sim=$("$FT" replay "$db" -n -P order0 --format csv 2> /dev/null | grep '^faults,' | cut -d, -f2)
-	diag "$(basename "$d"): recorded $rec; order0 replay: $sim faults"
+	# self-consistency, informative: replayed under the policy it was recorded with, the
+	# model should take the recorded faults and allocate the recorded orders
+	pol=$("$FT" query "$db" --format csv sql "SELECT coalesce(policy, 'order0') FROM trace" | tail -1)
+	"$FT" query "$db" --format json sql "SELECT (SELECT sum(anon_faults) FROM process) AS faults, (SELECT sum(zero_wp) FROM process) AS zero_wp, (SELECT sum(cow) FROM process) AS cow, (SELECT group_concat(order_ || ':' || faults) FROM fault_order WHERE zero_page = 0) AS orders" > "$T/rec.json"
+	"$FT" replay "$db" -n -P "$pol" --format json > "$T/sim.json" 2> /dev/null
+	diag "$(basename "$d") (recorded under $pol): $(python3 - "$T/rec.json" "$T/sim.json" <<'PY'
+import json, sys
+rec = json.load(open(sys.argv[1]))[0]
+runs = json.load(open(sys.argv[2]))["runs"]
+m = runs[-1]["metrics"]
+orders = dict(x.split(":") for x in (rec["orders"] or "").split(",") if x)
+print("recorded %s faults + %s zero_wp, %s cow; replay %d first-touch + %d zero_wp, %d cow;"
+      % (rec["faults"], rec["zero_wp"], rec["cow"], m["faults"] - m["zero_wp_faults"],
+         m["zero_wp_faults"], m["cow_faults"]),
+      "order:recorded/replayed",
+      " ".join("%s:%s/%d" % (k, orders.get(str(k), 0), m["alloc_order_%d" % k])
+               for k in range(1, 10) if orders.get(str(k)) or m["alloc_order_%d" % k]) or "-")
+PY
+)"
 done
 diag "$fixtures trace fixtures checked"
 check "every fixture under tests/data: engine and oracle agree ($fixtures fixtures)" \
