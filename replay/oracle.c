@@ -3,10 +3,11 @@
  * oracle.c - the reference simulator: deliberately naive, written from docs/policies.md and
  * docs/metrics.md without sharing code with sim.c (not even the policy ops' decisions), so
  * the differential test (tests/unit/replay-diff.c) compares two independent readings of the
- * same rules. Every page is an entry of one chained hash table keyed by (process, page);
- * every question ("is this range absent", "who else maps this pfn", "is the buddy of this
+ * same rules. Every page is an entry of one chained hash table keyed by (process, page)
+ * and of its process's list; every physical page has a reference count (mappings); every
+ * question ("is this range absent", "which pages does this zap hit", "is the buddy of this
  * block free") is answered by looking at every candidate one by one. Slow by design: use it
- * on streams of up to a few hundred thousand events.
+ * on streams of up to a few million events.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 #include "replay/policy.h"
 #include "replay/replay.h"
 
-#define NBUCKETS 4096
+#define NREFS 65536	/* buckets of the pfn reference counts */
 
 struct opage {
 	uint32_t proc;
@@ -26,14 +27,22 @@ struct opage {
 	int cow;		/* write-protected after a fork */
 	unsigned int ord;	/* order of its block */
 	uint64_t pfn;
-	struct opage *next;
+	struct opage *next;	/* hash chain */
+	struct opage *pprev, *pnext;	/* the process's pages */
 };
 
 struct oproc {
 	int seen;
 	int64_t rss;		/* pages */
 	int64_t peak;		/* pages */
+	struct opage *pages;	/* list of its pages */
 	struct rp_counters c;
+};
+
+struct oref {			/* mappings of one physical page (zero page excluded) */
+	uint64_t pfn;
+	unsigned int count;
+	struct oref *next;
 };
 
 struct oblock {
@@ -46,7 +55,9 @@ struct rp_oracle {
 	enum rp_frag_kind frag;
 	const struct rp_vma *vmas;
 	uint32_t nr_vmas;
-	struct opage *bucket[NBUCKETS];
+	struct opage **bucket;	/* chained hash of every page */
+	size_t nbuckets, npages;
+	struct oref *refs[NREFS];
 	struct oproc *procs;
 	uint32_t nr_procs;
 	int64_t rss, peak;	/* pages, all processes */
@@ -61,30 +72,60 @@ struct rp_oracle {
 	struct rp_counters total;
 };
 
-static unsigned int bucket_of(uint32_t proc, uint64_t vpn)
+static size_t bucket_of(const struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
-	return (unsigned int)((vpn * 31 + proc) % NBUCKETS);
+	return (size_t)((vpn * 31 + proc) % o->nbuckets);
 }
 
 static struct opage *find(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
 	struct opage *pg;
 
-	for (pg = o->bucket[bucket_of(proc, vpn)]; pg; pg = pg->next)
+	for (pg = o->bucket[bucket_of(o, proc, vpn)]; pg; pg = pg->next)
 		if (pg->proc == proc && pg->vpn == vpn)
 			return pg;
 	return NULL;
 }
 
+static struct oproc *P(struct rp_oracle *o, uint32_t proc);
+
+/* Keep chains short: four times as many buckets as pages, rebuilt when outgrown. */
+static void rehash(struct rp_oracle *o)
+{
+	struct opage **old = o->bucket, *pg, *nx;
+	size_t n = o->nbuckets, i, b;
+
+	o->nbuckets = n ? n * 4 : 4096;
+	o->bucket = xcalloc(o->nbuckets, sizeof(*o->bucket));
+	for (i = 0; i < n; i++) {
+		for (pg = old[i]; pg; pg = nx) {
+			nx = pg->next;
+			b = bucket_of(o, pg->proc, pg->vpn);
+			pg->next = o->bucket[b];
+			o->bucket[b] = pg;
+		}
+	}
+	free(old);
+}
+
 static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
 	struct opage *pg = xcalloc(1, sizeof(*pg));
-	unsigned int b = bucket_of(proc, vpn);
+	struct oproc *p = P(o, proc);
+	size_t b;
 
+	if (o->npages >= o->nbuckets)
+		rehash(o);
+	b = bucket_of(o, proc, vpn);
 	pg->proc = proc;
 	pg->vpn = vpn;
 	pg->next = o->bucket[b];
 	o->bucket[b] = pg;
+	pg->pnext = p->pages;
+	if (p->pages)
+		p->pages->pprev = pg;
+	p->pages = pg;
+	o->npages++;
 	return pg;
 }
 
@@ -92,13 +133,67 @@ static void del(struct rp_oracle *o, struct opage *pg)
 {
 	struct opage **pp;
 
-	for (pp = &o->bucket[bucket_of(pg->proc, pg->vpn)]; *pp; pp = &(*pp)->next) {
+	for (pp = &o->bucket[bucket_of(o, pg->proc, pg->vpn)]; *pp; pp = &(*pp)->next) {
 		if (*pp == pg) {
 			*pp = pg->next;
-			free(pg);
-			return;
+			break;
 		}
 	}
+	if (pg->pprev)
+		pg->pprev->pnext = pg->pnext;
+	else
+		o->procs[pg->proc].pages = pg->pnext;
+	if (pg->pnext)
+		pg->pnext->pprev = pg->pprev;
+	o->npages--;
+	free(pg);
+}
+
+/* ---- reference counts of physical pages ---- */
+
+static struct oref **ref_slot(struct rp_oracle *o, uint64_t pfn)
+{
+	struct oref **r;
+
+	for (r = &o->refs[pfn % NREFS]; *r; r = &(*r)->next)
+		if ((*r)->pfn == pfn)
+			return r;
+	return r;
+}
+
+/* One more mapping of pfn. */
+static void ref_get(struct rp_oracle *o, uint64_t pfn)
+{
+	struct oref **r = ref_slot(o, pfn);
+
+	if (!*r) {
+		*r = xcalloc(1, sizeof(**r));
+		(*r)->pfn = pfn;
+	}
+	(*r)->count++;
+}
+
+/* How many pages of all processes map pfn. */
+static unsigned int mapcount(struct rp_oracle *o, uint64_t pfn)
+{
+	struct oref **r = ref_slot(o, pfn);
+
+	return *r ? (*r)->count : 0;
+}
+
+/* One mapping fewer. Return: the mappings left. */
+static unsigned int ref_put(struct rp_oracle *o, uint64_t pfn)
+{
+	struct oref **r = ref_slot(o, pfn), *dead;
+
+	if (!*r)
+		return 0;
+	if (--(*r)->count)
+		return (*r)->count;
+	dead = *r;
+	*r = dead->next;
+	free(dead);
+	return 0;
 }
 
 static struct oproc *P(struct rp_oracle *o, uint32_t proc)
@@ -218,23 +313,11 @@ static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 	return pfn;
 }
 
-/* How many pages of all processes map pfn (zero page excluded). */
-static unsigned int mapcount(struct rp_oracle *o, uint64_t pfn)
-{
-	unsigned int n = 0, b;
-	struct opage *pg;
-
-	for (b = 0; b < NBUCKETS; b++)
-		for (pg = o->bucket[b]; pg; pg = pg->next)
-			n += !pg->zero && pg->pfn == pfn;
-	return n;
-}
-
 static void unmap(struct rp_oracle *o, struct opage *pg)
 {
 	struct oproc *p = P(o, pg->proc);
 	uint64_t pfn = pg->pfn;
-	int zero = pg->zero, cow = pg->cow;
+	int zero = pg->zero;
 
 	if (!zero) {
 		if (!pg->touched)
@@ -242,7 +325,7 @@ static void unmap(struct rp_oracle *o, struct opage *pg)
 		rss(o, pg->proc, -1);
 	}
 	del(o, pg);
-	if (!zero && (!cow || mapcount(o, pfn) == 0))
+	if (!zero && ref_put(o, pfn) == 0)
 		put(o, pfn);
 }
 
@@ -349,6 +432,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 
 		pg = add(o, proc, vpn);
 		pg->pfn = get_page(o, p);
+		ref_get(o, pg->pfn);
 		pg->touched = 1;
 		for (v = b; v < b + w; v++) {
 			if (v < start || v >= end || v == vpn || find(o, proc, v))
@@ -360,6 +444,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			}
 			p->c.v[RP_M_ALLOC_0]++;
 			add(o, proc, v)->pfn = pfn;
+			ref_get(o, pfn);
 			mapped++;
 		}
 		rss(o, proc, mapped);
@@ -393,6 +478,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			pg = add(o, proc, v);
 			pg->ord = k;
 			pg->pfn = pfn + (v - b);
+			ref_get(o, pg->pfn);
 			pg->touched = v == vpn;
 		}
 		rss(o, proc, (int64_t)sz);
@@ -416,6 +502,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_FB_0 + reason]++;
 	pg = add(o, proc, vpn);
 	pg->pfn = get_page(o, p);
+	ref_get(o, pg->pfn);
 	pg->touched = 1;
 	rss(o, proc, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
@@ -445,6 +532,7 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		pg->cow = 0;
 		pg->ord = 0;
 		pg->pfn = get_page(o, p);
+		ref_get(o, pg->pfn);
 		rss(o, proc, 1);
 		p->c.v[RP_M_FAULTS]++;
 		p->c.v[RP_M_ZERO_WP]++;
@@ -453,10 +541,12 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		return;
 	}
 	if (pg->cow && mapcount(o, pg->pfn) >= 2) {
+		ref_put(o, pg->pfn);	/* others still map it: not freed */
 		pg->cow = 0;
 		pg->touched = 1;
 		pg->ord = 0;
 		pg->pfn = get_page(o, p);
+		ref_get(o, pg->pfn);
 		p->c.v[RP_M_COW]++;
 		p->c.v[RP_M_PTE_WRITES]++;
 		return;
@@ -471,14 +561,11 @@ static size_t collect(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_t 
 {
 	struct opage **v = NULL, *pg;
 	size_t n = 0, cap = 0;
-	unsigned int b;
 
-	for (b = 0; b < NBUCKETS; b++) {
-		for (pg = o->bucket[b]; pg; pg = pg->next) {
-			if (pg->proc == proc && pg->vpn >= lo && pg->vpn < hi) {
-				XGROW(v, cap, n + 1);
-				v[n++] = pg;
-			}
+	for (pg = P(o, proc)->pages; pg; pg = pg->pnext) {
+		if (pg->vpn >= lo && pg->vpn < hi) {
+			XGROW(v, cap, n + 1);
+			v[n++] = pg;
 		}
 	}
 	*out = v;
@@ -559,6 +646,7 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 		pg->touched = 1;
 		pg->ord = v[i]->ord;
 		pg->pfn = v[i]->pfn;
+		ref_get(o, pg->pfn);
 		rss(o, child, 1);
 	}
 	free(v);
@@ -573,6 +661,7 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 
 	o->pol = *p;
 	o->frag = frag;
+	rehash(o);
 	o->vmas = t->vmas;
 	o->nr_vmas = t->nr_vmas;
 	o->ad_next = xcalloc(t->nr_vmas + 1, sizeof(*o->ad_next));
@@ -622,13 +711,13 @@ void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
 
 void rp_oracle_finish(struct rp_oracle *o)
 {
-	unsigned int b, m;
+	unsigned int m;
 	struct opage *pg;
 	uint32_t i;
 
-	for (b = 0; b < NBUCKETS; b++) {
-		for (pg = o->bucket[b]; pg; pg = pg->next) {
-			struct oproc *p = P(o, pg->proc);
+	for (i = 0; i < o->nr_procs; i++) {
+		for (pg = o->procs[i].pages; pg; pg = pg->pnext) {
+			struct oproc *p = &o->procs[i];
 			int j, run = 1;
 
 			if (!pg->zero && !pg->touched)
@@ -673,16 +762,23 @@ const struct rp_counters *rp_oracle_total(const struct rp_oracle *o)
 
 void rp_oracle_free(struct rp_oracle *o)
 {
-	unsigned int b;
 	struct opage *pg, *nx;
+	struct oref *r, *rn;
+	uint32_t i;
 
 	if (!o)
 		return;
-	for (b = 0; b < NBUCKETS; b++)
-		for (pg = o->bucket[b]; pg; pg = nx) {
-			nx = pg->next;
+	for (i = 0; i < o->nr_procs; i++)
+		for (pg = o->procs[i].pages; pg; pg = nx) {
+			nx = pg->pnext;
 			free(pg);
 		}
+	for (i = 0; i < NREFS; i++)
+		for (r = o->refs[i]; r; r = rn) {
+			rn = r->next;
+			free(r);
+		}
+	free(o->bucket);
 	free(o->procs);
 	free(o->freel);
 	free(o->ad_next);
