@@ -311,8 +311,19 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	t0 = now_ns();
 	if (load_trace(db, trace_id, o, &t, &vmas, ps, info))
 		goto out;
-	if (!ps->keep)
-		info->procs = t.nr_procs - 1;
+	if (!ps->keep) {
+		sqlite3_stmt *st;
+
+		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM process WHERE trace_id = ?", -1,
+				       &st, NULL) != SQLITE_OK) {
+			error("cannot count processes: %s", sqlite3_errmsg(db));
+			goto out;
+		}
+		sqlite3_bind_int64(st, 1, trace_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			info->procs = (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
 	for (i = 0; i < o->nr_pol; i++) {
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
