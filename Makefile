@@ -56,8 +56,15 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
 
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
-workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS))
-workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS))
+# The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer)
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer)
+$(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $<
+$(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
 $(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<

@@ -10,6 +10,7 @@
  * touched), looked up by binary search; a touch in the same mapping as the previous one
  * costs one comparison.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,43 +204,38 @@ static void note_mapped(struct xproc *p, uint64_t s, uint64_t e)
 static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		   uint64_t flags, uint64_t page)
 {
-	struct range todo[64];
-	uint8_t todo_map[64];
-	unsigned int nt = 0, k;
+	struct todo {
+		uint64_t start, end;
+		int map;	/* 1: MAP a hole, 0: PROTECT a part of another class */
+	} *todo = NULL;
+	size_t nt = 0, cap = 0, j, k;
 	ssize_t i = model_find(&p->m, page);
 	uint64_t cur = s;
-	size_t j;
 
 	if (i >= 0 && p->m.v[i].start == s && p->m.v[i].end == e &&
 	    vclass(p->m.v[i].flags) == vclass(flags))
 		return;
-	for (j = model_lower(&p->m, s); j < p->m.n && p->m.v[j].start < e && nt < 62; j++) {
+	for (j = model_lower(&p->m, s); j < p->m.n && p->m.v[j].start < e; j++) {
 		const struct ival *iv = &p->m.v[j];
 		uint64_t lo = iv->start > cur ? iv->start : cur;
 		uint64_t hi = iv->end < e ? iv->end : e;
 
-		if (iv->start > cur) {
-			todo[nt].start = cur;
-			todo[nt].end = iv->start;
-			todo_map[nt++] = 1;
-		}
-		if (vclass(iv->flags) != vclass(flags)) {
-			todo[nt].start = lo;
-			todo[nt].end = hi;
-			todo_map[nt++] = 0;
-		}
+		XGROW(todo, cap, nt + 2);
+		if (iv->start > cur)
+			todo[nt++] = (struct todo){ cur, iv->start, 1 };
+		if (vclass(iv->flags) != vclass(flags))
+			todo[nt++] = (struct todo){ lo, hi, 0 };
 		cur = hi;
 	}
-	if (cur < e && nt < 64) {
-		todo[nt].start = cur;
-		todo[nt].end = e;
-		todo_map[nt++] = 1;
+	if (cur < e) {
+		XGROW(todo, cap, nt + 1);
+		todo[nt++] = (struct todo){ cur, e, 1 };
 	}
 	for (k = 0; k < nt; k++) {
 		uint64_t f[3] = { todo[k].start, todo[k].end - todo[k].start, flags };
 
-		emit(p, todo_map[k] ? FTR_OP_MAP : FTR_OP_PROTECT, 3, f);
-		if (todo_map[k]) {
+		emit(p, todo[k].map ? FTR_OP_MAP : FTR_OP_PROTECT, 3, f);
+		if (todo[k].map) {
 			x->st.maps++;
 			note_mapped(p, todo[k].start, todo[k].end);
 		} else {
@@ -247,12 +243,13 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		}
 		model_set(&p->m, todo[k].start, todo[k].end, flags);
 	}
+	free(todo);
 	i = model_find(&p->m, page);
 	if (i < 0 || p->m.v[i].start != s || p->m.v[i].end != e)
 		x->st.shape_mismatch++;
 }
 
-/* The pages of [s, e) the model has mapped, as maximal runs; fn is called per run. */
+/* One operation of the given kind per maximal run of pages of [s, e) the model maps. */
 static void for_runs(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		     unsigned int kind)
 {
@@ -436,7 +433,8 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 				do_mremap(x, p, s, e, ev->aux >> sh);
 				break;
 			}
-			/* fall through: a move without destination is an unmap */
+			/* a move without destination is an unmap */
+			/* fall through */
 		default:
 			for_runs(x, p, s, e, FTR_OP_MUNMAP);
 			model_remove(&p->m, s, e);
@@ -631,9 +629,12 @@ int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 	if (rc != SQLITE_DONE)
 		goto sql_error;
 	if (!nsel) {
-		error("no process of trace %lld matches%s%s%s%.0lld", (long long)trace_id,
-		      comm ? " comm=" : "", comm ? comm : "", pid >= 0 ? " pid=" : "",
-		      pid >= 0 ? (long long)pid : 0LL);
+		char pids[32] = "";
+
+		if (pid >= 0)
+			snprintf(pids, sizeof(pids), " pid=%lld", (long long)pid);
+		error("no process of trace %lld matches%s%s%s", (long long)trace_id,
+		      comm ? " comm=" : "", comm ? comm : "", pids);
 		goto out;
 	}
 
