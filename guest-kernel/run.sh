@@ -2,7 +2,7 @@
 # Run a command in a foliotrace guest and bring its trace out.
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
-#               [--timeout SECONDS] [--mode record|run] --out DIR -- CMD [ARG...]
+#               [--timeout SECONDS] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]
 #
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
 # on the host, copied into the guest. DIR receives the virtio-9p share: header/ (the trace
@@ -15,9 +15,9 @@
 # trace is kept and header/partial is 1; 1 the run could not start; 2 usage.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT=
+ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--mode record|run] --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -30,6 +30,9 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--file) [ -f "$2" ] || die "no such file: $2"
+		FILES="$FILES$2
+"; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
@@ -48,6 +51,12 @@ IMAGE=$GDIR/$(cat "$GDIR/image")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 [ -z "$(ls -A "$OUT")" ] || die "output directory $OUT is not empty"
+
+# Inputs of the workload: /mnt/out/in/BASENAME in the guest.
+if [ -n "$FILES" ]; then
+	mkdir -p "$OUT/in"
+	printf '%s' "$FILES" | while IFS= read -r f; do cp "$f" "$OUT/in/"; done
+fi
 
 # The workload: a bundled name, or a host static executable copied onto the share.
 if [ -f "$1" ] && [ -x "$1" ]; then
