@@ -1,9 +1,522 @@
 // SPDX-License-Identifier: GPL-2.0
-/* cmd-guest-replay.c - foliotrace guest replay (placeholder until issue 7 lands). */
+/*
+ * cmd-guest-replay.c - foliotrace guest replay: re-run a recorded trace's anonymous memory
+ * behaviour in real guests, one guest per policy, and store each guest's trace linked to
+ * the original (docs/guest-replay.md).
+ *
+ *	foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]
+ *				[--comm NAME] [--pid N] [--mem SIZE] [--cpus N] [--timeout S]
+ *				[--export FILE]
+ *
+ * The selected processes are exported once (replay/export.c) into DB.ctf/, then for each
+ * policy guest-kernel/run.sh boots a guest with the knob set, the replay file on the share
+ * and ft-replayer as the workload, records it like `foliotrace record` does, and the trace
+ * is ingested with trace.parent_trace_id = the original and a replay_run row (kind guest,
+ * guest_trace_id). Where the replayer placed each address range is kept in the guest
+ * trace's header as replay_map, for `compare --sim-vs-real`. Policies the 6.1 knob cannot
+ * express are simulated instead, and say so.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
 #include "cli/commands.h"
+#include "cli/runs.h"
+#include "cli/spawn.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
+#include "replay/export.h"
+#include "replay/policy.h"
+#include "replay/run.h"
+
+static const char usage_text[] =
+	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
+	"                               [--comm NAME] [--pid N] [--mem SIZE] [--cpus N]\n"
+	"                               [--timeout S] [--export FILE]\n"
+	"\n"
+	"Replay the recorded processes' anonymous memory behaviour (VMAs, first touches, zaps,\n"
+	"forks) in a guest per policy and store each guest's trace in DB, linked to the\n"
+	"original. Compare with: foliotrace compare DB --sim-vs-real.\n"
+	"\n"
+	"    -p, --policy P     policy of a guest (repeatable); faultaround and adaptive are\n"
+	"                       simulation-only: simulated instead\n"
+	"    -a, --arch A       guest arch (default: the recording's)\n"
+	"    -t, --trace ID     trace to replay (default: the only or newest recorded one)\n"
+	"    -c, --comm NAME    only processes with this command name\n"
+	"    -P, --pid N        only processes with this tgid\n"
+	"    -m, --mem SIZE     guest memory (run.sh default)\n"
+	"    -n, --cpus N       guest cpus (run.sh default)\n"
+	"    -T, --timeout S    guest timeout, seconds (run.sh default)\n"
+	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
+	"    -h, --help         show this help\n";
+
+static const struct option options[] = {
+	{ "policy", required_argument, NULL, 'p' },
+	{ "arch", required_argument, NULL, 'a' },
+	{ "trace", required_argument, NULL, 't' },
+	{ "comm", required_argument, NULL, 'c' },
+	{ "pid", required_argument, NULL, 'P' },
+	{ "mem", required_argument, NULL, 'm' },
+	{ "cpus", required_argument, NULL, 'n' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "export", required_argument, NULL, 'e' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct opts {
+	struct rp_policy pol[RP_MAX_POLICIES];
+	unsigned int nr_pol;
+	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export;
+	int64_t trace, pid;
+};
+
+static int usage_error(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "foliotrace guest replay: %s\n", msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* 1 if the 6.1 knob (guest-kernel/policy-knob.sh) cannot express the policy. */
+static int sim_only(const struct rp_policy *p)
+{
+	return p->ops == &rp_policy_faultaround || p->ops == &rp_policy_adaptive;
+}
+
+static void add_safe(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++)
+		strbuf_addch(sb, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+				 (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' ? *s : '_');
+}
+
+/* DB.ctf/, created if missing. */
+static int ctf_dir(struct strbuf *dir, const char *db)
+{
+	strbuf_addf(dir, "%s.ctf", db);
+	if (mkdir(dir->buf, 0777) && errno != EEXIST)
+		return error("cannot create %s: %s", dir->buf, strerror(errno));
+	return 0;
+}
+
+/* DB.ctf/<time>-<arch>-<policy>-replay-t<ID>[.N], created empty. */
+static int run_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
+		   int64_t trace_id)
+{
+	time_t now = time(NULL);
+	char stamp[32];
+	int i;
+
+	if (ctf_dir(dir, db))
+		return -1;
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
+	strbuf_addf(dir, "/%s-%s-", stamp, arch);
+	add_safe(dir, policy);
+	strbuf_addf(dir, "-replay-t%lld", (long long)trace_id);
+	for (i = 1; mkdir(dir->buf, 0777); i++) {
+		if (errno != EEXIST || i > 99)
+			return error("cannot create %s: %s", dir->buf, strerror(errno));
+		strbuf_addf(dir, ".%d", i);
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return error("cannot create %s: %s", path, strerror(errno));
+	if (fwrite(data, 1, len, f) != len || fclose(f))
+		return error("cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* trace.arch of the trace, "" if unknown; trace.policy into recorded. */
+static void trace_info(sqlite3 *db, int64_t id, char *arch, size_t alen, char *recorded,
+		       size_t rlen)
+{
+	sqlite3_stmt *st;
+
+	arch[0] = recorded[0] = '\0';
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(arch, ''), coalesce(policy, '') FROM trace "
+			       "WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(arch, alen, "%s", (const char *)sqlite3_column_text(st, 0));
+		snprintf(recorded, rlen, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+}
+
+/*
+ * The replayer's FTREPLAY lines into DIR/header/replay_map (stored in trace_meta by the
+ * ingest); its RESULT line must say status=0.
+ */
+static int keep_map(const char *dir)
+{
+	struct strbuf out = STRBUF_INIT, map = STRBUF_INIT, path = STRBUF_INIT;
+	char *line, *next;
+	int ok = 0, ret;
+
+	strbuf_addf(&path, "%s/workload.out", dir);
+	if (strbuf_read_file(&out, path.buf)) {
+		strbuf_release(&path);
+		return -1;
+	}
+	for (line = out.buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, "FTREPLAY", 8)) {
+			strbuf_addstr(&map, line);
+			strbuf_addch(&map, '\n');
+		} else if (!strncmp(line, "RESULT ft-replayer ", 19) && strstr(line, " status=0")) {
+			ok = 1;
+		}
+	}
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/header/replay_map", dir);
+	ret = write_file(path.buf, map.buf, map.len);
+	if (!ret && !ok)
+		ret = error("the replayer did not finish cleanly; see %s/workload.out", dir);
+	strbuf_release(&out);
+	strbuf_release(&map);
+	strbuf_release(&path);
+	return ret;
+}
+
+/* Link the ingested guest trace of dir to the original; Return: the replay_run id or -1. */
+static int64_t link_run(const char *dbpath, const char *dir, int64_t trace_id,
+			const struct rp_policy *pol, const char *filter, uint64_t elapsed_ns,
+			int64_t *guest_id)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db;
+	int64_t run = -1;
+
+	if (ftdb_open(dbpath, FTDB_WRITE, &db))
+		return -1;
+	*guest_id = 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(trace_id) FROM trace WHERE path = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_text(st, 1, dir, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*guest_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!*guest_id) {
+		error("the guest trace of %s is not in %s", dir, dbpath);
+		goto out;
+	}
+	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
+		goto out;
+	if (sqlite3_prepare_v2(db, "UPDATE trace SET parent_trace_id = ?1 WHERE trace_id = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto sql_rollback;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_int64(st, 2, *guest_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto sql_rollback;
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(db, "INSERT INTO replay_run(trace_id, policy, frag, kind, "
+			       "guest_trace_id, filter, tool_version, created_at, elapsed_ns) "
+			       "VALUES (?1, ?2, 'none', 'guest', ?3, ?4, ?5, "
+			       "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?6)", -1, &st,
+			       NULL) != SQLITE_OK)
+		goto sql_rollback;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_text(st, 2, pol->spec, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, *guest_id);
+	if (*filter)
+		sqlite3_bind_text(st, 4, filter, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_text(st, 5, FT_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, (int64_t)elapsed_ns);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto sql_rollback;
+	sqlite3_finalize(st);
+	st = NULL;
+	run = sqlite3_last_insert_rowid(db);
+	if (ftdb_exec(db, "COMMIT"))
+		run = -1;
+	goto out;
+sql_rollback:
+	error("cannot link the guest trace: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	st = NULL;
+	ftdb_exec(db, "ROLLBACK");
+	goto out;
+sql_error:
+	error("cannot find the guest trace: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+out:
+	ftdb_close(db);
+	return run;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* One guest: boot, replay, ingest, link. */
+static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
+		      const struct rp_policy *pol, const char *file, const char *filter)
+{
+	struct strbuf dir = STRBUF_INIT, guest_file = STRBUF_INIT;
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	char *run[32];
+	int n = 0, rc, ret = -1;
+	int64_t guest_id, run_id;
+	uint64_t t0;
+
+	if (run_dir(&dir, o->db, arch, pol->spec, trace_id))
+		goto out;
+	strbuf_addf(&guest_file, "/mnt/out/in/%s", base);
+	run[n++] = (char *)ft_path("guest-kernel/run.sh");
+	run[n++] = "--arch";
+	run[n++] = (char *)arch;
+	run[n++] = "--policy";
+	run[n++] = (char *)pol->spec;
+	if (o->mem) {
+		run[n++] = "--mem";
+		run[n++] = (char *)o->mem;
+	}
+	if (o->cpus) {
+		run[n++] = "--cpus";
+		run[n++] = (char *)o->cpus;
+	}
+	if (o->timeout) {
+		run[n++] = "--timeout";
+		run[n++] = (char *)o->timeout;
+	}
+	run[n++] = "--file";
+	run[n++] = (char *)file;
+	run[n++] = "--out";
+	run[n++] = dir.buf;
+	run[n++] = "--";
+	run[n++] = "ft-replayer";
+	run[n++] = guest_file.buf;
+	run[n] = NULL;
+
+	t0 = now_ns();
+	rc = ft_spawn(run);
+	if (rc < 0)
+		goto out;
+	if (rc == 4) {
+		error("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
+		goto out;
+	}
+	if (rc != 0 && rc != 3) {
+		error("the guest could not be started (runner exit %d); see %s", rc, dir.buf);
+		goto out;
+	}
+	if (keep_map(dir.buf))
+		goto out;
+	{
+		char *ingest[] = { "ingest", "-q", "-o", (char *)o->db, dir.buf, NULL };
+
+		if (cmd_ingest(5, ingest)) {
+			error("the guest trace in %s could not be stored", dir.buf);
+			goto out;
+		}
+	}
+	run_id = link_run(o->db, dir.buf, trace_id, pol, filter, now_ns() - t0, &guest_id);
+	if (run_id < 0)
+		goto out;
+	printf("%s: guest trace %lld (replay run %lld), %.1f s; kept in %s\n", pol->spec,
+	       (long long)guest_id, (long long)run_id, (double)(now_ns() - t0) / 1e9, dir.buf);
+	ret = 0;
+out:
+	strbuf_release(&dir);
+	strbuf_release(&guest_file);
+	return ret;
+}
+
+/* The simulation-only policies: simulated and stored instead, with the same selection. */
+static int simulate(const struct opts *o, int64_t trace_id, const struct rp_policy *pol,
+		    unsigned int nr)
+{
+	struct rp_run_result res[RP_MAX_POLICIES];
+	struct rp_run_opts ro = { 0 };
+	struct rp_trace_info info;
+	sqlite3 *db;
+	unsigned int i;
+	int ret;
+
+	ro.pol = pol;
+	ro.nr_pol = nr;
+	ro.frag = RP_FRAG_NONE;
+	ro.comm = o->comm;
+	ro.pid = o->pid;
+	ro.store = 1;
+	if (ftdb_open(o->db, FTDB_WRITE, &db))
+		return -1;
+	ret = rp_replay_db(db, trace_id, &ro, res, &info);
+	ftdb_close(db);
+	if (ret)
+		return -1;
+	for (i = 0; i < nr; i++)
+		printf("%s: simulation-only (the 6.1 guest knob cannot express it): simulated "
+		       "as replay run %lld, %llu faults\n", pol[i].spec,
+		       (long long)res[i].run_id,
+		       (unsigned long long)res[i].total.v[RP_M_FAULTS]);
+	return 0;
+}
+
+static int parse_num(const char *opt, const char *s, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || !*s || *end || *v < 0) {
+		fprintf(stderr, "foliotrace guest replay: %s wants a non-negative number, not "
+			"'%s'\n", opt, s);
+		return -1;
+	}
+	return 0;
+}
 
 int cmd_guest_replay(int argc, char **argv)
 {
-	return error("'guest replay' is not implemented yet");
+	struct opts o = { .trace = 0, .pid = -1 };
+	struct rp_policy guest[RP_MAX_POLICIES], sim[RP_MAX_POLICIES];
+	unsigned int nr_guest = 0, nr_sim = 0, i;
+	struct strbuf file = STRBUF_INIT, path = STRBUF_INIT;
+	struct rp_export_stats st;
+	char arch[32], recorded[64], filter[160];
+	int64_t trace_id;
+	sqlite3 *db;
+	int c, ret = 1, failed = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (o.nr_pol == RP_MAX_POLICIES)
+				return usage_error("too many policies");
+			if (rp_policy_parse(optarg, &o.pol[o.nr_pol])) {
+				error_print("foliotrace");
+				return 2;
+			}
+			o.nr_pol++;
+			break;
+		case 'a': o.arch = optarg; break;
+		case 't':
+			if (parse_num("--trace", optarg, &o.trace))
+				return usage_error(NULL);
+			break;
+		case 'c': o.comm = optarg; break;
+		case 'P':
+			if (parse_num("--pid", optarg, &o.pid))
+				return usage_error(NULL);
+			break;
+		case 'm': o.mem = optarg; break;
+		case 'n': o.cpus = optarg; break;
+		case 'T': o.timeout = optarg; break;
+		case 'e': o.export = optarg; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_error(NULL);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error(argc - optind ? "too many arguments" : "expected DB");
+	if (!o.nr_pol && !o.export)
+		return usage_error("expected at least one --policy");
+	o.db = argv[optind];
+	for (i = 0; i < o.nr_pol; i++) {
+		if (sim_only(&o.pol[i]))
+			sim[nr_sim++] = o.pol[i];
+		else
+			guest[nr_guest++] = o.pol[i];
+	}
+	runs_filter(filter, sizeof(filter), o.comm, o.pid);
+
+	if (ftdb_open(o.db, FTDB_READONLY, &db))
+		return 1;
+	if (ftdb_pick_trace(db, o.trace, &trace_id)) {
+		ftdb_close(db);
+		return 1;
+	}
+	trace_info(db, trace_id, arch, sizeof(arch), recorded, sizeof(recorded));
+	if (!rp_policy_records_all(recorded))
+		fprintf(stderr, "foliotrace: warning: trace %lld was recorded under %s, not "
+			"order0: it misses first touches, so will the replay\n",
+			(long long)trace_id, *recorded ? recorded : "an unknown policy");
+	if (nr_guest || o.export) {
+		if (rp_export_db(db, trace_id, o.comm, o.pid, &file, &st)) {
+			ftdb_close(db);
+			goto out;
+		}
+		fprintf(stderr, "foliotrace: trace %lld: %llu processes (%llu replayed on their "
+			"own), %llu touches, %llu maps, %llu zaps, %llu forks, %llu address "
+			"ranges, %llu bytes\n", (long long)trace_id,
+			(unsigned long long)st.procs, (unsigned long long)st.families,
+			(unsigned long long)st.touches, (unsigned long long)st.maps,
+			(unsigned long long)st.zaps, (unsigned long long)st.forks,
+			(unsigned long long)st.clusters, (unsigned long long)st.bytes);
+		if (st.shape_mismatch || st.mremap_partial)
+			warning("%llu touches land in a replayed mapping larger than the recorded "
+				"VMA, %llu mremaps are replayed as munmap (docs/guest-replay.md)",
+				(unsigned long long)st.shape_mismatch,
+				(unsigned long long)st.mremap_partial);
+	}
+	ftdb_close(db);
+	if (!o.arch)
+		o.arch = *arch ? arch : "x86_64";
+
+	if (o.export) {
+		if (write_file(o.export, file.buf, file.len))
+			goto out;
+		if (!o.nr_pol) {
+			ret = 0;
+			goto out;
+		}
+	}
+	if (nr_guest) {
+		time_t now = time(NULL);
+		char stamp[32];
+
+		if (ctf_dir(&path, o.db))
+			goto out;
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
+		strbuf_addf(&path, "/replay-t%lld-%s.ftr", (long long)trace_id, stamp);
+		if (write_file(path.buf, file.buf, file.len))
+			goto out;
+	}
+	for (i = 0; i < nr_guest; i++) {
+		if (replay_one(&o, o.arch, trace_id, &guest[i], path.buf, filter)) {
+			error_print("foliotrace");
+			failed++;
+		}
+	}
+	if (nr_sim && simulate(&o, trace_id, sim, nr_sim))
+		goto out;
+	if (failed) {
+		error("%d of %u guest replays failed", failed, nr_guest);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&file);
+	strbuf_release(&path);
+	return ret;
 }
