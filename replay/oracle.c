@@ -581,6 +581,10 @@ static void zap(struct rp_oracle *o, const struct ft_event *ev)
 	size_t n, i;
 
 	P(o, proc);
+	if (ev->reason == FT_ZAP_EXIT) {	/* exit ends the whole address space */
+		lo = 0;
+		hi = UINT64_MAX;
+	}
 	if (hi <= lo)
 		return;
 	n = collect(o, proc, lo, hi, &v);
@@ -687,6 +691,7 @@ void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
 
 	for (i = 0; i < n; i++) {
 		const struct ft_event *e = &ev[i];
+		struct oproc *p;
 
 		switch (e->kind) {
 		case FT_EV_FAULT:
@@ -695,7 +700,22 @@ void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
 			break;
 		case FT_EV_ZERO_WP:
 		case FT_EV_COW:
-			touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
+			if (find(o, e->proc_id, e->addr / RP_PAGE_SIZE)) {
+				touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
+				break;
+			}
+			/* a page the model cannot see: count the fault, map nothing */
+			p = P(o, e->proc_id);
+			p->c.v[RP_M_TOUCHES]++;
+			p->c.v[RP_M_ALLOC_0]++;
+			p->c.v[RP_M_PTE_WRITES]++;
+			if (e->kind == FT_EV_COW) {
+				p->c.v[RP_M_COW]++;
+			} else {
+				p->c.v[RP_M_FAULTS]++;
+				p->c.v[RP_M_ZERO_WP]++;
+				p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+			}
 			break;
 		case FT_EV_ZAP:
 			zap(o, e);

@@ -505,9 +505,8 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 }
 
 /*
- * A touch of page vpn by process p. vma_id is the recorded fault's VMA, or UINT32_MAX for
- * ZERO_WP/COW records (whose page is present in any faithful replay; if it is not, the touch
- * is a 4K first touch confined to that page).
+ * A touch of page vpn by process p. vma_id is the recorded fault's VMA (a stale or unknown
+ * id makes the touch a 4K first touch confined to that page).
  */
 static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
 		  uint32_t vma_id)
@@ -572,6 +571,34 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 		fault_write(s, p, l, i, &f, always4k);
 	else
 		fault_read(s, p, l, i, &f, always4k);
+}
+
+/*
+ * A ZERO_WP or COW record: a write touch of a page the recorded kernel had mapped. If the
+ * model does not hold the page, it is one the model cannot see: an anonymous page of a
+ * private file mapping (its COW is traced, its first write and its unmap are not) or a page
+ * of a process filtered out. The fault is counted with its 4K allocation, nothing is
+ * mapped (nothing would ever unmap it) and the allocation model is not charged.
+ */
+static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
+{
+	uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
+	struct leaf *l = leaf_find(p, vpn >> LEAF_SHIFT);
+
+	if (l && pg_present(l, (unsigned int)(vpn & LEAF_MASK))) {
+		touch(s, p, e->proc_id, vpn, 1, UINT32_MAX);
+		return;
+	}
+	p->c.v[RP_M_TOUCHES]++;
+	p->c.v[RP_M_ALLOC_0]++;
+	p->c.v[RP_M_PTE_WRITES]++;
+	if (e->kind == FT_EV_COW) {
+		p->c.v[RP_M_COW]++;
+		return;
+	}
+	p->c.v[RP_M_FAULTS]++;
+	p->c.v[RP_M_ZERO_WP]++;
+	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 }
 
 /* ---- zaps ---- */
@@ -725,7 +752,8 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ft_event *ev)
 		unmap_range(s, p, lo, hi);
 		break;
 	case FT_ZAP_EXIT:
-		unmap_range(s, p, lo, hi);
+		/* the kernel zaps each anonymous VMA at exit; the first one ends the process */
+		unmap_range(s, p, 0, UINT64_MAX);
 		proc_compact(p);
 		break;
 	default:
@@ -836,8 +864,7 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 			break;
 		case FT_EV_ZERO_WP:
 		case FT_EV_COW:
-			p = proc_of(s, e->proc_id);
-			touch(s, p, e->proc_id, e->addr >> RP_PAGE_SHIFT, 1, UINT32_MAX);
+			wp_touch(s, proc_of(s, e->proc_id), e);
 			break;
 		case FT_EV_ZAP:
 			zap(s, proc_of(s, e->proc_id), e);
