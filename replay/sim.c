@@ -508,8 +508,8 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
  * A touch of page vpn by process p. vma_id is the recorded fault's VMA (a stale or unknown
  * id makes the touch a 4K first touch confined to that page).
  */
-static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
-		  uint32_t vma_id)
+static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn,
+			 int write, uint32_t vma_id)
 {
 	struct leaf *l = p->last && p->last->key == vpn >> LEAF_SHIFT ? p->last :
 			 leaf_get(p, vpn >> LEAF_SHIFT);
