@@ -8,7 +8,9 @@
 # clone, in two levels:
 #   kernel-<arch>-<kkey>/   kernel image + lttng .ko; kkey hashes what the kernel build
 #                           reads: Debian's source packages' versions, our patches, configs
-#                           and the scripts that build them. Cold: ~6 min on 2 cores.
+#                           and the scripts that build them. Cold: see docs/times.md.
+#                           Built in linux-src/ and obj-<arch>/, kept between keys so a
+#                           patch change rebuilds only the files it touches.
 #   guest-<arch>-<gkey>/    the bootable guest: image + initramfs; gkey adds the initramfs
 #                           inputs (init, workloads, lttng-tools version). Seconds.
 # A warm call only hashes and returns. The guest directory is printed on the last line
@@ -58,27 +60,58 @@ KKEY=$( { pkgver linux-source-6.1 lttng-modules-dkms; echo "$ARCH"; hash_inputs 
 	sha256sum | cut -c1-16)
 KDIR=$CACHE/kernel-$ARCH-$KKEY
 
+# sync_tree NEW OLD: make OLD's content equal to NEW's, touching only the files that differ,
+# so kbuild rebuilds only what a patch change affects. NEW is removed.
+sync_tree() {
+	diff -rq "$2" "$1" | while read -r line; do
+		case "$line" in
+		"Files "*" differ")
+			f=${line#Files }
+			f=${f%% and *}
+			cp -p "$1/${f#"$2"/}" "$f" ;;
+		"Only in "*)
+			d=${line#Only in }
+			dir=${d%%: *}
+			name=${d#*: }
+			case "$dir" in
+			"$1"*) cp -a "$dir/$name" "$2${dir#"$1"}/" ;;	# new file
+			*) rm -rf "${dir:?}/$name" ;;			# file gone
+			esac ;;
+		esac
+	done
+	rm -rf "$1"
+}
+
 build_kernel() {
 	tmp=$CACHE/tmp-kernel-$ARCH-$KKEY
-	src=$CACHE/src-$KKEY
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
-	# The patched source is shared by both arches' O= builds; its key covers the patches.
-	if [ ! -f "$src/.foliotrace-complete" ]; then
+	# One patched source tree and one object tree per arch, at fixed paths: kbuild records
+	# absolute paths, so a moved tree rebuilds fully; a changed patch rebuilds only what
+	# it touches.
+	src=$CACHE/linux-src
+	obj=$CACHE/obj-$ARCH
+	skey=$( { pkgver linux-source-6.1; hash_inputs "$HERE"/patches/linux/*.patch; } |
+		sha256sum | cut -c1-16)
+	if [ "$(cat "$src/.foliotrace-key" 2>/dev/null)" != "$skey" ]; then
 		say "unpacking $KSRC_TAR and applying $(ls "$HERE"/patches/linux/*.patch | wc -l) patches"
-		rm -rf "$src" "$src.tmp"
-		mkdir -p "$src.tmp"
-		tar -C "$src.tmp" -xf "$KSRC_TAR"
+		rm -rf "$CACHE/linux-src.new"
+		mkdir -p "$CACHE/linux-src.new"
+		tar -C "$CACHE/linux-src.new" -xf "$KSRC_TAR"
+		new=$CACHE/linux-src.new/linux-source-6.1
 		for p in "$HERE"/patches/linux/*.patch; do
-			patch -s -d "$src.tmp/linux-source-6.1" -p1 < "$p" ||
-				die "patch $(basename "$p") does not apply"
+			patch -s -d "$new" -p1 < "$p" || die "patch $(basename "$p") does not apply"
 		done
-		mv "$src.tmp/linux-source-6.1" "$src"
-		rmdir "$src.tmp"
-		touch "$src/.foliotrace-complete"
+		if [ -d "$src" ]; then
+			rm -f "$src/.foliotrace-key"
+			sync_tree "$new" "$src"
+			rm -rf "$CACHE/linux-src.new"
+		else
+			mv "$new" "$src"
+			rmdir "$CACHE/linux-src.new"
+		fi
+		echo "$skey" > "$src/.foliotrace-key"
 	fi
-	# Build at a fixed path: kbuild records absolute paths, a moved tree rebuilds fully.
-	obj=$CACHE/obj-$ARCH-$KKEY
 	say "configuring the $ARCH kernel"
 	sh "$HERE/kconfig.sh" "$src" "$obj" "$ARCH"
 	say "building the $ARCH kernel ($TARGET, modules_prepare; -j$JOBS)"
@@ -89,7 +122,7 @@ build_kernel() {
 	echo "kernel_seconds=$(( $(date +%s) - start ))" > "$tmp/times"
 
 	say "building lttng-modules $(basename "$LTTNG_SRC") with the anon probe"
-	lt=$CACHE/lttng-$ARCH-$KKEY
+	lt=$CACHE/lttng-$ARCH
 	rm -rf "$lt"
 	cp -a "$LTTNG_SRC" "$lt"
 	for p in "$HERE"/patches/lttng-modules/*.patch; do
@@ -114,13 +147,14 @@ build_kernel() {
 	done)
 	rm -rf "$KDIR"
 	mv "$tmp" "$KDIR"
-	# Keep the object tree: an edit of a patch rebuilds incrementally only under the same
-	# key, so it is garbage once the key changes; remove older keys' trees.
-	for old in "$CACHE"/obj-$ARCH-* "$CACHE"/lttng-$ARCH-*; do
-		case "$old" in *"$KKEY") ;; *) rm -rf "$old" ;; esac
+	for old in "$CACHE"/kernel-$ARCH-*; do
+		[ "$old" = "$KDIR" ] || rm -rf "$old"
 	done
 }
 
+# Builds of both arches share the source tree: one build at a time.
+exec 9>"$CACHE/.build-lock"
+flock 9
 if [ -f "$KDIR/kernel.release" ]; then
 	say "kernel $ARCH $KKEY cached"
 else

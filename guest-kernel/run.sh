@@ -45,7 +45,8 @@ ORDERS=$(sh "$HERE/policy-knob.sh" "$POLICY") || exit 2
 THP=never
 [ "$ORDERS" = thp ] && { ORDERS=none; THP=always; }
 
-GDIR=$(sh "$HERE/build.sh" --arch "$ARCH" --print-dir) || die "guest build failed"
+# FT_GUEST_DIR: a guest directory built elsewhere (development); default: build.sh's cache
+GDIR=${FT_GUEST_DIR:-$(sh "$HERE/build.sh" --arch "$ARCH" --print-dir)} || die "guest build failed"
 IMAGE=$GDIR/$(cat "$GDIR/image")
 
 mkdir -p "$OUT"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/lib.sh"
 
-plan 27
+plan 30
 
 # order0: one fault per 4K page, equal to the workload's own minflt count
 o=$T/order0
@@ -21,6 +21,15 @@ ok $([ "$bad" = 0 ]; echo $?) "order0: every fault maps one new 4K page, fallbac
 ok $([ "$(cat "$o/header/discarded_events")" = 0 ]; echo $?) "order0: LTTng discarded no event (header)"
 ok $([ "$(cat "$o/header/policy")" = order0 ] && [ "$(cat "$o/header/partial")" = 0 ]; echo $?) \
 	"order0: header says policy order0, complete"
+# the clock behind latency_ns and the timestamps: ns resolution, not refined-jiffies' 4 ms
+cs=$(cat "$o/header/clocksource") res=$(cat "$o/header/clock_min_delta_ns")
+want_cs=tsc
+[ "$ARCH" = arm64 ] && want_cs=arch_sys_counter
+ok $([ "$cs" = "$want_cs" ]; echo $?) "clock: the guest runs on the $want_cs clocksource (got $cs)"
+ok $([ -n "$res" ] && [ "$res" -lt 1000 ]; echo $?) \
+	"clock: CLOCK_MONOTONIC steps by ${res:-?} ns in the guest, well below 1 us"
+d=$(faults_in "$o" "$pid" "$addr" 67108864 | sed 's/.*latency_ns=//' | sort -u | wc -l)
+ok $([ "$d" -gt 1000 ]; echo $?) "clock: $d distinct fault latencies among $n (not jiffies-quantised)"
 allocs=$(events "$o" | grep -c "^anon_alloc .*pid=$pid .*order=0 success=1")
 ok $([ "$allocs" -ge "$n" ]; echo $?) "order0: an order-0 anon_alloc per fault ($allocs >= $n)"
 

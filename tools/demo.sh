@@ -1,0 +1,44 @@
+#!/bin/sh
+# make demo: record the bundled workloads in an x86_64 guest, replay them against the
+# order policies of the seeds' threads, print the comparison and write the HTML report.
+#   FT_DEMO_DIR   output directory (default build/demo); the database is $FT_DEMO_DIR/demo.db
+#   FT_DEMO_ARCH  x86_64 (default) or arm64
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+FT=$TOP/build/foliotrace
+OUT=${FT_DEMO_DIR:-$TOP/build/demo}
+ARCH=${FT_DEMO_ARCH:-x86_64}
+DB=$OUT/demo.db
+POLICIES="order0 mcpage:2 mcpage:4 mthp:16K,32K,64K thp"
+start=$(date +%s)
+step() { echo; echo "== $* ($(( $(date +%s) - start )) s)"; }
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+step "building the $ARCH guest (cached after the first time)"
+"$FT" guest build --arch "$ARCH"
+
+# One guest boot per workload, each recorded under order0 so every first touch is seen.
+while read -r name args; do
+	[ -n "$name" ] || continue
+	step "recording $name $args"
+	# shellcheck disable=SC2086
+	"$FT" record --arch "$ARCH" -o "$DB" -- $name $args
+done <<WORKLOADS
+anon-touch 64M
+sparse --size 256M --touches 4096
+pf-loop --size 16M --loops 8
+malloc-churn --size 64M --loops 4
+fork-cow --size 32M
+WORKLOADS
+
+set --
+for p in $POLICIES; do set -- "$@" --policy "$p"; done
+for id in $("$FT" query "$DB" --format csv sql "SELECT trace_id FROM trace WHERE parent_trace_id IS NULL ORDER BY trace_id" | tail -n +2); do
+	step "replaying trace $id: $(echo $POLICIES)"
+	"$FT" replay "$DB" --trace "$id" "$@" > /dev/null
+	"$FT" compare "$DB" --trace "$id" --baseline order0
+done
+step "writing $OUT/report.html"
+"$FT" report "$DB" -o "$OUT/report.html"
+step "done: database $DB, report $OUT/report.html"
