@@ -16,13 +16,14 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/runs.h"
+#include "cli/sim-vs-real.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "replay/run.h"
 
 static const char usage_text[] =
 	"usage: foliotrace compare DB [--baseline P] [--frag MODEL] [--comm NAME] [--pid N]\n"
-	"                          [--trace ID] [--format table|csv|json]\n"
+	"                          [--trace ID] [--format table|csv|json] [--sim-vs-real]\n"
 	"\n"
 	"    -b, --baseline P    policy the others are normalised to (default order0)\n"
 	"    -F, --frag MODEL    runs made with this allocation model (default: that of the\n"
@@ -31,6 +32,7 @@ static const char usage_text[] =
 	"    -p, --pid N         runs made with --pid N\n"
 	"    -t, --trace ID      trace (default: the only or newest recorded one)\n"
 	"    -f, --format FMT    table (default), csv or json\n"
+	"    -S, --sim-vs-real   simulation against guest replays (docs/guest-replay.md)\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
@@ -40,6 +42,7 @@ static const struct option options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "trace", required_argument, NULL, 't' },
 	{ "format", required_argument, NULL, 'f' },
+	{ "sim-vs-real", no_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -210,11 +213,11 @@ int cmd_compare(int argc, char **argv)
 	struct run_set rs;
 	char filter[160];
 	sqlite3 *db;
-	int c;
+	int c, svr = 0;
 
 	rp_policy_parse("order0", &base);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:Sh", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (rp_policy_parse(optarg, &base)) {
@@ -244,6 +247,9 @@ int cmd_compare(int argc, char **argv)
 			if (out_parse_format(optarg, &format))
 				return usage_error("--format is table, csv or json");
 			break;
+		case 'S':
+			svr = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -253,6 +259,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
+	if (svr)
+		return sim_vs_real(argv[optind], want, comm, pid, format) ? 1 : 0;
 	runs_filter(filter, sizeof(filter), comm, pid);
 	if (ftdb_open(argv[optind], FTDB_READONLY, &db))
 		return 1;

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-vs-real.h - foliotrace compare DB --sim-vs-real: the simulator's answer for each
+ * policy against what a guest replay under that policy measured (docs/guest-replay.md).
+ */
+#ifndef FT_CLI_SIM_VS_REAL_H
+#define FT_CLI_SIM_VS_REAL_H
+
+#include <stdint.h>
+
+#include "cli/output.h"
+
+/*
+ * sim_vs_real - for every policy with a guest replay of the trace (latest run each), the
+ * simulated metrics (latest sim run of that policy, frag none, same selection; simulated
+ * and stored now if there is none) next to the real ones counted in the guest trace, with
+ * the error in percent, and real fault latency percentiles per order; simulation-only
+ * policies with a stored sim run as rows without a real value. comm/pid narrow the
+ * comparison to the replayed processes recorded with that name/tgid (NULL/-1: the guest
+ * replay's own selection).
+ * Return: 0 after printing, or -1 with error().
+ */
+int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_t pid,
+		enum out_format format);
+
+#endif /* FT_CLI_SIM_VS_REAL_H */
