@@ -1,0 +1,102 @@
+#!/bin/sh
+# Guest test: replay in real guests, and the simulator against them (issue 7).
+#
+# Five guests in all: one recording under order0 of the five bundled workloads run one after
+# another by the guest's shell (anon-touch, sparse, pf-loop, malloc-churn with small sizes,
+# fork-cow), then `foliotrace guest replay` of every recorded process under order0, mcpage:2,
+# mcpage:4 and the descending mthp:8K,16K,32K,64K, one guest each. Then
+# `foliotrace compare --sim-vs-real`, in total and per workload (--comm):
+#   - the order0 replay takes the recording's fault count within 1%;
+#   - for every policy, simulated faults within 1% and peak RSS within 2% of the guest's.
+# FT_TEST_ARCH=arm64 runs it on the arm64 guest.
+. "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/lib.sh"
+
+WORKLOADS="anon-touch sparse pf-loop malloc-churn fork-cow"
+POLICIES="order0 mcpage:2 mcpage:4 mthp:8K,16K,32K,64K"
+SCRIPT="anon-touch 16M && sparse --size 64M --touches 2048 && pf-loop --size 4M --loops 4 &&
+malloc-churn --size 8M --loops 2 && fork-cow --size 4M"
+SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
+DB=$T/gr.db
+
+# 3 + 2 + 4 + 1 + 4 x (1 + 2 x (1 + 5)) + 2
+plan $((3 + 2 + 4 + 1 + 4 * 13 + 2))
+
+"$FT" record --arch "$ARCH" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
+rc=$?
+ok $rc "recorded the five workloads under order0 in one $ARCH guest"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/record.err" | tail -8
+out=$(ls -d "$DB.ctf"/*-sh 2>/dev/null | head -n 1)
+n=$(grep -c '^RESULT .* status=0$' "$out/workload.out" 2>/dev/null)
+ok $([ "$n" = 6 ]; echo $?) "every workload printed RESULT status=0 (fork-cow twice; got $n)"
+sql() { "$FT" query "$DB" --format csv sql "$1" | tail -n +2; }
+ok $([ "$(sql "SELECT policy FROM trace WHERE trace_id = 1")" = order0 ]; echo $?) \
+	"trace 1 was recorded under order0"
+
+"$FT" guest replay "$DB" --arch "$ARCH" $(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done) \
+	> "$T/replay.out" 2> "$T/replay.err"
+rc=$?
+ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/accel" 2>/dev/null))"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/replay.err" | tail -12
+sed 's/^/# /' "$T/replay.out"
+grep '^foliotrace: trace' "$T/replay.err" | sed 's/^/# /'
+ok $([ "$(sql "SELECT count(*) FROM replay_run WHERE trace_id = 1 AND kind = 'guest'")" = 4 ]
+	echo $?) "four replay_run rows of kind guest"
+
+for p in $POLICIES; do
+	g=$(sql "SELECT guest_trace_id FROM replay_run WHERE kind = 'guest' AND policy = '$p'")
+	ok $([ -n "$g" ] && [ "$(sql "SELECT parent_trace_id || ' ' || policy || ' ' ||
+		coalesce(workload_status, -1) || ' ' || partial FROM trace WHERE trace_id = $g")" = \
+		"1 $p 0 0" ]; echo $?) \
+		"$p: guest trace $g is linked to trace 1, recorded under $p, the replayer exited 0"
+done
+
+# a simulation-only policy is simulated, and reported as such
+"$FT" guest replay "$DB" --policy adaptive > "$T/adaptive.out" 2>&1
+ok $([ $? = 0 ] && grep -q 'simulation-only' "$T/adaptive.out"; echo $?) \
+	"adaptive: not booted, simulated instead, and said so"
+
+# compare --sim-vs-real: total and per workload
+"$FT" compare "$DB" --sim-vs-real > "$T/svr.txt" 2>&1
+sed 's/^/# /' "$T/svr.txt" | grep -v 'fallback_\(alloc_failed\|uffd\|race\|nohugepage\) '
+"$FT" compare "$DB" --sim-vs-real --format json > "$T/all.json" 2> "$T/all.err"
+for w in $WORKLOADS; do
+	"$FT" compare "$DB" --sim-vs-real --comm "$w" --format json > "$T/$w.json" 2>> "$T/all.err"
+done
+# val FILE POLICY METRIC FIELD
+val() {
+	jq -r --arg p "$2" --arg m "$3" --arg f "$4" \
+		'.[] | select(.policy == $p and .metric == $m) | .[$f] | tostring' "$1" 2>/dev/null
+}
+err_within() { # err_within ERROR_PCT LIMIT
+	[ -n "$1" ] && [ "$1" != null ] && awk -v e="$1" -v l="$2" 'BEGIN { exit !(e <= l && e >= -l) }'
+}
+
+for p in $POLICIES; do
+	if [ "$p" = order0 ]; then
+		want=$(sql "SELECT sum(anon_faults + zero_wp) FROM process WHERE trace_id = 1")
+		got=$(val "$T/all.json" order0 faults real)
+		within_pct "${got:-0}" "${want:-1}" 1
+		ok $? "order0: the replay takes the recording's fault count within 1% ($got vs $want)"
+	else
+		l=$(val "$T/all.json" "$p" fault_latency_p50_ns_order_0 real)
+		ok $([ -n "$l" ] && [ "$l" != null ]; echo $?) "$p: real fault latency p50 per order ($l ns at order 0)"
+	fi
+	for f in all $WORKLOADS; do
+		e=$(val "$T/$f.json" "$p" faults error_pct)
+		s=$(val "$T/$f.json" "$p" faults sim) r=$(val "$T/$f.json" "$p" faults real)
+		err_within "$e" 1
+		ok $? "$p, $f: sim vs real faults within 1% (sim $s, real $r, error $e%)"
+		e=$(val "$T/$f.json" "$p" peak_rss_bytes error_pct)
+		s=$(val "$T/$f.json" "$p" peak_rss_bytes sim) r=$(val "$T/$f.json" "$p" peak_rss_bytes real)
+		err_within "$e" 2
+		ok $? "$p, $f: sim vs real peak RSS within 2% (sim $s, real $r, error $e%)"
+	done
+done
+
+ok $(jq -e 'all(.[]; has("policy") and has("metric") and has("sim") and has("real") and
+	has("error_pct"))' "$T/all.json" > /dev/null; echo $?) "--format json: every row has policy, metric, sim, real, error_pct"
+ok $([ "$(val "$T/all.json" adaptive faults kind)" = sim-only ] &&
+	[ "$(val "$T/all.json" adaptive faults real)" = null ]; echo $?) \
+	"adaptive is a simulation-only row, not left out"
+done_testing
