@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 47
+plan 48
 CC=${CC:-gcc}
 $CC -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/synth-db" \
 	"$TOP/tests/cli/synth-db.c" "$TOP/build/libft.a" -lsqlite3 -lm
@@ -168,6 +168,8 @@ PY
 else
 	for i in 1 2 3 4 5 6; do ok 1 "chromium missing: $CHROME"; done
 fi
+"$FT" report "$T/m.db" -o "$T/m.html" > /dev/null 2>&1
+check "report of an mcpage:2 trace carries the warning" grep -q 'id="warning".*mcpage:2' "$T/m.html"
 "$FT" report "$T/r.db" -o "$T/x.html" --baseline thp 2> "$T/err"
 check "report without runs of the baseline: exit 1" test $? = 1
 
