@@ -43,8 +43,11 @@ events=$(q "SELECT events FROM trace")
 records=$(q "SELECT coalesce(sum(nr_events), 0) FROM event_chunk")
 stream=$(q "SELECT coalesce(sum(length(data)), 0) FROM event_chunk")
 db=$(stat -c %s "$T/b.db")
-# the CTF trace: every file but the runner's header/
-ctf=$(find "$dir" -type f ! -path "$dir/header/*" -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+# the CTF trace: the directories holding a metadata file (the runner's header/, logs and
+# workload output beside them are not CTF)
+ctf=$(find "$dir" -name metadata -type f | while read -r m; do
+	find "$(dirname "$m")" -type f -printf '%s\n'
+done | awk '{ s += $1 } END { print s + 0 }')
 
 echo "trace:        $dir"
 echo "events:       $events ($faults anon_fault, $records stream records)"
