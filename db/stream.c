@@ -9,7 +9,8 @@
  *
  * Delta base: encoder and decoder keep the same struct ft_event "prev", in which each field
  * holds the value of the last record of the chunk that carried it (ts, proc_id: every record;
- * addr: every record but MM_DUP; vma_id: FAULT). A chunk starts from an all-zero base.
+ * addr: every record but MM_DUP; vma_id: FAULT; aux: ALLOC with a pfn, since the buddy
+ * allocator mostly hands out consecutive frames). A chunk starts from an all-zero base.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +28,14 @@
 #define TAG_F_SAME_VMA	0x40	/* FAULT: vma_id equals the base */
 #define TAG_F_EXT	0x80	/* FAULT: order, reason, nr_ptes, tid_lo follow */
 #define TAG_A_SUCCESS	0x10	/* ALLOC */
+#define TAG_A_NO_PFN	0x20	/* ALLOC: pfn is 0 (a failure): no pfn delta follows */
 #define TAG_W_TID	0x10	/* ZERO_WP, COW: tid_lo follows */
 #define TAG_Z_NEWADDR	0x10	/* ZAP: new_addr follows */
 
 /* Tag bits each kind may use; any other set bit makes a record malformed. */
 static const uint8_t tag_allowed[FT_EV_NR_KINDS] = {
 	[FT_EV_FAULT] = 0xff,
-	[FT_EV_ALLOC] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_A_SUCCESS,
+	[FT_EV_ALLOC] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_A_SUCCESS | TAG_A_NO_PFN,
 	[FT_EV_ZERO_WP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
 	[FT_EV_COW] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
 	[FT_EV_ZAP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_Z_NEWADDR,
@@ -153,7 +155,12 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		p = put_varint(p, ev->ts - b->ts);
 		p = put_addr(p, b->addr, ev->addr);
 		*p++ = ev->order;
-		p = put_varint(p, ev->aux);
+		if (ev->aux) {
+			p = put_varint(p, zigzag((int64_t)(ev->aux - b->aux)));
+			b->aux = ev->aux;
+		} else {
+			*tag |= TAG_A_NO_PFN;
+		}
 		b->addr = ev->addr;
 		break;
 	case FT_EV_ZERO_WP:
@@ -311,8 +318,14 @@ int ft_dec_next(struct ft_dec *d, struct ft_event *ev)
 	case FT_EV_ALLOC:
 		ev->flags = tag & TAG_A_SUCCESS ? FT_EVF_SUCCESS : 0;
 		if (get_varint(d, &dts) || get_addr(d, b->addr, &ev->addr) ||
-		    get_u8(d, &ev->order) || get_varint(d, &ev->aux))
+		    get_u8(d, &ev->order))
 			goto bad;
+		if (!(tag & TAG_A_NO_PFN)) {
+			if (get_varint(d, &v))
+				goto bad;
+			ev->aux = b->aux + (uint64_t)unzigzag(v);
+			b->aux = ev->aux;
+		}
 		b->addr = ev->addr;
 		break;
 	case FT_EV_ZERO_WP:

@@ -45,9 +45,10 @@ static void synth(struct ft_event *ev, const struct ft_event *prev, unsigned int
 		}
 		break;
 	case FT_EV_ALLOC:
-		ev->flags = rnd() % 2 ? FT_EVF_SUCCESS : 0;
+		ev->flags = rnd() % 4 ? FT_EVF_SUCCESS : 0;
 		ev->order = rnd() % 10;
-		ev->aux = rnd() % 4194304;
+		/* frames mostly consecutive; a failure has pfn 0 */
+		ev->aux = !ev->flags ? 0 : rnd() % 4 ? prev->aux + 1 : rnd() % 4194304;
 		break;
 	case FT_EV_ZERO_WP:
 	case FT_EV_COW:
