@@ -82,9 +82,9 @@ ok $? "--read-first under mcpage:2 ran"
 pid=$(result "$d" pid) addr=$(result "$d" addr)
 z=$(faults_in "$d" "$pid" "$addr" 1048576 | grep -c 'write=0 order=0 nr_ptes=1 zero_page=1 fallback=read')
 ok $([ "$z" = 256 ]; echo $?) "--read-first: 256 read faults map the zero page (got $z)"
-w=$(events "$d" | grep -c "^anon_zero_wp .*pid=$pid ")
+w=$(faults_in "$d" "$pid" "$addr" 1048576 anon_zero_wp | wc -l)
 ok $([ "$w" = 256 ]; echo $?) "--read-first: then 256 anon_zero_wp write faults (got $w)"
-first_wp=$(events "$d" | grep -n "^anon_zero_wp .*pid=$pid " | head -n 1 | cut -d: -f1)
+first_wp=$(events "$d" | grep -n "^anon_zero_wp .*pid=$pid .*address=$(printf '0x%X' "$addr") " | head -n 1 | cut -d: -f1)
 last_rd=$(events "$d" | grep -n "^anon_fault .*pid=$pid .*zero_page=1" | tail -n 1 | cut -d: -f1)
 ok $([ -n "$first_wp" ] && [ -n "$last_rd" ] && [ "$last_rd" -lt "$first_wp" ]; echo $?) \
 	"--read-first: all zero-page mappings come before the write faults"

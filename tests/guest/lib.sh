@@ -37,15 +37,16 @@ field() {
 	echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
-# faults_in OUTDIR PID ADDR SIZE [AWK_COND]: anon_fault events of PID in [ADDR, ADDR+SIZE)
+# faults_in OUTDIR PID ADDR SIZE [EVENT]: EVENT (default anon_fault) events of PID whose
+# address lies in [ADDR, ADDR+SIZE)
 faults_in() {
-	events "$1" | awk -v pid="$2" -v lo="$3" -v size="$4" '
+	events "$1" | awk -v pid="$2" -v lo="$3" -v size="$4" -v ev="${5:-anon_fault}" '
 		function hex(s,  i, n) {	# mawk has no strtonum; addresses < 2^53 are exact
 			n = 0; s = tolower(s); sub(/^0x/, "", s)
 			for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 			return n
 		}
-		$1 == "anon_fault" {
+		$1 == ev {
 			delete f
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 			a = hex(f["address"]); l = hex(lo)
