@@ -163,6 +163,27 @@ int cmd_record(int argc, char **argv)
 	}
 
 	/* Store what came out, complete or partial. */
+	if (rc == 4) {
+		char *why = header_value(dir.buf, "guest_error");
+		struct strbuf trace = STRBUF_INIT;
+		struct stat st;
+		int stored = 0;
+
+		strbuf_addf(&trace, "%s/trace", dir.buf);
+		if (!stat(trace.buf, &st)) {
+			char *ingest[] = { "ingest", "-q", "-o", (char *)db, dir.buf, NULL };
+
+			stored = !cmd_ingest(5, ingest);
+			error_clear();
+		}
+		strbuf_release(&trace);
+		error("%s; %s %s", why ? why : "the guest failed",
+		      stored ? "the partial trace is stored, marked partial, and kept in" :
+			       "nothing was stored; what the guest wrote is in",
+		      dir.buf);
+		free(why);
+		goto out;
+	}
 	{
 		char *ingest[] = { "ingest", "-q", "-o", (char *)db, dir.buf, NULL };
 
@@ -170,14 +191,6 @@ int cmd_record(int argc, char **argv)
 			error("the trace in %s could not be stored", dir.buf);
 			goto out;
 		}
-	}
-	if (rc == 4) {
-		char *why = header_value(dir.buf, "guest_error");
-
-		error("%s; the partial trace is kept in %s and stored marked partial",
-		      why ? why : "the guest failed", dir.buf);
-		free(why);
-		goto out;
 	}
 	{
 		char *q[] = { "query", (char *)db, "summary", NULL };

@@ -140,14 +140,15 @@ if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	exit 3
 fi
 # The guest did not finish: say why, mark the trace partial, keep what came out.
-if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+elapsed=$(( $(date +%s) - start ))
+if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ $elapsed -ge "$TIMEOUT" ]; }; then
 	why="guest timed out after $TIMEOUT s"
 elif grep -q 'Kernel panic' "$OUT/console.log"; then
 	why="guest kernel panic: $(grep -m1 'Kernel panic' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif [ -f "$H/guest_error" ]; then
 	why="guest setup failed: $(cat "$H/guest_error")"
 elif [ $qrc -gt 128 ]; then
-	why="qemu was killed by signal $((qrc - 128))"
+	why="the guest was killed (qemu got signal $((qrc - 128)))"
 else
 	why="guest stopped before the workload finished (qemu exit $qrc)"
 fi
