@@ -19,23 +19,35 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/foliotrace-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 now() { date +%s%N; }
+# cpu_ns FILE: user + system time of this shell's finished children, ns, from the output of
+# `times` (which must run in this shell, not in a $(...) subshell: FILE carries it out)
+cpu_ns() { tail -1 "$1" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/)
+	printf "%.0f\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1e9 }'; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 babeltrace2 "$dir" -o dummy > /dev/null 2>&1	# warm the page cache
 i=0
 while [ $i -lt "$rounds" ]; do
+	times > "$T/c0"
 	t0=$(now)
 	babeltrace2 "$dir" -o dummy > /dev/null 2>&1
 	t1=$(now)
+	times > "$T/c1"
 	rm -f "$T/b.db"
 	"$FT" ingest -q -o "$T/b.db" "$dir"
 	t2=$(now)
+	times > "$T/c2"
+	c0=$(cpu_ns "$T/c0") c1=$(cpu_ns "$T/c1") c2=$(cpu_ns "$T/c2")
 	echo $((t1 - t0)) >> "$T/bt"
 	echo $((t2 - t1)) >> "$T/ft"
+	echo $((c1 - c0)) >> "$T/btcpu"
+	echo $((c2 - c1)) >> "$T/ftcpu"
 	i=$((i + 1))
 done
 bt=$(median < "$T/bt")
 ft=$(median < "$T/ft")
+btcpu=$(median < "$T/btcpu")
+ftcpu=$(median < "$T/ftcpu")
 
 q() { "$FT" query "$T/b.db" --format csv sql "$1" | tail -n +2; }
 faults=$(q "SELECT coalesce(sum(count), 0) FROM event_count WHERE name = 'anon_fault'")
@@ -54,8 +66,11 @@ echo "events:       $events ($faults anon_fault, $records stream records)"
 echo "babeltrace2:  $(awk -v n="$bt" 'BEGIN { printf "%.3f s (-o dummy, median of '"$rounds"')", n / 1e9 }')"
 echo "ingest:       $(awk -v n="$ft" 'BEGIN { printf "%.3f s (median of '"$rounds"')", n / 1e9 }')"
 echo "CTF:          $ctf bytes; database $db bytes (event stream $stream bytes)"
+# wall time is the goal's measure; CPU time (user + system) is steadier on a busy machine
 awk -v bt="$bt" -v ft="$ft" -v db="$db" -v ctf="$ctf" -v f="$faults" -v e="$events" \
-	-v s="$stream" -v r="$records" 'BEGIN {
+	-v s="$stream" -v r="$records" -v bc="$btcpu" -v fc="$ftcpu" 'BEGIN {
+	printf "cpu: babeltrace2 %.3f s, ingest %.3f s: cpu_ingest_vs_babeltrace2=%.3f\n",
+		bc / 1e9, fc / 1e9, bc ? fc / bc : 0
 	printf "stream_bytes_per_record=%.2f db_vs_ctf=%.3f\n", r ? s / r : 0, ctf ? db / ctf : 0
 	printf "ingest_vs_babeltrace2=%.3f db_bytes_per_fault=%.2f ctf_bytes_per_event=%.2f\n",
 		bt ? ft / bt : 0, f ? db / f : 0, e ? ctf / e : 0

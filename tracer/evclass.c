@@ -11,7 +11,6 @@ void evclass_cache_init(struct evclass_cache *c)
 {
 	memset(c, 0, sizeof(*c));
 	idmap_init(&c->map);
-	c->last = IDMAP_NONE;
 }
 
 void evclass_cache_release(struct evclass_cache *c)
@@ -80,15 +79,17 @@ struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
 			    const bt_event *event)
 {
 	const bt_event_class *cls = bt_event_borrow_class_const(event);
+	unsigned int slot = ((uintptr_t)cls >> 4) % 16;
 	struct evclass *ec;
-	uint32_t i = c->last;
 	const char *name;
+	uint32_t i;
 
-	if (i != IDMAP_NONE && c->v[i].cls == cls)
-		return &c->v[i];
+	if (c->recent[slot].cls == cls)
+		return &c->v[c->recent[slot].i];
 	i = idmap_get(&c->map, (uint64_t)(uintptr_t)cls);
 	if (i != IDMAP_NONE) {
-		c->last = i;
+		c->recent[slot].cls = cls;
+		c->recent[slot].i = i;
 		return &c->v[i];
 	}
 	i = (uint32_t)c->nr++;
@@ -104,7 +105,8 @@ struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
 		return NULL;
 	}
 	idmap_add(&c->map, (uint64_t)(uintptr_t)cls, i);
-	c->last = i;
+	c->recent[slot].cls = cls;
+	c->recent[slot].i = i;
 	return ec;
 }
 

@@ -28,7 +28,14 @@ struct evclass_cache {
 	struct evclass *v;		/* resolved classes, in order of first appearance */
 	size_t nr, cap;
 	struct idmap map;		/* class pointer -> index in v */
-	uint32_t last;			/* index of the last class looked up, IDMAP_NONE */
+	/*
+	 * Direct-mapped cache in front of map, by class pointer bits: faults and allocations
+	 * alternate, so a one-entry "last class" cache would miss every other event.
+	 */
+	struct {
+		const bt_event_class *cls;
+		uint32_t i;
+	} recent[16];
 };
 
 void evclass_cache_init(struct evclass_cache *c);
