@@ -23,7 +23,7 @@ DB_SRC     := $(wildcard db/*.c)
 TRACER_SRC := $(filter-out tracer/plugin.c,$(wildcard tracer/*.c))
 REPLAY_SRC := $(wildcard replay/*.c)
 CLI_SRC    := $(wildcard cli/*.c)
-WORKLOADS  := $(basename $(notdir $(wildcard workloads/*.c)))
+WORKLOADS  := $(basename $(notdir $(wildcard workloads/*.c workloads/*.sh)))
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
@@ -71,6 +71,13 @@ $(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)
 $(B)/workloads/arm64/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+# shell workloads (services driven by their own clients) are the same on every arch
+$(B)/workloads/x86_64/%: workloads/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+$(B)/workloads/arm64/%: workloads/%.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
 
 # Unit tests: one TAP program per tests/unit/*.c, linked with everything but the CLI.
 $(B)/tests/%: tests/unit/%.c $(B)/libft.a

@@ -41,6 +41,10 @@ x86_64)
 		[ -x "$b" ] || die "missing $b (apt-get install lttng-tools kmod)"
 		copy_elf "$b"
 	done
+	# the key-value service workload (kv-redis): Debian's redis, if installed
+	for b in /usr/bin/redis-server /usr/bin/redis-benchmark /usr/bin/redis-cli; do
+		[ -x "$b" ] && copy_elf "$b"
+	done
 	cp -L /lib64/ld-linux-x86-64.so.2 "$ROOT/lib64/"
 	mkdir -p "$ROOT/usr/share/xml/lttng"
 	cp /usr/share/xml/lttng/session.xsd "$ROOT/usr/share/xml/lttng/"
