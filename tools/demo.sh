@@ -30,6 +30,7 @@ sparse --size 256M --touches 4096
 pf-loop --size 16M --loops 8
 malloc-churn --size 64M --loops 4
 fork-cow --size 32M
+kv-redis --requests 3000
 WORKLOADS
 
 set --
