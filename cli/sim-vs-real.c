@@ -355,7 +355,10 @@ static int on_event(const struct ft_event *ev, void *arg)
 			w->r.zero_wp++;
 			w->r.zeroed_pages++;
 		}
-		map_page(w, ev->proc_id, page, PG_MEM);
+		/* a page never seen mapped (e.g. of a private file mapping) is counted, not
+		 * mapped: nothing would ever unmap it (as the simulator does) */
+		if (pages_get(&w->pg, pkey(ev->proc_id, page)))
+			map_page(w, ev->proc_id, page, PG_MEM);
 		return 0;
 	case FT_EV_ZAP:
 		lo = page;

@@ -199,10 +199,11 @@ static void note_mapped(struct xproc *p, uint64_t s, uint64_t e)
 
 /*
  * Make the replayer's mapping around page be the recorded VMA [s, e) with flags: map the
- * holes, re-protect parts of another class, then check the merged mapping's bounds.
+ * holes, re-protect parts of another class, then (recorded: the VMA is known, not a
+ * one-page guess for a touch without one) check the merged mapping's bounds.
  */
 static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
-		   uint64_t flags, uint64_t page)
+		   uint64_t flags, uint64_t page, int recorded)
 {
 	struct todo {
 		uint64_t start, end;
@@ -214,6 +215,8 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 
 	if (i >= 0 && p->m.v[i].start == s && p->m.v[i].end == e &&
 	    vclass(p->m.v[i].flags) == vclass(flags))
+		return;
+	if (!recorded && i >= 0)
 		return;
 	for (j = model_lower(&p->m, s); j < p->m.n && p->m.v[j].start < e; j++) {
 		const struct ival *iv = &p->m.v[j];
@@ -245,7 +248,7 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 	}
 	free(todo);
 	i = model_find(&p->m, page);
-	if (i < 0 || p->m.v[i].start != s || p->m.v[i].end != e)
+	if (recorded && (i < 0 || p->m.v[i].start != s || p->m.v[i].end != e))
 		x->st.shape_mismatch++;
 }
 
@@ -397,19 +400,30 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 			s = v->start >> sh;
 			e = (v->end + (1ULL << sh) - 1) >> sh;
 			if (page >= s && page < e)
-				ensure(x, p, s, e, v->flags, page);
+				ensure(x, p, s, e, v->flags, page, 1);
 			else
-				ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page);
+				ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page, 0);
 		} else {
-			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page);
+			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page, 0);
 		}
 		touch(x, p, page, ev->flags & FT_EVF_WRITE);
 		break;
 	case FT_EV_ZERO_WP:
 	case FT_EV_COW:
-		/* the page is mapped in any faithful replay; if not, a one-page mapping */
-		if (model_find(&p->m, page) < 0)
-			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page);
+		/*
+		 * The page is mapped in a faithful replay. If not, it is one the trace never
+		 * showed mapped (an anonymous page of a private file mapping, a page of a
+		 * process not exported): a COW of it is not replayed (the guest would take a
+		 * first-touch fault the recording did not), a zero-page write is, on a
+		 * one-page mapping, as the 4K fault the simulator counts.
+		 */
+		if (model_find(&p->m, page) < 0) {
+			if (ev->kind == FT_EV_COW) {
+				x->st.skipped++;
+				return;
+			}
+			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page, 0);
+		}
 		touch(x, p, page, 1);
 		break;
 	case FT_EV_ZAP:

@@ -49,7 +49,8 @@ struct rp_export_stats {
 	uint64_t zaps;			/* MUNMAP/DONTNEED/FREE/MREMAP operations */
 	uint64_t forks;			/* FORK operations */
 	uint64_t clusters;		/* address ranges the replayer places */
-	uint64_t skipped;		/* fault records not replayed (nr_ptes 0: nothing mapped) */
+	uint64_t skipped;		/* records not replayed: faults that mapped nothing
+					 * (nr_ptes 0), COWs of pages never seen mapped */
 	uint64_t shape_mismatch;	/* touches whose replayed mapping extends beyond the
 					 * recorded VMA (merged with a neighbour) */
 	uint64_t mremap_partial;	/* mremaps of a range not wholly mapped: replayed as

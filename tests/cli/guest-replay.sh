@@ -1,12 +1,14 @@
 #!/bin/sh
 # guest-replay.sh - the host side of guest replay without a guest: export of a SYNTHETIC
-# trace database, the replayer itself run on the host over that file (it only needs
-# anonymous mmap), usage errors, and compare --sim-vs-real on a database where the trace
-# is declared its own guest replay (identity replay_map): the real side's peak RSS and COW
-# count, rebuilt from the trace's events, must equal the order0 simulation exactly.
+# trace database and of the real guest traces of tests/data, the replayer itself run on the
+# host over those files (it only needs anonymous mmap), usage errors, and compare
+# --sim-vs-real on databases where a trace is declared its own guest replay (identity
+# replay_map): the real side, rebuilt from the trace's own events, must equal the order0
+# simulation exactly on every real trace (faults, peak RSS, bytes zeroed, COW), and its
+# peak RSS and COW count on the synthetic one.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 12
+plan $((12 + 2 * 6))
 CC=${CC:-gcc}
 $CC -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/synth-db" \
 	"$TOP/tests/cli/synth-db.c" "$TOP/build/libft.a" -lsqlite3 -lm
@@ -58,4 +60,30 @@ ok $(jq -e '(.[] | select(.policy == "faultaround:16" and .metric == "faults") |
 	.kind == "sim-only" and .real == null and .sim > 0) and all(.[]; has("policy") and
 	has("metric") and has("sim") and has("real") and has("error_pct"))' "$T/svr.json" \
 	> /dev/null; echo $?) "faultaround:16 (simulated by guest replay) is a sim-only row; rows have the documented keys"
+# the real x86_64 guest traces of tests/data (order0 recordings of the bundled workloads)
+RDB=$T/real.db
+for d in "$TOP"/tests/data/x86_64-*-order0; do
+	"$FT" ingest -q -o "$RDB" "$d"
+done
+for t in $("$FT" query "$RDB" --format csv sql "SELECT trace_id FROM trace" | tail -n +2); do
+	w=$("$FT" query "$RDB" --format csv sql "SELECT workload FROM trace WHERE trace_id = $t" |
+		tail -n +2)
+	"$FT" guest replay "$RDB" --trace "$t" --export "$T/r$t.ftr" 2> /dev/null &&
+		"$REPLAYER" "$T/r$t.ftr" > "$T/r$t.out" 2>&1
+	ok $? "real trace $t ($w): exported and replayed on the host, every process exits 0"
+	map=$("$FT" query "$RDB" --format csv sql "SELECT proc_id, pid FROM process WHERE
+		trace_id = $t" | tail -n +2 | while IFS=, read -r id pid; do
+		printf 'FTREPLAY proc=%s proc_id=%s pid=%s parent=-1\n' "$id" "$id" "$pid"
+		printf 'FTREPLAY_CLUSTER proc=%s start=0x1000 end=0x800000000000 offset=0\n' "$id"
+	done)
+	sqlite3 "$RDB" "INSERT INTO trace_meta VALUES ($t, 'replay_map', '$map');
+		INSERT INTO replay_run(trace_id, policy, frag, kind, guest_trace_id, tool_version,
+		created_at) VALUES ($t, 'order0', 'none', 'guest', $t, 'test', 'now')"
+	"$FT" compare "$RDB" --trace "$t" --sim-vs-real --format json > "$T/r$t.json" 2> /dev/null
+	ok $(jq -e 'all(.[] | select(.policy == "order0" and (.metric == "faults" or
+		.metric == "peak_rss_bytes" or .metric == "zeroed_bytes" or .metric == "cow_faults"));
+		.error_pct == 0 and .sim == .real) and ([.[] | select(.metric == "faults")] | length == 1)' \
+		"$T/r$t.json" > /dev/null; echo $?) \
+		"real trace $t: identity replay: faults, peak RSS, zeroed bytes, COW equal the simulation"
+done
 done_testing

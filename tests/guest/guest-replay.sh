@@ -12,7 +12,9 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/lib.sh"
 
-WORKLOADS="anon-touch sparse pf-loop malloc-churn fork-cow"
+# process names (comm): malloc-churn re-executes itself through /proc/self/exe, so its
+# measured process is named exe
+WORKLOADS="anon-touch sparse pf-loop exe fork-cow"
 POLICIES="order0 mcpage:2 mcpage:4 mthp:8K,16K,32K,64K"
 SCRIPT="anon-touch 16M && sparse --size 64M --touches 2048 && pf-loop --size 4M --loops 4 &&
 malloc-churn --size 8M --loops 2 && fork-cow --size 4M"

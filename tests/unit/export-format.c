@@ -194,10 +194,12 @@ static const struct xcase xcases[] = {
 	    { 'C', 2, B + 2 * P, 0, 0, 0 }, W(1, B + 3 * P, 1) }, NOSEL,
 	  "0 [0x10000+4]: map 0x10000+4 rw | touch w 0x10000 | touch r 0x10001 | fork 1 | "
 	  "touch w 0x10003 || 1<0: touch w 0x10000 | touch w 0x10001 | exit", 0 },
-	{ "a fork from an unselected parent: the child is replayed on its own",
+	{ "a fork from an unselected parent: the child is on its own; a COW of a page it "
+	  "never mapped is not replayed, a zero-page write is, on a one-page mapping",
 	  { { B, B + 4 * P, RW } },
-	  { W(1, B, 1), { 'K', 2, 1, 0, 0, 0 }, { 'C', 2, B, 0, 0, 0 } }, { 1, -1 },
-	  "0 [0x10000+1]: map 0x10000+1 rw | touch w 0x10000", 0 },
+	  { W(1, B, 1), { 'K', 2, 1, 0, 0, 0 }, { 'C', 2, B, 0, 0, 0 },
+	    { 'Z', 2, B + P, 0, 0, 0 } }, { 1, -1 },
+	  "0 [0x10001+1]: map 0x10001+1 rw | touch w 0x10001", 0 },
 	{ "mremap moves the mapping; the munmap of the old range that follows is empty",
 	  { { B, B + 4 * P, RW }, { B + 512 * P, B + 520 * P, RW } },
 	  { W(1, B, 1), { 'M', 1, B, B + 4 * P, B + 512 * P, 0 },
@@ -323,7 +325,7 @@ static int run(struct exec *e, uint32_t index, struct pageset *ps)
 		case FTR_OP_TOUCH:
 			bad += ps_find(ps, op.page) < 0;
 			XGROW(e->touches[index], e->cap_touches[index], e->nr_touches[index] + 1);
-			e->touches[index][e->nr_touches[index]++] = op.page << 1 | op.write;
+			e->touches[index][e->nr_touches[index]++] = op.page << 2 | op.write;
 			break;
 		case FTR_OP_MAP:
 			for (k = 0; k < op.npages; k++) {
@@ -370,7 +372,10 @@ static int run(struct exec *e, uint32_t index, struct pageset *ps)
 	return bad;
 }
 
-/* Expected touches per proc id: faults that installed something, zero_wp, cow; until exit. */
+/*
+ * Expected touches per proc id: faults that installed something, zero_wp, cow; until exit.
+ * As page << 2 | cow << 1 | write: the exporter may leave out COWs (of pages never mapped).
+ */
 static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t *cap)
 {
 	uint8_t *dead = xcalloc(s->nr_procs, 1);
@@ -389,7 +394,8 @@ static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t 
 			continue;
 		w = e->kind == FT_EV_FAULT ? !!(e->flags & FT_EVF_WRITE) : 1;
 		XGROW(t[e->proc_id], cap[e->proc_id], n[e->proc_id] + 1);
-		t[e->proc_id][n[e->proc_id]++] = (e->addr >> 12) << 1 | w;
+		t[e->proc_id][n[e->proc_id]++] = (e->addr >> 12) << 2 |
+						 (e->kind == FT_EV_COW) << 1 | w;
 	}
 	free(dead);
 }
@@ -402,7 +408,7 @@ static void round_trip(const char *name)
 	struct ftr_header h;
 	struct exec e = { 0 };
 	uint64_t **want, **got;
-	size_t *nw, *cw, *ng, *cg, total = 0;
+	size_t *nw, *cw, *ng, *cg, total = 0, dropped = 0;
 	const uint8_t *p, *end;
 	uint32_t i;
 	int bad = 0, same = 1;
@@ -474,18 +480,32 @@ static void round_trip(const char *name)
 	expected(&s, want, nw, cw);
 	for (i = 0; i < e.nr; i++) {
 		uint32_t id = e.pr[i].proc_id;
+		size_t g = 0, k;
 
 		total += ng[i];
-		if (id >= s.nr_procs || ng[i] != nw[id] ||
-		    memcmp(got[i], want[id], ng[i] * sizeof(**got))) {
+		if (id >= s.nr_procs) {
+			same = 0;
+			continue;
+		}
+		/* got is want with some COWs left out */
+		for (k = 0; k < nw[id]; k++) {
+			if (g < ng[i] && got[i][g] == (want[id][k] & ~2ULL))
+				g++;
+			else if (want[id][k] & 2)
+				dropped++;
+			else
+				break;
+		}
+		if (k != nw[id] || g != ng[i]) {
 			if (same)
 				diag("  process %u (proc_id %u): %zu touches, want %zu", i, id, ng[i],
-				     id < s.nr_procs ? nw[id] : 0);
+				     nw[id]);
 			same = 0;
 		}
 	}
-	ok(same && total == st.touches, "%s: replayed touches are the recorded first touches, "
-	   "in order, per process (%zu)", name, total);
+	ok(same && total == st.touches && dropped == st.skipped, "%s: replayed touches are the "
+	   "recorded first touches, in order, per process (%zu), but %zu COWs of pages never "
+	   "mapped", name, total, dropped);
 
 	for (i = 0; i < e.nr; i++)
 		free(got[i]);
