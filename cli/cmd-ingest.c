@@ -63,7 +63,8 @@ static void take_bt_error(void)
 		strbuf_reset(&msg);
 		switch (bt_error_cause_get_actor_type(c)) {
 		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
-			strbuf_addf(&msg, "%s: ", bt_error_cause_component_actor_get_component_name(c));
+			strbuf_addf(&msg, "%s: ",
+				    bt_error_cause_component_actor_get_component_name(c));
 			break;
 		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
 			strbuf_addf(&msg, "%s: ",

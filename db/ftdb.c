@@ -282,7 +282,8 @@ int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
 	} else {
 		rc = sqlite3_prepare_v2(db,
 			"SELECT trace_id FROM trace "
-			"ORDER BY parent_trace_id IS NULL DESC, trace_id DESC LIMIT 1", -1, &st, NULL);
+			"ORDER BY parent_trace_id IS NULL DESC, trace_id DESC LIMIT 1",
+			-1, &st, NULL);
 	}
 	if (rc != SQLITE_OK)
 		return error("cannot look up traces: %s", sqlite3_errmsg(db));
