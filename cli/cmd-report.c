@@ -22,6 +22,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "replay/policy.h"
 #include "replay/run.h"
 
 static const char usage_text[] =
@@ -197,10 +198,10 @@ static void section_orders(struct strbuf *sb, const struct run_set *rs, const ch
 	unsigned int i, k;
 
 	for (k = 0; k <= RP_PMD_ORDER; k++) {
-		snprintf(names[k], sizeof(names[k]), "%s%uK", k == RP_PMD_ORDER ? "PMD " : "",
-			 4U << k);
 		if (k == RP_PMD_ORDER)
 			snprintf(names[k], sizeof(names[k]), "2M PMD");
+		else
+			rp_format_size(k, names[k], sizeof(names[k]));
 		s[k].name = names[k];
 		s[k].color = order_color[k];
 		s[k].v = v + k * rs->nr;
