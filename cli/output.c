@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* output.c - table, CSV and JSON printing of a filled struct out_table; see output.h. */
+/*
+ * output.c - table, CSV and JSON printing of a struct out_table, whole or streamed row by
+ * row; see output.h.
+ */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,64 +39,26 @@ void out_add_col(struct out_table *t, const char *name)
 	t->cols[t->nr_cols++] = xstrdup(name);
 }
 
+static void drop_cells(struct out_table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_cells; i++)
+		free(t->cells[i].s);
+	t->nr_cells = 0;
+}
+
 void out_release(struct out_table *t)
 {
 	size_t i;
 
+	drop_cells(t);
 	for (i = 0; i < t->nr_cols; i++)
 		free(t->cols[i]);
-	for (i = 0; i < t->nr_cells; i++)
-		free(t->cells[i].s);
 	free(t->cols);
 	free(t->cells);
+	free(t->widths);
 	memset(t, 0, sizeof(*t));
-}
-
-static struct out_cell *next_cell(struct out_table *t)
-{
-	struct out_cell *c;
-
-	XGROW(t->cells, t->cap_cells, t->nr_cells + 1);
-	c = &t->cells[t->nr_cells++];
-	memset(c, 0, sizeof(*c));
-	return c;
-}
-
-void out_null(struct out_table *t)
-{
-	next_cell(t)->type = OUT_NULL;
-}
-
-void out_int(struct out_table *t, int64_t v)
-{
-	struct out_cell *c = next_cell(t);
-
-	c->type = OUT_INT;
-	c->i = v;
-}
-
-void out_real(struct out_table *t, double v)
-{
-	struct out_cell *c = next_cell(t);
-
-	c->type = OUT_REAL;
-	c->d = v;
-}
-
-void out_text(struct out_table *t, const char *s)
-{
-	struct out_cell *c = next_cell(t);
-
-	c->type = s ? OUT_TEXT : OUT_NULL;
-	c->s = s ? xstrdup(s) : NULL;
-}
-
-void out_hex(struct out_table *t, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	out_text(t, buf);
 }
 
 /* A cell as text, for the table and CSV styles; NULL is the empty string. */
@@ -124,42 +89,6 @@ void out_json_str(FILE *fp, const char *s)
 	strbuf_release(&sb);
 }
 
-static void print_table(const struct out_table *t, FILE *fp)
-{
-	size_t rows = t->nr_cols ? t->nr_cells / t->nr_cols : 0, r, k;
-	size_t *w = xcalloc(t->nr_cols ? t->nr_cols : 1, sizeof(*w));
-	struct strbuf sb = STRBUF_INIT;
-
-	for (k = 0; k < t->nr_cols; k++)
-		w[k] = strlen(t->cols[k]);
-	for (r = 0; r < rows; r++)
-		for (k = 0; k < t->nr_cols; k++) {
-			cell_text(&t->cells[r * t->nr_cols + k], &sb);
-			if (sb.len > w[k])
-				w[k] = sb.len;
-		}
-	for (k = 0; k < t->nr_cols; k++)
-		fprintf(fp, "%s%-*s", k ? "  " : "", k + 1 < t->nr_cols ? (int)w[k] : 0,
-			t->cols[k]);
-	fputc('\n', fp);
-	for (r = 0; r < rows; r++) {
-		for (k = 0; k < t->nr_cols; k++) {
-			const struct out_cell *c = &t->cells[r * t->nr_cols + k];
-			int num = c->type == OUT_INT || c->type == OUT_REAL;
-
-			cell_text(c, &sb);
-			if (num)
-				fprintf(fp, "%s%*s", k ? "  " : "", (int)w[k], sb.buf);
-			else
-				fprintf(fp, "%s%-*s", k ? "  " : "",
-					k + 1 < t->nr_cols ? (int)w[k] : 0, sb.buf);
-		}
-		fputc('\n', fp);
-	}
-	strbuf_release(&sb);
-	free(w);
-}
-
 static void csv_field(FILE *fp, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
@@ -175,74 +104,197 @@ static void csv_field(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
-static void print_csv(const struct out_table *t, FILE *fp)
+/* Column widths of the table style: names and the rows held. */
+static size_t *table_widths(const struct out_table *t)
 {
 	size_t rows = t->nr_cols ? t->nr_cells / t->nr_cols : 0, r, k;
+	size_t *w = xcalloc(t->nr_cols ? t->nr_cols : 1, sizeof(*w));
 	struct strbuf sb = STRBUF_INIT;
 
-	for (k = 0; k < t->nr_cols; k++) {
-		if (k)
-			fputc(',', fp);
-		csv_field(fp, t->cols[k]);
-	}
-	fputc('\n', fp);
-	for (r = 0; r < rows; r++) {
+	for (k = 0; k < t->nr_cols; k++)
+		w[k] = strlen(t->cols[k]);
+	for (r = 0; r < rows; r++)
+		for (k = 0; k < t->nr_cols; k++) {
+			cell_text(&t->cells[r * t->nr_cols + k], &sb);
+			if (sb.len > w[k])
+				w[k] = sb.len;
+		}
+	strbuf_release(&sb);
+	return w;
+}
+
+static void print_header(const struct out_table *t, enum out_format f, const size_t *w,
+			 FILE *fp)
+{
+	size_t k;
+
+	switch (f) {
+	case OUT_TABLE:
+		for (k = 0; k < t->nr_cols; k++)
+			fprintf(fp, "%s%-*s", k ? "  " : "", k + 1 < t->nr_cols ? (int)w[k] : 0,
+				t->cols[k]);
+		fputc('\n', fp);
+		break;
+	case OUT_CSV:
 		for (k = 0; k < t->nr_cols; k++) {
 			if (k)
 				fputc(',', fp);
-			cell_text(&t->cells[r * t->nr_cols + k], &sb);
-			csv_field(fp, sb.buf);
+			csv_field(fp, t->cols[k]);
 		}
 		fputc('\n', fp);
+		break;
+	case OUT_JSON:
+		fputc('[', fp);
+		break;
 	}
-	strbuf_release(&sb);
 }
 
-static void print_json(const struct out_table *t, FILE *fp)
+/* Print row r of the cells held; index is the row's number in the whole output. */
+static void print_row(const struct out_table *t, size_t r, size_t index, enum out_format f,
+		      const size_t *w, struct strbuf *sb, FILE *fp)
 {
-	size_t rows = t->nr_cols ? t->nr_cells / t->nr_cols : 0, r, k;
+	const struct out_cell *row = &t->cells[r * t->nr_cols];
+	size_t k;
 
-	fputc('[', fp);
-	for (r = 0; r < rows; r++) {
-		fputs(r ? ",\n {" : "\n {", fp);
-		for (k = 0; k < t->nr_cols; k++) {
-			const struct out_cell *c = &t->cells[r * t->nr_cols + k];
+	if (f == OUT_JSON)
+		fputs(index ? ",\n {" : "\n {", fp);
+	for (k = 0; k < t->nr_cols; k++) {
+		const struct out_cell *c = &row[k];
 
+		switch (f) {
+		case OUT_TABLE:
+			cell_text(c, sb);
+			if (c->type == OUT_INT || c->type == OUT_REAL)
+				fprintf(fp, "%s%*s", k ? "  " : "", (int)w[k], sb->buf);
+			else
+				fprintf(fp, "%s%-*s", k ? "  " : "",
+					k + 1 < t->nr_cols ? (int)w[k] : 0, sb->buf);
+			break;
+		case OUT_CSV:
+			if (k)
+				fputc(',', fp);
+			cell_text(c, sb);
+			csv_field(fp, sb->buf);
+			break;
+		case OUT_JSON:
 			if (k)
 				fputs(", ", fp);
 			out_json_str(fp, t->cols[k]);
 			fputs(": ", fp);
-			switch (c->type) {
-			case OUT_NULL:
+			if (c->type == OUT_NULL)
 				fputs("null", fp);
-				break;
-			case OUT_INT:
+			else if (c->type == OUT_INT)
 				fprintf(fp, "%" PRId64, c->i);
-				break;
-			case OUT_REAL:
+			else if (c->type == OUT_REAL)
 				fprintf(fp, "%.17g", c->d);
-				break;
-			case OUT_TEXT:
+			else
 				out_json_str(fp, c->s);
-				break;
-			}
+			break;
 		}
-		fputc('}', fp);
 	}
-	fputs(rows ? "\n]\n" : "]\n", fp);
+	fputs(f == OUT_JSON ? "}" : "\n", fp);
 }
 
-void out_print(const struct out_table *t, enum out_format f, FILE *fp)
+/* Print the rows held (after the header) and forget them. */
+static void print_held(struct out_table *t, enum out_format f, FILE *fp)
 {
-	switch (f) {
-	case OUT_TABLE:
-		print_table(t, fp);
-		break;
-	case OUT_CSV:
-		print_csv(t, fp);
-		break;
-	case OUT_JSON:
-		print_json(t, fp);
-		break;
+	size_t rows = t->nr_cols ? t->nr_cells / t->nr_cols : 0, r;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (r = 0; r < rows; r++)
+		print_row(t, r, t->printed++, f, t->widths, &sb, fp);
+	strbuf_release(&sb);
+	drop_cells(t);
+}
+
+void out_stream(struct out_table *t, enum out_format f, FILE *fp)
+{
+	t->stream = fp;
+	t->stream_format = f;
+}
+
+/* A row is complete: a streaming table prints it, or holds it while sizing columns. */
+static void row_done(struct out_table *t)
+{
+	if (!t->widths) {
+		if (t->stream_format == OUT_TABLE &&
+		    t->nr_cells / t->nr_cols < OUT_STREAM_SAMPLE)
+			return;
+		t->widths = table_widths(t);
+		print_header(t, t->stream_format, t->widths, t->stream);
 	}
+	print_held(t, t->stream_format, t->stream);
+}
+
+static struct out_cell *next_cell(struct out_table *t)
+{
+	struct out_cell *c;
+
+	XGROW(t->cells, t->cap_cells, t->nr_cells + 1);
+	c = &t->cells[t->nr_cells++];
+	memset(c, 0, sizeof(*c));
+	return c;
+}
+
+/* After the cell is filled in. */
+static void cell_done(struct out_table *t)
+{
+	if (t->stream && t->nr_cols && t->nr_cells % t->nr_cols == 0)
+		row_done(t);
+}
+
+void out_null(struct out_table *t)
+{
+	next_cell(t)->type = OUT_NULL;
+	cell_done(t);
+}
+
+void out_int(struct out_table *t, int64_t v)
+{
+	struct out_cell *c = next_cell(t);
+
+	c->type = OUT_INT;
+	c->i = v;
+	cell_done(t);
+}
+
+void out_real(struct out_table *t, double v)
+{
+	struct out_cell *c = next_cell(t);
+
+	c->type = OUT_REAL;
+	c->d = v;
+	cell_done(t);
+}
+
+void out_text(struct out_table *t, const char *s)
+{
+	struct out_cell *c = next_cell(t);
+
+	c->type = s ? OUT_TEXT : OUT_NULL;
+	c->s = s ? xstrdup(s) : NULL;
+	cell_done(t);
+}
+
+void out_hex(struct out_table *t, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	out_text(t, buf);
+}
+
+void out_print(struct out_table *t, enum out_format f, FILE *fp)
+{
+	if (t->stream) {
+		f = t->stream_format;
+		fp = t->stream;
+	}
+	if (!t->widths) {
+		t->widths = table_widths(t);
+		print_header(t, f, t->widths, fp);
+	}
+	print_held(t, f, fp);
+	if (f == OUT_JSON)
+		fputs(t->printed ? "\n]\n" : "]\n", fp);
 }

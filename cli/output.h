@@ -3,8 +3,12 @@
  * output.h - tabular command output in the three --format styles: aligned text columns
  * (numbers right-aligned), CSV with a header line (RFC 4180 quoting), and JSON as one array
  * of objects whose keys are the column names. A command fills a table row by row, then
- * prints it once: the whole result is known before the first byte is written, so the table
- * style can size its columns and JSON is always one complete document.
+ * prints it once with out_print(): the whole result is known before the first byte is
+ * written, so the table style can size its columns.
+ *
+ * A result too large to hold (the faults of a whole trace) is streamed instead: after
+ * out_stream(), each completed row is printed and dropped; the table style sizes its
+ * columns from the first OUT_STREAM_SAMPLE rows. out_print() then ends the document.
  */
 #ifndef FT_CLI_OUTPUT_H
 #define FT_CLI_OUTPUT_H
@@ -26,11 +30,17 @@ struct out_cell {
 	char *s;		/* OUT_TEXT, owned */
 };
 
+#define OUT_STREAM_SAMPLE 1000	/* rows that size a streamed table's columns */
+
 struct out_table {
 	char **cols;		/* column names, owned */
 	size_t nr_cols;
-	struct out_cell *cells;	/* row-major, nr_rows * nr_cols */
+	struct out_cell *cells;	/* row-major, nr_rows * nr_cols (rows not yet printed) */
 	size_t nr_cells, cap_cells;
+	FILE *stream;		/* out_stream(): print rows here as they complete */
+	enum out_format stream_format;
+	size_t *widths;		/* streamed table: column widths, once fixed */
+	size_t printed;		/* rows printed so far */
 };
 
 void out_init(struct out_table *t, const char *const *cols, size_t nr_cols);
@@ -43,7 +53,9 @@ void out_int(struct out_table *t, int64_t v);
 void out_real(struct out_table *t, double v);
 void out_text(struct out_table *t, const char *s);	/* NULL prints as null */
 void out_hex(struct out_table *t, uint64_t v);		/* text "0x..." */
-void out_print(const struct out_table *t, enum out_format f, FILE *fp);
+void out_print(struct out_table *t, enum out_format f, FILE *fp);
+/* Print rows as they complete (after the column names are set). */
+void out_stream(struct out_table *t, enum out_format f, FILE *fp);
 
 /* JSON helpers for documents that are not a table. */
 void out_json_str(FILE *fp, const char *s);

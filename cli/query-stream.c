@@ -105,6 +105,8 @@ int query_faults(const struct query_opts *o, struct out_table *t)
 	int ret;
 
 	out_init(t, cols, sizeof(cols) / sizeof(cols[0]));
+	/* a trace's faults may not fit in memory as cells: print them as they decode */
+	out_stream(t, o->format, stdout);
 	if (load_pids(o->db, o->trace_id, &c.pids))
 		return -1;
 	ret = ftdb_stream_foreach(o->db, o->trace_id, fault_row, &c);
