@@ -214,7 +214,7 @@ int cmd_replay(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	int64_t want = 0, trace_id;
 	char warn[256];
-	int c, have_order0 = 0, given = 0;
+	int c, given = 0;
 	unsigned int i;
 	sqlite3 *db;
 
@@ -228,15 +228,12 @@ int cmd_replay(int argc, char **argv)
 			if (rp_policy_parse(optarg, &pol[o.nr_pol]))
 				return bad_value();
 			given++;
-			if (!strcmp(pol[o.nr_pol].spec, "order0")) {
-				have_order0 = 1;
-				break;
-			}
-			for (i = 1; i < o.nr_pol; i++)
+			/* order0 is pol[0] already; any policy given twice runs once */
+			for (i = 0; i < o.nr_pol; i++)
 				if (!strcmp(pol[i].spec, pol[o.nr_pol].spec))
 					break;
 			if (i < o.nr_pol)
-				break;	/* the same policy twice: once is enough */
+				break;
 			if (o.nr_pol + 1 >= RP_MAX_POLICIES)
 				return usage_error("too many policies");
 			o.nr_pol++;
@@ -273,7 +270,6 @@ int cmd_replay(int argc, char **argv)
 			return usage_error(NULL);
 		}
 	}
-	(void)have_order0;
 	if (argc - optind != 1)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (!given)
