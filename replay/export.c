@@ -48,8 +48,21 @@ struct xproc {
 	size_t nr_mapped, cap_mapped;
 };
 
+/*
+ * Pages the recording showed present, per process: (proc_id << 44 | page) + 1, open
+ * addressing. A COW of a page not in it was never seen mapped (touched before the trace
+ * began, or of a private file mapping): the guest would take it as a first-touch fault.
+ */
+struct pageset {
+	uint64_t *key;		/* 0 = empty */
+	uint64_t cap, nr;	/* cap: power of two */
+};
+
 struct rp_export {
 	struct rp_export_in in;
+	struct pageset seen;
+	uint64_t *tmp;		/* ps_take() scratch */
+	size_t tmp_cap;
 	struct xproc *p;	/* indexed by proc_id */
 	uint32_t *by_index;	/* index -> proc_id */
 	size_t nr_index, cap_index;
@@ -156,6 +169,113 @@ static void model_set(struct model *m, uint64_t s, uint64_t e, uint64_t flags)
 	model_remove(m, s, e);
 	model_insert_at(m, model_lower(m, s), iv);
 	model_normalize(m);
+}
+
+/* ---- pages seen present ---- */
+
+#define PS_PAGE_MASK ((1ULL << 44) - 1)
+
+static inline uint64_t ps_key(uint32_t proc, uint64_t page)
+{
+	return ((uint64_t)proc << 44 | (page & PS_PAGE_MASK)) + 1;
+}
+
+static inline uint64_t ps_slot(const struct pageset *t, uint64_t k)
+{
+	return ((k * 0x9e3779b97f4a7c15ULL) >> 17) & (t->cap - 1);
+}
+
+static int ps_has(const struct pageset *t, uint64_t k)
+{
+	uint64_t i;
+
+	if (!t->cap)
+		return 0;
+	for (i = ps_slot(t, k); t->key[i]; i = (i + 1) & (t->cap - 1))
+		if (t->key[i] == k)
+			return 1;
+	return 0;
+}
+
+static void ps_add(struct pageset *t, uint64_t k)
+{
+	uint64_t i;
+
+	if (ps_has(t, k))
+		return;
+	if ((t->nr + 1) * 2 > t->cap) {
+		uint64_t *old = t->key, oc = t->cap, j;
+
+		t->cap = oc ? oc * 2 : 4096;
+		t->key = xcalloc(t->cap, sizeof(*t->key));
+		for (j = 0; j < oc; j++) {
+			if (!old[j])
+				continue;
+			for (i = ps_slot(t, old[j]); t->key[i]; i = (i + 1) & (t->cap - 1))
+				;
+			t->key[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = ps_slot(t, k); t->key[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->key[i] = k;
+	t->nr++;
+}
+
+static void ps_del(struct pageset *t, uint64_t k)
+{
+	uint64_t i, j, home;
+
+	if (!t->cap)
+		return;
+	for (i = ps_slot(t, k); t->key[i] && t->key[i] != k; i = (i + 1) & (t->cap - 1))
+		;
+	if (!t->key[i])
+		return;
+	t->key[i] = 0;
+	t->nr--;
+	for (j = (i + 1) & (t->cap - 1); t->key[j]; j = (j + 1) & (t->cap - 1)) {
+		home = ps_slot(t, t->key[j]);
+		if (((j - home) & (t->cap - 1)) >= ((j - i) & (t->cap - 1))) {
+			t->key[i] = t->key[j];
+			t->key[j] = 0;
+			i = j;
+		}
+	}
+}
+
+/* Pages of proc in [lo, hi) (all of them if hi is ~0): removed, and listed in *out. */
+static size_t ps_take(struct pageset *t, uint32_t proc, uint64_t lo, uint64_t hi,
+		      uint64_t **out, size_t *cap)
+{
+	size_t n = 0, k;
+	uint64_t i, pg;
+
+	if (hi - lo <= t->nr) {
+		for (pg = lo; pg < hi; pg++) {
+			if (!ps_has(t, ps_key(proc, pg)))
+				continue;
+			ps_del(t, ps_key(proc, pg));
+			XGROW(*out, *cap, n + 1);
+			(*out)[n++] = pg;
+		}
+		return n;
+	}
+	for (i = 0; i < t->cap; i++) {
+		uint64_t key = t->key[i];
+
+		if (!key || (key - 1) >> 44 != proc)
+			continue;
+		pg = (key - 1) & PS_PAGE_MASK;
+		if (pg < lo || pg >= hi)
+			continue;
+		XGROW(*out, *cap, n + 1);
+		(*out)[n++] = pg;
+	}
+	for (k = 0; k < n; k++)
+		ps_del(t, ps_key(proc, (*out)[k]));
+	return n;
 }
 
 /* ---- emitting operations ---- */
@@ -377,7 +497,12 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		p->m.n = pp->m.n;
 		{
 			uint64_t idx = (uint64_t)p->index;
+			size_t k, n = ps_take(&x->seen, parent, 0, ~0ULL, &x->tmp, &x->tmp_cap);
 
+			for (k = 0; k < n; k++) {
+				ps_add(&x->seen, ps_key(parent, x->tmp[k]));
+				ps_add(&x->seen, ps_key(ev->proc_id, x->tmp[k]));
+			}
 			emit(pp, FTR_OP_FORK, 1, &idx);
 		}
 		x->st.forks++;
@@ -407,6 +532,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page, 0);
 		}
 		touch(x, p, page, ev->flags & FT_EVF_WRITE);
+		ps_add(&x->seen, ps_key(ev->proc_id, page));
 		break;
 	case FT_EV_ZERO_WP:
 	case FT_EV_COW:
@@ -417,7 +543,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		 * first-touch fault the recording did not), a zero-page write is, on a
 		 * one-page mapping, as the 4K fault the simulator counts.
 		 */
-		if (model_find(&p->m, page) < 0) {
+		if (!ps_has(&x->seen, ps_key(ev->proc_id, page))) {
 			if (ev->kind == FT_EV_COW) {
 				x->st.skipped++;
 				return;
@@ -438,13 +564,21 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 			break;
 		case FT_ZAP_DONTNEED:
 			for_runs(x, p, s, e, FTR_OP_DONTNEED);
+			ps_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
 			break;
 		case FT_ZAP_FREE:
 			for_runs(x, p, s, e, FTR_OP_FREE);
 			break;
 		case FT_ZAP_MREMAP:
 			if (ev->aux) {
-				do_mremap(x, p, s, e, ev->aux >> sh);
+				uint64_t d = ev->aux >> sh;
+				size_t k, n;
+
+				do_mremap(x, p, s, e, d);
+				ps_take(&x->seen, ev->proc_id, d, d + (e - s), &x->tmp, &x->tmp_cap);
+				n = ps_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
+				for (k = 0; k < n; k++)
+					ps_add(&x->seen, ps_key(ev->proc_id, d + x->tmp[k] - s));
 				break;
 			}
 			/* a move without destination is an unmap */
@@ -452,6 +586,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		default:
 			for_runs(x, p, s, e, FTR_OP_MUNMAP);
 			model_remove(&p->m, s, e);
+			ps_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
 			break;
 		}
 		break;
@@ -473,6 +608,8 @@ void rp_export_free(struct rp_export *x)
 	}
 	free(x->p);
 	free(x->by_index);
+	free(x->seen.key);
+	free(x->tmp);
 	free(x);
 }
 
