@@ -74,6 +74,12 @@ static inline uint64_t vclass(uint64_t flags)
 	return flags & FTR_VM_CLASS;
 }
 
+/* The class without the exporter's NORESERVE choice: what the recording asked for. */
+static inline uint64_t vbase(uint64_t flags)
+{
+	return flags & FTR_VM_CLASS & ~FTR_VM_NORESERVE;
+}
+
 /* ---- the model ---- */
 
 /* Index of the interval holding page, or -1. */
@@ -318,6 +324,33 @@ static void note_mapped(struct xproc *p, uint64_t s, uint64_t e)
 }
 
 /*
+ * FTR_VM_NORESERVE or 0 for a MAP of [a, b), part of the recorded VMA [s, e): the state of
+ * a neighbour inside the VMA (so they merge), else the opposite of a neighbour of the same
+ * class outside it (so they do not, as in the recording).
+ */
+static uint64_t noreserve(const struct xproc *p, uint64_t a, uint64_t b, uint64_t s,
+			  uint64_t e, uint64_t flags)
+{
+	ssize_t l = a ? model_find(&p->m, a - 1) : -1, r = model_find(&p->m, b);
+	const struct ival *left = l >= 0 ? &p->m.v[l] : NULL, *right = r >= 0 ? &p->m.v[r] : NULL;
+	uint64_t nr = 0;
+
+	if (left && vbase(left->flags) != vbase(flags))
+		left = NULL;
+	if (right && vbase(right->flags) != vbase(flags))
+		right = NULL;
+	if (left && a > s)
+		return left->flags & FTR_VM_NORESERVE;
+	if (right && b < e)
+		return right->flags & FTR_VM_NORESERVE;
+	if (left)
+		nr = (left->flags & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
+	else if (right)
+		nr = (right->flags & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
+	return nr;
+}
+
+/*
  * Make the replayer's mapping around page be the recorded VMA [s, e) with flags: map the
  * holes, re-protect parts of another class, then (recorded: the VMA is known, not a
  * one-page guess for a touch without one) check the merged mapping's bounds.
@@ -333,8 +366,9 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 	ssize_t i = model_find(&p->m, page);
 	uint64_t cur = s;
 
+	flags &= ~FTR_VM_NORESERVE;	/* the recording's own; ours is chosen below */
 	if (i >= 0 && p->m.v[i].start == s && p->m.v[i].end == e &&
-	    vclass(p->m.v[i].flags) == vclass(flags))
+	    vbase(p->m.v[i].flags) == vbase(flags))
 		return;
 	if (!recorded && i >= 0)
 		return;
@@ -346,7 +380,7 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		XGROW(todo, cap, nt + 2);
 		if (iv->start > cur)
 			todo[nt++] = (struct todo){ cur, iv->start, 1 };
-		if (vclass(iv->flags) != vclass(flags))
+		if (vbase(iv->flags) != vbase(flags))
 			todo[nt++] = (struct todo){ lo, hi, 0 };
 		cur = hi;
 	}
@@ -357,6 +391,13 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 	for (k = 0; k < nt; k++) {
 		uint64_t f[3] = { todo[k].start, todo[k].end - todo[k].start, flags };
 
+		if (todo[k].map) {
+			f[2] |= noreserve(p, todo[k].start, todo[k].end, s, e, flags);
+		} else {
+			ssize_t o = model_find(&p->m, todo[k].start);
+
+			f[2] |= o >= 0 ? p->m.v[o].flags & FTR_VM_NORESERVE : 0;
+		}
 		emit(p, todo[k].map ? FTR_OP_MAP : FTR_OP_PROTECT, 3, f);
 		if (todo[k].map) {
 			x->st.maps++;
@@ -364,7 +405,7 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		} else {
 			x->st.protects++;
 		}
-		model_set(&p->m, todo[k].start, todo[k].end, flags);
+		model_set(&p->m, todo[k].start, todo[k].end, f[2]);
 	}
 	free(todo);
 	i = model_find(&p->m, page);

@@ -302,8 +302,9 @@ static int do_op(const struct ftr_op *op)
 			(void)*(volatile uint8_t *)a;
 		return 0;
 	case FTR_OP_MAP:
-		m = mmap((void *)a, len, prot_of(op->arg),
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		m = mmap((void *)a, len, prot_of(op->arg), MAP_PRIVATE | MAP_ANONYMOUS |
+			 MAP_FIXED_NOREPLACE | (op->arg & FTR_VM_NORESERVE ? MAP_NORESERVE : 0),
+			 -1, 0);
 		if (m == MAP_FAILED)
 			return -1;
 		if ((uint64_t)m != a) {

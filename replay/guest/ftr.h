@@ -33,12 +33,19 @@
 #define FTR_VM_READ		0x1ULL
 #define FTR_VM_WRITE		0x2ULL
 #define FTR_VM_EXEC		0x4ULL
+#define FTR_VM_NORESERVE	0x00200000ULL	/* MAP: map with MAP_NORESERVE (see below) */
 #define FTR_VM_HUGEPAGE		0x20000000ULL
 #define FTR_VM_NOHUGEPAGE	0x40000000ULL
-/* The part of vm_flags that tells two mappings apart for the replayer (and the kernel's
- * merge rule as far as the replayer can reproduce it). */
+/*
+ * The part of vm_flags that tells two mappings apart for the replayer (and the kernel's
+ * merge rule as far as the replayer can reproduce it). FTR_VM_NORESERVE is the exporter's
+ * choice, not the recording's: the kernel never merges a VM_NORESERVE mapping with one
+ * that is accounted (VM_ACCOUNT), and neither flag changes how an anonymous fault is
+ * served, so a MAP next to a mapping the recording kept apart (a brk heap right after
+ * .bss, which brk() never merges) gets the other state.
+ */
 #define FTR_VM_CLASS (FTR_VM_READ | FTR_VM_WRITE | FTR_VM_EXEC | FTR_VM_HUGEPAGE | \
-		      FTR_VM_NOHUGEPAGE)
+		      FTR_VM_NOHUGEPAGE | FTR_VM_NORESERVE)
 
 /*
  * Operations; values are stored, never renumber. The tag byte holds the kind in bits 0-3;
@@ -47,7 +54,8 @@
 enum ftr_op_kind {
 	FTR_OP_TOUCH = 0,	/* zigzag(page - previous touch page of this process): one
 				 * byte read (or written, bit 4) at the page's first byte */
-	FTR_OP_MAP = 1,		/* page, npages, vm_flags: mmap anonymous private there */
+	FTR_OP_MAP = 1,		/* page, npages, vm_flags: mmap anonymous private there
+				 * (MAP_NORESERVE if vm_flags has FTR_VM_NORESERVE) */
 	FTR_OP_PROTECT = 2,	/* page, npages, vm_flags: mprotect/madvise to these flags */
 	FTR_OP_MUNMAP = 3,	/* page, npages */
 	FTR_OP_DONTNEED = 4,	/* page, npages: madvise(MADV_DONTNEED) */

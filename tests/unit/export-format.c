@@ -95,10 +95,11 @@ static int ops_text(const struct strbuf *f, struct strbuf *txt)
 				break;
 			case FTR_OP_MAP:
 			case FTR_OP_PROTECT:
-				strbuf_addf(txt, " 0x%llx+%llu %s%s", (unsigned long long)op.page,
+				strbuf_addf(txt, " 0x%llx+%llu %s%s%s", (unsigned long long)op.page,
 					    (unsigned long long)op.npages,
 					    op.arg & FTR_VM_WRITE ? "rw" : "r",
-					    op.arg & FTR_VM_NOHUGEPAGE ? " nohuge" : "");
+					    op.arg & FTR_VM_NOHUGEPAGE ? " nohuge" : "",
+					    op.arg & FTR_VM_NORESERVE ? " noreserve" : "");
 				break;
 			case FTR_OP_MREMAP:
 				strbuf_addf(txt, " 0x%llx+%llu 0x%llx", (unsigned long long)op.page,
@@ -138,7 +139,7 @@ struct vma {
 
 struct xcase {
 	const char *name;
-	struct vma vmas[4];		/* vma ids 1.. */
+	struct vma vmas[5];		/* vma ids 1.. */
 	struct step steps[16];		/* until op 0 */
 	int unselected[4];		/* proc ids not exported, -1 terminated */
 	const char *want;		/* ops_text() */
@@ -178,11 +179,20 @@ static const struct xcase xcases[] = {
 	    W(1, B + P, 2) }, NOSEL,
 	  "0 [0x10000+4]: map 0x10000+4 rw | touch w 0x10000 | dontneed 0x10000+4 | "
 	  "munmap 0x10002+2 | touch w 0x10001", 0 },
-	{ "two recorded VMAs of one class side by side merge when replayed: counted",
-	  { { B, B + 4 * P, RW }, { B + 4 * P, B + 8 * P, RW } },
-	  { W(1, B, 1), W(1, B + 4 * P, 2), W(1, B + P, 1) }, NOSEL,
-	  "0 [0x10000+8]: map 0x10000+4 rw | touch w 0x10000 | map 0x10004+4 rw | "
-	  "touch w 0x10004 | touch w 0x10001", 2 },
+	{ "two recorded VMAs of one class side by side (a heap after .bss) stay apart: the "
+	  "second is mapped MAP_NORESERVE, and grows as such",
+	  { { B, B + 4 * P, RW }, { B + 4 * P, B + 5 * P, RW }, { B + 4 * P, B + 8 * P, RW } },
+	  { W(1, B, 1), W(1, B + 4 * P, 2), W(1, B + 6 * P, 3), W(1, B + P, 1) }, NOSEL,
+	  "0 [0x10000+8]: map 0x10000+4 rw | touch w 0x10000 | map 0x10004+1 rw noreserve | "
+	  "touch w 0x10004 | map 0x10005+3 rw noreserve | touch w 0x10006 | touch w 0x10001",
+	  0 },
+	{ "neighbours on both sides in both states: merging cannot be avoided, counted",
+	  { { B + 6 * P, B + 8 * P, RW }, { B + 5 * P, B + 6 * P, RW }, { B, B + 4 * P, RW },
+	    { B + 4 * P, B + 5 * P, RW } },
+	  { W(1, B + 6 * P, 1), W(1, B + 5 * P, 2), W(1, B, 3), W(1, B + 4 * P, 4) }, NOSEL,
+	  "0 [0x10000+8]: map 0x10006+2 rw | touch w 0x10006 | map 0x10005+1 rw noreserve | "
+	  "touch w 0x10005 | map 0x10000+4 rw | touch w 0x10000 | map 0x10004+1 rw noreserve | "
+	  "touch w 0x10004", 1 },
 	{ "a fault that installed nothing is not replayed",
 	  { { B, B + 4 * P, RW } },
 	  { W(1, B, 1), { 'n', 1, B + P, 0, 0, 1 }, W(1, B + P, 1) }, NOSEL,
@@ -213,7 +223,7 @@ static void build(const struct xcase *c, struct rp_stream *s)
 	unsigned int i;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < 4 && c->vmas[i].end; i++)
+	for (i = 0; i < 5 && c->vmas[i].end; i++)
 		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
 	for (i = 0; i < 16 && c->steps[i].op; i++) {
 		const struct step *st = &c->steps[i];
@@ -678,7 +688,7 @@ int main(void)
 	}
 
 	/* malformed: start from a valid two-process file */
-	build(&xcases[7], &s);	/* the fork case */
+	build(&xcases[8], &s);	/* the fork case */
 	strbuf_reset(&f);
 	export_stream(&s, NULL, &f, &st);
 	rp_stream_release(&s);
