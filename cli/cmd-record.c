@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/spawn.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 
@@ -90,6 +91,46 @@ static char *header_value(const char *dir, const char *key)
 	while (val.len && (val.buf[val.len - 1] == '\n'))
 		val.buf[--val.len] = '\0';
 	return strbuf_detach(&val);
+}
+
+/* One paragraph about the trace just stored: the most recent non-replay trace of db. */
+static int print_summary(const char *db)
+{
+	static const char sql[] =
+		"SELECT t.trace_id, t.arch, t.kernel, t.policy, t.workload, t.workload_status,"
+		" (SELECT count(*) FROM process p WHERE p.trace_id = t.trace_id),"
+		" (SELECT coalesce(sum(anon_faults), 0) FROM process p WHERE p.trace_id = t.trace_id),"
+		" t.events, t.discarded_events, t.clocksource"
+		" FROM trace t WHERE t.parent_trace_id IS NULL ORDER BY t.trace_id DESC LIMIT 1";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *h;
+	int ret = -1;
+
+	if (ftdb_open(db, FTDB_READONLY, &h))
+		return -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		goto out;
+	}
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		error("%s holds no recorded trace", db);
+		goto out;
+	}
+	printf("trace %lld: %s %s, policy %s, clocksource %s\n"
+	       "  workload: %s (exit %d)\n"
+	       "  %lld anonymous faults in %lld processes, %lld events, %lld discarded\n"
+	       "  stored in %s; try: foliotrace query %s procs\n",
+	       sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
+	       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+	       sqlite3_column_text(st, 10), sqlite3_column_text(st, 4),
+	       sqlite3_column_int(st, 5), sqlite3_column_int64(st, 7),
+	       sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 8),
+	       sqlite3_column_int64(st, 9), db, db);
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	ftdb_close(h);
+	return ret;
 }
 
 int cmd_record(int argc, char **argv)
@@ -192,12 +233,8 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	{
-		char *q[] = { "query", (char *)db, "summary", NULL };
-
-		if (cmd_query(3, q))
-			goto out;
-	}
+	if (print_summary(db))
+		goto out;
 	{
 		char *out_path = NULL, *st = header_value(dir.buf, "workload_status");
 		struct strbuf wo = STRBUF_INIT;

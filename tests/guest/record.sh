@@ -16,7 +16,7 @@ faults=$("$FT" query "$db" --format csv sql \
 ok $([ "${faults:-0}" -ge 256 ]; echo $?) "its faults appear under its name in query procs ($faults >= 256)"
 "$FT" query "$db" --format json procs | grep -q '"comm": *"hello-anon"'
 ok $? "query procs --format json lists hello-anon"
-grep -q 'anon_faults' "$T/out"
+grep -q 'anonymous faults in' "$T/out"
 ok $? "record prints a summary"
 
 # a workload that exits non-zero: stored (it is a complete trace), reported, exit 1
