@@ -64,6 +64,7 @@ static int parse_map(const char *text, struct rmap *m)
 
 	while (line && *line) {
 		const char *a, *b, *c, *d;
+		uint64_t off;
 
 		if (!strncmp(line, "FTREPLAY proc=", 14)) {
 			a = kv(line, " proc=");
@@ -87,8 +88,9 @@ static int parse_map(const char *text, struct rmap *m)
 				return error("bad replay_map line: %.80s", line);
 			XGROW(m->c, m->cap_c, m->nr_c + 1);
 			m->c[m->nr_c].root = (uint32_t)strtoul(a, NULL, 10);
-			m->c[m->nr_c].start = strtoull(b, NULL, 16) + (uint64_t)strtoll(d, NULL, 10);
-			m->c[m->nr_c].end = strtoull(c, NULL, 16) + (uint64_t)strtoll(d, NULL, 10);
+			off = (uint64_t)strtoll(d, NULL, 10);
+			m->c[m->nr_c].start = strtoull(b, NULL, 16) + off;
+			m->c[m->nr_c].end = strtoull(c, NULL, 16) + off;
 			m->nr_c++;
 		}
 		line = strchr(line, '\n');
@@ -706,8 +708,9 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 	if (sqlite3_prepare_v2(db, "SELECT run_id, guest_trace_id, policy, coalesce(filter, '') "
 			       "FROM replay_run r WHERE trace_id = ?1 AND kind = 'guest' AND "
 			       "guest_trace_id IS NOT NULL AND run_id = (SELECT max(run_id) FROM "
-			       "replay_run s WHERE s.trace_id = r.trace_id AND s.kind = 'guest' AND "
-			       "s.policy = r.policy) ORDER BY run_id", -1, &st, NULL) != SQLITE_OK) {
+			       "replay_run s WHERE s.trace_id = r.trace_id AND "
+			       "s.kind = 'guest' AND s.policy = r.policy) ORDER BY run_id", -1, &st,
+			       NULL) != SQLITE_OK) {
 		error("cannot read replay runs: %s", sqlite3_errmsg(db));
 		goto out_db;
 	}

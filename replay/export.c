@@ -616,7 +616,8 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 				size_t k, n;
 
 				do_mremap(x, p, s, e, d);
-				ps_take(&x->seen, ev->proc_id, d, d + (e - s), &x->tmp, &x->tmp_cap);
+				ps_take(&x->seen, ev->proc_id, d, d + (e - s), &x->tmp,
+					&x->tmp_cap);
 				n = ps_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
 				for (k = 0; k < n; k++)
 					ps_add(&x->seen, ps_key(ev->proc_id, d + x->tmp[k] - s));
@@ -689,7 +690,8 @@ int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_s
 		if (root == p)
 			continue;
 		XGROW(root->mapped, root->cap_mapped, root->nr_mapped + p->nr_mapped);
-		memcpy(root->mapped + root->nr_mapped, p->mapped, p->nr_mapped * sizeof(*p->mapped));
+		memcpy(root->mapped + root->nr_mapped, p->mapped,
+		       p->nr_mapped * sizeof(*p->mapped));
 		root->nr_mapped += p->nr_mapped;
 		p->nr_mapped = 0;
 	}
@@ -770,7 +772,8 @@ int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 	int rc, ret = -1;
 
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(page_size, 4096), "
-			       "(SELECT coalesce(max(proc_id), 0) FROM process WHERE trace_id = ?1), "
+			       "(SELECT coalesce(max(proc_id), 0) FROM process "
+			       "WHERE trace_id = ?1), "
 			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process p USING "
 			       "(proc_id) WHERE p.trace_id = ?1) FROM trace WHERE trace_id = ?1",
 			       -1, &q, NULL) != SQLITE_OK)

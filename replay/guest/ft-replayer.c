@@ -63,7 +63,6 @@ static unsigned int shift;
 static uint64_t pmd_size;	/* bytes mapped by one page-table page: alignment kept */
 static struct cluster clusters[MAX_CLUSTERS];
 static unsigned int nr_clusters, last_cluster;
-static uint64_t nr_relocated;	/* clusters not at their recorded address */
 
 /* Print one line with write(2): no stdio buffer to share across fork. */
 __attribute__((format(printf, 1, 2)))
@@ -227,7 +226,6 @@ static int place(const struct ftr_proc *root)
 		if (g + pmd_size > addr)
 			munmap((void *)(addr + len), g + pmd_size - addr);
 		c->offset = (int64_t)(addr - c->start);
-		nr_relocated++;
 		nr_clusters++;
 	}
 	for (i = 0; i < nr_clusters; i++) {

@@ -94,9 +94,10 @@ struct ftr_proc {
 struct ftr_op {
 	uint8_t kind;		/* enum ftr_op_kind */
 	uint8_t write;		/* TOUCH: 1 for a write */
-	uint64_t page;		/* TOUCH/MAP/PROTECT/MUNMAP/DONTNEED/FREE/MREMAP: first page */
+	uint64_t page;		/* TOUCH .. MREMAP: first page */
 	uint64_t npages;	/* MAP..MREMAP: pages */
-	uint64_t arg;		/* MAP/PROTECT: vm_flags; MREMAP: new page; FORK: child index */
+	uint64_t arg;		/* MAP/PROTECT: vm_flags; MREMAP: new page;
+				 * FORK: child index */
 };
 
 /* ---- varints ---- */

@@ -24,13 +24,15 @@ touches=$(sed -n 's/.* \([0-9]*\) touches.*/\1/p' "$T/export.err")
 ok $([ $? = 0 ] && grep -q " touches=$touches " "$T/check.out"; echo $?) \
 	"ft-replayer --check reads it: $touches touches, as exported"
 procs=$(sql "SELECT count(*) FROM process WHERE trace_id = 1")
-ok $(grep -q " procs=$procs " "$T/check.out"; echo $?) "every one of the $procs processes is in the file"
+ok $(grep -q " procs=$procs " "$T/check.out"; echo $?) \
+	"every one of the $procs processes is in the file"
 
 "$REPLAYER" "$T/k.ftr" > "$T/run.out" 2>&1
 ok $([ $? = 0 ] && grep -q '^RESULT ft-replayer .* failed=0 status=0$' "$T/run.out"; echo $?) \
 	"the replayer replays it on the host: every process exits 0"
 n=$(grep -c '^FTREPLAY proc=' "$T/run.out")
-ok $([ "$n" = "$procs" ]; echo $?) "one FTREPLAY line per replayed process ($n), forked ones included"
+ok $([ "$n" = "$procs" ]; echo $?) \
+	"one FTREPLAY line per replayed process ($n), forked ones included"
 ok $(grep -q '^FTREPLAY_ERROR' "$T/run.out"; [ $? = 1 ]; echo $?) "no FTREPLAY_ERROR"
 
 "$FT" guest replay "$DB" > /dev/null 2>&1
@@ -54,12 +56,14 @@ sqlite3 "$DB" "INSERT INTO trace_meta VALUES (1, 'replay_map', '$map');
 ok $? "compare --sim-vs-real --format json (the missing order0 simulation is run and stored)"
 ok $(jq -e '(.[] | select(.policy == "order0" and .metric == "peak_rss_bytes") |
 	.error_pct == 0 and .sim > 0) and (.[] | select(.policy == "order0" and
-	.metric == "cow_faults") | .error_pct == 0 and .sim > 0)' "$T/svr.json" > /dev/null; echo $?) \
+	.metric == "cow_faults") | .error_pct == 0 and .sim > 0)' "$T/svr.json" > /dev/null
+	echo $?) \
 	"identity replay: real peak RSS and COW faults equal the order0 simulation"
 ok $(jq -e '(.[] | select(.policy == "faultaround:16" and .metric == "faults") |
 	.kind == "sim-only" and .real == null and .sim > 0) and all(.[]; has("policy") and
 	has("metric") and has("sim") and has("real") and has("error_pct"))' "$T/svr.json" \
-	> /dev/null; echo $?) "faultaround:16 (simulated by guest replay) is a sim-only row; rows have the documented keys"
+	> /dev/null; echo $?) \
+	"faultaround:16 (simulated by guest replay) is a sim-only row; rows have documented keys"
 # the real x86_64 guest traces of tests/data (order0 recordings of the bundled workloads)
 RDB=$T/real.db
 for d in "$TOP"/tests/data/x86_64-*-order0; do
@@ -81,9 +85,10 @@ for t in $("$FT" query "$RDB" --format csv sql "SELECT trace_id FROM trace" | ta
 		created_at) VALUES ($t, 'order0', 'none', 'guest', $t, 'test', 'now')"
 	"$FT" compare "$RDB" --trace "$t" --sim-vs-real --format json > "$T/r$t.json" 2> /dev/null
 	ok $(jq -e 'all(.[] | select(.policy == "order0" and (.metric == "faults" or
-		.metric == "peak_rss_bytes" or .metric == "zeroed_bytes" or .metric == "cow_faults"));
-		.error_pct == 0 and .sim == .real) and ([.[] | select(.metric == "faults")] | length == 1)' \
-		"$T/r$t.json" > /dev/null; echo $?) \
-		"real trace $t: identity replay: faults, peak RSS, zeroed bytes, COW equal the simulation"
+		.metric == "peak_rss_bytes" or .metric == "zeroed_bytes" or
+		.metric == "cow_faults")); .error_pct == 0 and .sim == .real) and
+		([.[] | select(.metric == "faults")] | length == 1)' "$T/r$t.json" > /dev/null
+		echo $?) \
+		"real trace $t: identity: faults, peak RSS, zeroed bytes, COW equal the simulation"
 done
 done_testing

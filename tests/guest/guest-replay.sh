@@ -35,7 +35,8 @@ sql() { "$FT" query "$DB" --format csv sql "$1" | tail -n +2; }
 ok $([ "$(sql "SELECT policy FROM trace WHERE trace_id = 1")" = order0 ]; echo $?) \
 	"trace 1 was recorded under order0"
 
-"$FT" guest replay "$DB" --arch "$ARCH" $(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done) \
+PARGS=$(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done)
+"$FT" guest replay "$DB" --arch "$ARCH" $PARGS \
 	> "$T/replay.out" 2> "$T/replay.err"
 rc=$?
 ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/accel" 2>/dev/null))"
@@ -70,7 +71,8 @@ val() {
 		'.[] | select(.policy == $p and .metric == $m) | .[$f] | tostring' "$1" 2>/dev/null
 }
 err_within() { # err_within ERROR_PCT LIMIT
-	[ -n "$1" ] && [ "$1" != null ] && awk -v e="$1" -v l="$2" 'BEGIN { exit !(e <= l && e >= -l) }'
+	[ -n "$1" ] && [ "$1" != null ] &&
+		awk -v e="$1" -v l="$2" 'BEGIN { exit !(e <= l && e >= -l) }'
 }
 
 for p in $POLICIES; do
@@ -78,10 +80,11 @@ for p in $POLICIES; do
 		want=$(sql "SELECT sum(anon_faults + zero_wp) FROM process WHERE trace_id = 1")
 		got=$(val "$T/all.json" order0 faults real)
 		within_pct "${got:-0}" "${want:-1}" 1
-		ok $? "order0: the replay takes the recording's fault count within 1% ($got vs $want)"
+		ok $? "order0: the replay takes the recording's fault count within 1% ($got/$want)"
 	else
 		l=$(val "$T/all.json" "$p" fault_latency_p50_ns_order_0 real)
-		ok $([ -n "$l" ] && [ "$l" != null ]; echo $?) "$p: real fault latency p50 per order ($l ns at order 0)"
+		ok $([ -n "$l" ] && [ "$l" != null ]; echo $?) \
+			"$p: real fault latency p50 per order ($l ns at order 0)"
 	fi
 	for f in all $WORKLOADS; do
 		e=$(val "$T/$f.json" "$p" faults error_pct)
@@ -89,14 +92,16 @@ for p in $POLICIES; do
 		err_within "$e" 1
 		ok $? "$p, $f: sim vs real faults within 1% (sim $s, real $r, error $e%)"
 		e=$(val "$T/$f.json" "$p" peak_rss_bytes error_pct)
-		s=$(val "$T/$f.json" "$p" peak_rss_bytes sim) r=$(val "$T/$f.json" "$p" peak_rss_bytes real)
+		s=$(val "$T/$f.json" "$p" peak_rss_bytes sim)
+		r=$(val "$T/$f.json" "$p" peak_rss_bytes real)
 		err_within "$e" 2
 		ok $? "$p, $f: sim vs real peak RSS within 2% (sim $s, real $r, error $e%)"
 	done
 done
 
 ok $(jq -e 'all(.[]; has("policy") and has("metric") and has("sim") and has("real") and
-	has("error_pct"))' "$T/all.json" > /dev/null; echo $?) "--format json: every row has policy, metric, sim, real, error_pct"
+	has("error_pct"))' "$T/all.json" > /dev/null; echo $?) \
+	"--format json: every row has policy, metric, sim, real, error_pct"
 ok $([ "$(val "$T/all.json" adaptive:max=64K faults kind)" = sim-only ] &&
 	[ "$(val "$T/all.json" adaptive:max=64K faults real)" = null ]; echo $?) \
 	"adaptive is a simulation-only row, not left out"

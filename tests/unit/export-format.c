@@ -564,8 +564,8 @@ static void round_trip(const char *name)
 		if (id >= s.nr_procs || ng[i] != nw[id] ||
 		    memcmp(got[i], want[id], ng[i] * sizeof(**got))) {
 			if (same)
-				diag("  process %u (proc_id %u): %zu touches, want %zu", i, id, ng[i],
-				     id < s.nr_procs ? nw[id] : 0);
+				diag("  process %u (proc_id %u): %zu touches, want %zu", i, id,
+				     ng[i], id < s.nr_procs ? nw[id] : 0);
 			same = 0;
 		}
 	}
