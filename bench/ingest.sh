@@ -1,7 +1,11 @@
 #!/bin/sh
 # bench/ingest.sh - ingest speed and storage cost of one trace, measured side by side.
 #
-#   sh bench/ingest.sh CTF_DIR [ROUNDS]
+#   sh bench/ingest.sh [CTF_DIR [ROUNDS]]
+#
+# Without CTF_DIR it first records one in the x86_64 guest (FT_BENCH_ARCH to change):
+# pf-loop --size 64M --loops 64, 1,048,576 anonymous faults and as many allocations, with
+# LTTng buffers large enough that nothing is discarded (checked).
 #
 # Each round times `babeltrace2 CTF_DIR -o dummy` (decoding alone, the floor any consumer
 # pays) and `foliotrace ingest` into a fresh database, alternating so both see the same
@@ -13,10 +17,19 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT="$TOP/build/foliotrace"
-dir=${1:?usage: bench/ingest.sh CTF_DIR [ROUNDS]}
+dir=${1:-}
 rounds=${2:-3}
 T=$(mktemp -d "${TMPDIR:-/tmp}/foliotrace-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
+if [ -z "$dir" ]; then
+	dir=$T/trace
+	echo "recording pf-loop --size 64M --loops 64 in a ${FT_BENCH_ARCH:-x86_64} guest" >&2
+	FT_SUBBUF=8M FT_NSUBBUF=16 sh "$TOP/guest-kernel/run.sh" --arch "${FT_BENCH_ARCH:-x86_64}" \
+		--out "$dir" -- pf-loop --size 64M --loops 64 >&2 ||
+		{ echo "bench/ingest.sh: recording failed" >&2; exit 1; }
+	[ "$(cat "$dir/header/discarded_events")" = 0 ] ||
+		{ echo "bench/ingest.sh: LTTng discarded events" >&2; exit 1; }
+fi
 
 now() { date +%s%N; }
 # cpu_ns FILE: user + system time of this shell's finished children, ns, from the output of
