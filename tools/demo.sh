@@ -15,8 +15,10 @@ step() { echo; echo "== $* ($(( $(date +%s) - start )) s)"; }
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-step "building the $ARCH guest (cached after the first time)"
-"$FT" guest build --arch "$ARCH"
+if [ -z "${FT_GUEST_DIR:-}" ]; then
+	step "building the $ARCH guest (cached after the first time)"
+	"$FT" guest build --arch "$ARCH"
+fi
 
 # One guest boot per workload, each recorded under order0 so every first touch is seen.
 while read -r name args; do
