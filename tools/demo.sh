@@ -1,6 +1,7 @@
 #!/bin/sh
 # make demo: record the bundled workloads in an x86_64 guest, replay them against the
-# order policies of the seeds' threads, print the comparison and write the HTML report.
+# order policies of the seeds' threads, print the comparison, check the simulation of one
+# workload against the same policies run in real guests, and write the HTML report.
 #   FT_DEMO_DIR   output directory (default build/demo); the database is $FT_DEMO_DIR/demo.db
 #   FT_DEMO_ARCH  x86_64 (default) or arm64
 set -eu
@@ -42,6 +43,9 @@ for id in $("$FT" query "$DB" --format csv sql "SELECT trace_id FROM trace WHERE
 	"$FT" replay "$DB" --trace "$id" "$@" > /dev/null
 	"$FT" compare "$DB" --trace "$id" --baseline order0
 done
+step "checking the simulation in real guests: anon-touch under mcpage:2 and mcpage:4"
+"$FT" guest replay "$DB" --trace 1 --arch "$ARCH" --policy mcpage:2 --policy mcpage:4
+"$FT" compare "$DB" --trace 1 --sim-vs-real
 step "writing $OUT/report.html"
 "$FT" report "$DB" -o "$OUT/report.html"
 step "done: database $DB, report $OUT/report.html"
