@@ -84,10 +84,10 @@ static int usage_error(const char *msg)
 	return 2;
 }
 
-/* 1 if the 6.1 knob (guest-kernel/policy-knob.sh) cannot express the policy. */
+/* 1 if the 6.1 knob cannot express the policy (replay/policy-knob.c). */
 static int sim_only(const struct rp_policy *p)
 {
-	return p->ops == &rp_policy_faultaround || p->ops == &rp_policy_adaptive;
+	return !rp_policy_in_guest(p);
 }
 
 static void add_safe(struct strbuf *sb, const char *s)

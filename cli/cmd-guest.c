@@ -16,12 +16,38 @@
 #include "cli/commands.h"
 #include "cli/spawn.h"
 #include "lib/error.h"
+#include "replay/replay.h"
 
 static const char guest_usage[] =
 	"usage: foliotrace guest build [--arch x86_64|arm64]\n"
 	"   or: foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                            [--timeout S] --out DIR -- CMD [ARG...]\n"
-	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n";
+	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n"
+	"   or: foliotrace guest knob P\n";
+
+/*
+ * guest knob P: what the guest runner writes to /sys/kernel/mm/anon_folio/orders for the
+ * policy P ("none", "2", "1,2,3,4"; "thp" for the kernel's THP). Exit 2 for a spec that
+ * does not parse, 1 for a simulation-only policy.
+ */
+static int guest_knob(int argc, char **argv)
+{
+	struct rp_policy p;
+	char knob[64];
+
+	if (argc != 2) {
+		fputs(guest_usage, stderr);
+		return 2;
+	}
+	if (rp_policy_parse(argv[1], &p)) {
+		error_print("foliotrace");
+		return 2;
+	}
+	if (rp_policy_guest_knob(&p, knob, sizeof(knob)))
+		return 1;
+	printf("%s\n", knob);
+	return 0;
+}
 
 static int guest_build(int argc, char **argv)
 {
@@ -79,6 +105,8 @@ int cmd_guest(int argc, char **argv)
 		return guest_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "replay"))
 		return cmd_guest_replay(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "knob"))
+		return guest_knob(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(guest_usage, stdout);
 		return 0;

@@ -40,8 +40,11 @@ done
 [ -n "$OUT" ] && [ $# -gt 0 ] || usage
 case "$MODE" in record|run) ;; *) usage ;; esac
 
-# The policy grammar (docs/policies.md) mapped onto the 6.1 knobs.
-ORDERS=$(sh "$HERE/policy-knob.sh" "$POLICY") || exit 2
+# The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
+# simulator uses (replay/policy-knob.c), so a spec means the same thing in both.
+FT=$HERE/../build/foliotrace
+[ -x "$FT" ] || die "$FT is missing: run make first"
+ORDERS=$("$FT" guest knob "$POLICY") || exit 2
 THP=never
 [ "$ORDERS" = thp ] && { ORDERS=none; THP=always; }
 

@@ -49,6 +49,14 @@ struct rp_policy {
  * "bad policy 'mcpage:12': order must be 1..8".
  */
 int rp_policy_parse(const char *spec, struct rp_policy *p);
+/*
+ * The policy as the guest kernel's /sys/kernel/mm/anon_folio/orders value ("none", "2",
+ * "2,3,4"), or "thp" for the kernel's own THP (replay/policy-knob.c). rp_policy_in_guest()
+ * is 0 for simulation-only policies (faultaround, adaptive, mthp sizes above 1M), for which
+ * rp_policy_guest_knob() returns error().
+ */
+int rp_policy_in_guest(const struct rp_policy *p);
+int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
 /* Names of the known policies, NULL-terminated (for usage text). */
 const char *const *rp_policy_names(void);
 
