@@ -7,7 +7,6 @@
  * Exit status: 0; 1 if there is no run of the baseline (or no run at all); 2 for a usage
  * error, a bad --baseline spec included.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,24 +48,7 @@ static const struct option options[] = {
 
 static int usage_error(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "foliotrace compare: %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
-static int parse_num(const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace compare: %s wants a non-negative number, not '%s'\n",
-			opt, s);
-		return -1;
-	}
-	return 0;
+	return cli_usage_error("compare", usage_text, msg);
 }
 
 /* JSON null for an empty string. */
@@ -236,11 +218,11 @@ int cmd_compare(int argc, char **argv)
 			comm = optarg;
 			break;
 		case 'p':
-			if (parse_num("--pid", optarg, &pid))
+			if (cli_parse_num("compare", "--pid", optarg, &pid))
 				return usage_error(NULL);
 			break;
 		case 't':
-			if (parse_num("--trace", optarg, &want))
+			if (cli_parse_num("compare", "--trace", optarg, &want))
 				return usage_error(NULL);
 			break;
 		case 'f':

@@ -7,7 +7,6 @@
  * for, so a query can never change the database. Output: --format table|csv|json, JSON
  * names documented in docs/cli-json.md.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,26 +251,9 @@ static int query_sql(const struct query_opts *o, const char *sql)
 	return ret;
 }
 
-static int parse_num(const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace query: %s wants a non-negative number, not '%s'\n",
-			opt, s);
-		return -1;
-	}
-	return 0;
-}
-
 static int usage_error(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "foliotrace query: %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return cli_usage_error("query", usage_text, msg);
 }
 
 static const char *const views[] = {
@@ -291,7 +273,7 @@ int cmd_query(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "t:f:p:n:h", options, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (parse_num("--trace", optarg, &want))
+			if (cli_parse_num("query", "--trace", optarg, &want))
 				return usage_error(NULL);
 			break;
 		case 'f':
@@ -299,11 +281,11 @@ int cmd_query(int argc, char **argv)
 				return usage_error("--format is table, csv or json");
 			break;
 		case 'p':
-			if (parse_num("--pid", optarg, &o.pid))
+			if (cli_parse_num("query", "--pid", optarg, &o.pid))
 				return usage_error(NULL);
 			break;
 		case 'n':
-			if (parse_num("--limit", optarg, &o.limit))
+			if (cli_parse_num("query", "--limit", optarg, &o.limit))
 				return usage_error(NULL);
 			break;
 		case 'h':

@@ -8,7 +8,6 @@
  * the filter, no buddyinfo for --frag buddyinfo), 2 (a usage error, bad policy spec or
  * unknown frag model included: the command line is wrong, one line on stderr).
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,10 +55,7 @@ static const struct option options[] = {
 
 static int usage_error(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "foliotrace replay: %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return cli_usage_error("replay", usage_text, msg);
 }
 
 /* A bad value on the command line: the one-line cause, no usage dump. */
@@ -67,20 +63,6 @@ static int bad_value(void)
 {
 	error_print("foliotrace");
 	return 2;
-}
-
-static int parse_num(const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace replay: %s wants a non-negative number, not '%s'\n",
-			opt, s);
-		return -1;
-	}
-	return 0;
 }
 
 /* Rows worth printing: the core metrics always, the others when some policy has them. */
@@ -246,11 +228,11 @@ int cmd_replay(int argc, char **argv)
 			o.comm = optarg;
 			break;
 		case 'p':
-			if (parse_num("--pid", optarg, &o.pid))
+			if (cli_parse_num("replay", "--pid", optarg, &o.pid))
 				return usage_error(NULL);
 			break;
 		case 't':
-			if (parse_num("--trace", optarg, &want))
+			if (cli_parse_num("replay", "--trace", optarg, &want))
 				return usage_error(NULL);
 			break;
 		case 'f':

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/query.h"
 #include "cli/runs.h"
 #include "cli/svg.h"
@@ -66,24 +67,7 @@ static const char style[] =
 
 static int usage_error(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "foliotrace report: %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
-static int parse_num(const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace report: %s wants a non-negative number, not '%s'\n",
-			opt, s);
-		return -1;
-	}
-	return 0;
+	return cli_usage_error("report", usage_text, msg);
 }
 
 static void fmt_b(char *buf, size_t len, double v)
@@ -445,11 +429,11 @@ int cmd_report(int argc, char **argv)
 			comm = optarg;
 			break;
 		case 'p':
-			if (parse_num("--pid", optarg, &pid))
+			if (cli_parse_num("report", "--pid", optarg, &pid))
 				return usage_error(NULL);
 			break;
 		case 't':
-			if (parse_num("--trace", optarg, &want))
+			if (cli_parse_num("report", "--trace", optarg, &want))
 				return usage_error(NULL);
 			break;
 		case 'h':

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * output.c - table, CSV and JSON printing of a struct out_table, whole or streamed row by
- * row; see output.h.
+ * row, and the command-line helpers the subcommands share; see output.h.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,28 @@ int out_parse_format(const char *name, enum out_format *f)
 		*f = OUT_JSON;
 	else
 		return -1;
+	return 0;
+}
+
+int cli_usage_error(const char *cmd, const char *usage, const char *msg)
+{
+	if (msg)
+		fprintf(stderr, "foliotrace %s: %s\n", cmd, msg);
+	fputs(usage, stderr);
+	return 2;
+}
+
+int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (errno || !*s || *end || *v < 0) {
+		fprintf(stderr, "foliotrace %s: %s wants a non-negative number, not '%s'\n",
+			cmd, opt, s);
+		return -1;
+	}
 	return 0;
 }
 

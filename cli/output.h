@@ -21,6 +21,20 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
 /* Return: 0 and *f set, or -1 for an unknown name. */
 int out_parse_format(const char *name, enum out_format *f);
 
+/*
+ * Command-line helpers shared by the subcommands that print rows (cmd is the subcommand's
+ * name, as in "foliotrace compare").
+ *
+ * cli_usage_error - print "foliotrace CMD: MSG" (unless msg is NULL), then the usage text,
+ * on stderr. Return: 2, the usage error exit status.
+ */
+int cli_usage_error(const char *cmd, const char *usage, const char *msg);
+/*
+ * cli_parse_num - parse the value s of option opt (--pid, --trace, --limit) as a
+ * non-negative decimal number. Return: 0 and *v set, or -1 after saying why on stderr.
+ */
+int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v);
+
 enum out_type { OUT_NULL, OUT_INT, OUT_REAL, OUT_TEXT };
 
 struct out_cell {
