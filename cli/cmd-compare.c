@@ -188,42 +188,22 @@ static void print_table(const struct run_set *rs, enum out_format f)
 int cmd_compare(int argc, char **argv)
 {
 	enum out_format format = OUT_TABLE;
-	struct rp_policy base;
-	const char *comm = NULL, *frag = NULL;
-	int64_t pid = -1, want = 0, trace_id;
-	enum rp_frag_kind fk;
+	struct runs_opts ro;
 	struct run_set rs;
-	char filter[160];
 	sqlite3 *db;
 	int c, svr = 0;
 
-	rp_policy_parse("order0", &base);
+	runs_opts_init(&ro);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:Sh", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (rp_policy_parse(optarg, &base)) {
-				error_print("foliotrace");
-				return 2;
-			}
-			break;
 		case 'F':
-			if (rp_frag_parse(optarg, &fk)) {
-				error_print("foliotrace");
-				return 2;
-			}
-			frag = rp_frag_name(fk);
-			break;
 		case 'c':
-			comm = optarg;
-			break;
 		case 'p':
-			if (cli_parse_num("compare", "--pid", optarg, &pid))
-				return usage_error(NULL);
-			break;
 		case 't':
-			if (cli_parse_num("compare", "--trace", optarg, &want))
-				return usage_error(NULL);
+			if (runs_option(&ro, c, optarg, "compare", usage_text))
+				return 2;
 			break;
 		case 'f':
 			if (out_parse_format(optarg, &format))
@@ -242,26 +222,20 @@ int cmd_compare(int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (svr)
-		return sim_vs_real(argv[optind], want, comm, pid, format) ? 1 : 0;
-	runs_filter(filter, sizeof(filter), comm, pid);
-	if (ftdb_open(argv[optind], FTDB_READONLY, &db))
+		return sim_vs_real(argv[optind], ro.want, ro.comm, ro.pid, format) ? 1 : 0;
+	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
-	if (ftdb_pick_trace(db, want, &trace_id) ||
-	    runs_load(db, trace_id, filter, frag, base.spec, &rs)) {
-		ftdb_close(db);
-		return 1;
-	}
 	ftdb_close(db);
 	if (rs.base < 0) {
 		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
-		      "foliotrace replay DB --policy %s first", base.spec, (long long)trace_id,
-		      rs.frag, *filter ? ", " : "", filter, base.spec);
+		      "foliotrace replay DB --policy %s first", ro.base.spec, (long long)rs.trace_id,
+		      rs.frag, *rs.filter ? ", " : "", rs.filter, ro.base.spec);
 		runs_release(&rs);
 		return 1;
 	}
 	if (!rp_policy_records_all(rs.recorded_policy))
 		fprintf(stderr, "foliotrace: warning: trace %lld was recorded under %s, not order0: "
-			"it misses first touches\n", (long long)trace_id,
+			"it misses first touches\n", (long long)rs.trace_id,
 			*rs.recorded_policy ? rs.recorded_policy : "an unknown policy");
 	if (format == OUT_JSON)
 		print_json(&rs);

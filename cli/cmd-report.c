@@ -395,17 +395,14 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	struct rp_policy base;
-	const char *out = NULL, *comm = NULL, *frag = NULL;
-	int64_t pid = -1, want = 0, trace_id;
+	const char *out = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	enum rp_frag_kind fk;
+	struct runs_opts ro;
 	struct run_set rs;
-	char filter[160];
 	sqlite3 *db;
 	int c, ret = 1;
 
-	rp_policy_parse("order0", &base);
+	runs_opts_init(&ro);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:F:c:p:t:h", options, NULL)) != -1) {
 		switch (c) {
@@ -413,28 +410,12 @@ int cmd_report(int argc, char **argv)
 			out = optarg;
 			break;
 		case 'b':
-			if (rp_policy_parse(optarg, &base)) {
-				error_print("foliotrace");
-				return 2;
-			}
-			break;
 		case 'F':
-			if (rp_frag_parse(optarg, &fk)) {
-				error_print("foliotrace");
-				return 2;
-			}
-			frag = rp_frag_name(fk);
-			break;
 		case 'c':
-			comm = optarg;
-			break;
 		case 'p':
-			if (cli_parse_num("report", "--pid", optarg, &pid))
-				return usage_error(NULL);
-			break;
 		case 't':
-			if (cli_parse_num("report", "--trace", optarg, &want))
-				return usage_error(NULL);
+			if (runs_option(&ro, c, optarg, "report", usage_text))
+				return 2;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -447,25 +428,20 @@ int cmd_report(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (!out)
 		return usage_error("expected -o FILE.html");
-	runs_filter(filter, sizeof(filter), comm, pid);
-	if (ftdb_open(argv[optind], FTDB_READONLY, &db))
+	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
-	if (ftdb_pick_trace(db, want, &trace_id) ||
-	    runs_load(db, trace_id, filter, frag, base.spec, &rs))
-		goto out_db;
 	if (rs.base < 0) {
 		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
-		      "foliotrace replay DB --policy ... first", base.spec, (long long)trace_id,
-		      rs.frag, *filter ? ", " : "", filter);
+		      "foliotrace replay DB --policy ... first", ro.base.spec,
+		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;
 	}
-	if (build(db, trace_id, &rs, pid, &sb) || write_file(out, &sb))
+	if (build(db, rs.trace_id, &rs, ro.pid, &sb) || write_file(out, &sb))
 		goto out_runs;
-	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)trace_id);
+	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)rs.trace_id);
 	ret = 0;
 out_runs:
 	runs_release(&rs);
-out_db:
 	ftdb_close(db);
 	strbuf_release(&sb);
 	return ret;

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/output.h"
 #include "cli/runs.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 
@@ -18,6 +20,64 @@ void runs_filter(char *buf, size_t len, const char *comm, int64_t pid)
 		snprintf(buf, len, "pid=%lld", (long long)pid);
 	else
 		buf[0] = '\0';
+}
+
+void runs_opts_init(struct runs_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	rp_policy_parse("order0", &ro->base);
+	ro->pid = -1;
+}
+
+int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
+		const char *usage)
+{
+	enum rp_frag_kind fk;
+
+	switch (c) {
+	case 'b':
+		if (rp_policy_parse(arg, &ro->base)) {
+			error_print("foliotrace");
+			return 2;
+		}
+		break;
+	case 'F':
+		if (rp_frag_parse(arg, &fk)) {
+			error_print("foliotrace");
+			return 2;
+		}
+		ro->frag = rp_frag_name(fk);
+		break;
+	case 'c':
+		ro->comm = arg;
+		break;
+	case 'p':
+		if (cli_parse_num(cmd, "--pid", arg, &ro->pid))
+			return cli_usage_error(cmd, usage, NULL);
+		break;
+	case 't':
+		if (cli_parse_num(cmd, "--trace", arg, &ro->want))
+			return cli_usage_error(cmd, usage, NULL);
+		break;
+	}
+	return 0;
+}
+
+int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs)
+{
+	char filter[160];
+	int64_t trace_id;
+
+	runs_filter(filter, sizeof(filter), ro->comm, ro->pid);
+	if (ftdb_open(path, FTDB_READONLY, db))
+		return -1;
+	if (ftdb_pick_trace(*db, ro->want, &trace_id) ||
+	    runs_load(*db, trace_id, filter, ro->frag, ro->base.spec, rs)) {
+		ftdb_close(*db);
+		*db = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)

@@ -45,6 +45,30 @@ void runs_release(struct run_set *rs);
 /* The replay_run.filter string for --comm/--pid ("" for none). */
 void runs_filter(char *buf, size_t len, const char *comm, int64_t pid);
 
+/* Which stored runs compare and report read: their options -b -F -c -p -t. */
+struct runs_opts {
+	struct rp_policy base;		/* --baseline, order0 unless given */
+	const char *frag;		/* --frag model name, NULL: that of the newest run */
+	const char *comm;		/* --comm, NULL for any */
+	int64_t pid;			/* --pid tgid, -1 for any */
+	int64_t want;			/* --trace id, 0: the only or newest trace */
+};
+
+void runs_opts_init(struct runs_opts *ro);
+/*
+ * runs_option - take option c (one of 'b', 'F', 'c', 'p', 't') with its value arg for
+ * foliotrace cmd. Return: 0, or 2 (usage error) after printing the cause, and for a bad
+ * number the usage text, on stderr.
+ */
+int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
+		const char *usage);
+/*
+ * runs_open - open the database at path read-only, pick the trace ro->want and load its
+ * runs as runs_load() does with ro's filter, frag and baseline. Return: 0 with *db open
+ * (the caller closes it) and rs loaded, or -1 with error() and nothing left open.
+ */
+int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs);
+
 /* Sum of the fallback_* metrics, "none" excluded. */
 uint64_t runs_fallbacks(const struct rp_counters *c);
 /* "12.3M", "512K", "17" for a byte count (binary units). */
