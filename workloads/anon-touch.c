@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	unsigned char *p;
 
 	wl_prog = "anon-touch";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 1)) != -1) {
 		switch (c) {
 		case 's':
 			stride = wl_opt_size("--stride", optarg);
@@ -196,14 +196,7 @@ int main(int argc, char **argv)
 		case 'H':
 			hold = wl_opt_u64("--hold", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc - 1) {
-		wl_usage(usage, 2);
 	}
 	size = wl_opt_size("SIZE", argv[optind]);
 	if (size % page || size > SIZE_MAX / 2) {

@@ -56,19 +56,12 @@ int main(int argc, char **argv)
 	int c;
 
 	wl_prog = "clockres";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 0)) != -1) {
 		switch (c) {
 		case 'n':
 			samples = wl_opt_u64("--samples", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc) {
-		wl_usage(usage, 2);
 	}
 	if (samples < 2) {
 		wl_error("--samples must be at least 2");

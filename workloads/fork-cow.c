@@ -88,19 +88,12 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	wl_prog = "fork-cow";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 0)) != -1) {
 		switch (c) {
 		case 's':
 			size = wl_opt_size("--size", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc) {
-		wl_usage(usage, 2);
 	}
 	if (size % page || size > SIZE_MAX / 2) {
 		wl_error("--size must be a multiple of the page size (%zu bytes)", page);

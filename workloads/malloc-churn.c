@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 		execv("/proc/self/exe", argv);
 		personality((unsigned long)persona);
 	}
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 0)) != -1) {
 		switch (c) {
 		case 's':
 			size = wl_opt_size("--size", optarg);
@@ -160,14 +160,7 @@ int main(int argc, char **argv)
 		case 'S':
 			seed = wl_opt_u64("--seed", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc) {
-		wl_usage(usage, 2);
 	}
 	/* Fixed thresholds: setting M_MMAP_THRESHOLD turns off glibc's dynamic threshold,
 	 * which would otherwise rise after the first free of a large block and move later

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	int c;
 
 	wl_prog = "pf-loop";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 0)) != -1) {
 		switch (c) {
 		case 's':
 			size = wl_opt_size("--size", optarg);
@@ -57,14 +57,7 @@ int main(int argc, char **argv)
 		case 'l':
 			loops = wl_opt_u64("--loops", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc) {
-		wl_usage(usage, 2);
 	}
 	if (size % page || size > SIZE_MAX / 2) {
 		wl_error("--size must be a multiple of the page size (%zu bytes)", page);

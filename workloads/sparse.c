@@ -67,7 +67,7 @@ int main(int argc, char **argv)
 	int c, status = 0;
 
 	wl_prog = "sparse";
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = wl_getopt(argc, argv, opts, usage, 0)) != -1) {
 		switch (c) {
 		case 's':
 			size = wl_opt_size("--size", optarg);
@@ -78,14 +78,7 @@ int main(int argc, char **argv)
 		case 'S':
 			seed = wl_opt_u64("--seed", optarg);
 			break;
-		case 'h':
-			wl_usage(usage, 0);
-		default:
-			wl_usage(usage, 2);
 		}
-	}
-	if (optind != argc) {
-		wl_usage(usage, 2);
 	}
 	npages = size / page;
 	if (size % page || npages > UINT32_MAX) {

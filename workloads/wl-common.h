@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,6 +72,27 @@ static inline void __attribute__((noreturn)) wl_usage(const char *usage, int sta
 {
 	fprintf(status ? stderr : stdout, "usage: %s %s\n", wl_prog, usage);
 	exit(status);
+}
+
+/*
+ * getopt_long() with the usage rules every workload follows: long options only (and -h);
+ * -h/--help prints the usage on stdout and exits 0; an unknown option, a missing value, or
+ * a number of operands other than @nr_args once the options are done prints it on stderr
+ * and exits 2. Return: the next option's val, or -1 when the options are done (the operands
+ * start at optind).
+ */
+static inline int wl_getopt(int argc, char **argv, const struct option *opts, const char *usage,
+			    int nr_args)
+{
+	int c = getopt_long(argc, argv, "h", opts, NULL);
+
+	if (c == 'h') {
+		wl_usage(usage, 0);
+	}
+	if (c == '?' || (c == -1 && argc - optind != nr_args)) {
+		wl_usage(usage, 2);
+	}
+	return c;
 }
 
 /* The base page size in bytes (4K on x86_64; arm64 kernels may use 16K or 64K). */
