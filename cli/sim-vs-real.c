@@ -25,7 +25,6 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
-#include "replay/policy.h"
 #include "replay/run.h"
 
 /* ---- the replay map ---- */
@@ -788,7 +787,7 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 			error_clear();
 			continue;
 		}
-		if (p.ops != &rp_policy_faultaround && p.ops != &rp_policy_adaptive)
+		if (rp_policy_in_guest(&p))
 			continue;
 		if (load_sim(db, trace_id, spec, filter, &sim_run, &sim))
 			continue;
