@@ -199,10 +199,7 @@ int main(int argc, char **argv)
 		}
 	}
 	size = wl_opt_size("SIZE", argv[optind]);
-	if (size % page || size > SIZE_MAX / 2) {
-		wl_error("SIZE must be a multiple of the page size (%zu bytes)", page);
-		exit(2);
-	}
+	wl_check_pages("SIZE", size);
 	if (stride > size) {
 		stride = size; /* one write either way; keeps the offsets from overflowing */
 	}

@@ -95,10 +95,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (size % page || size > SIZE_MAX / 2) {
-		wl_error("--size must be a multiple of the page size (%zu bytes)", page);
-		exit(2);
-	}
+	wl_check_pages("--size", size);
 
 	p = wl_map_aligned(size);
 	if (!p) {

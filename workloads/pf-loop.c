@@ -59,10 +59,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (size % page || size > SIZE_MAX / 2) {
-		wl_error("--size must be a multiple of the page size (%zu bytes)", page);
-		exit(2);
-	}
+	wl_check_pages("--size", size);
 
 	/* A pass that touches nothing faults in the code of one_loop(), mmap() and munmap()
 	 * outside the measurement, and adds no anonymous fault to the trace. */

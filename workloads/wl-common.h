@@ -102,6 +102,20 @@ static inline size_t wl_page_size(void)
 }
 
 /*
+ * Exit 2 with "<what> must be a multiple of the page size" unless @size is a whole number
+ * of pages and at most SIZE_MAX / 2 bytes. @what names the option or operand (--size, SIZE).
+ */
+static inline void wl_check_pages(const char *what, uint64_t size)
+{
+	size_t page = wl_page_size();
+
+	if (size % page || size > SIZE_MAX / 2) {
+		wl_error("%s must be a multiple of the page size (%zu bytes)", what, page);
+		exit(2);
+	}
+}
+
+/*
  * Parse a byte count: decimal digits with an optional K, M, G or T suffix (powers of 1024,
  * either case), e.g. "4096", "12K", "64M", "1G". Return: 0 and *out set, or -1 if @s is
  * empty, has other characters, is zero or overflows 64 bits.
