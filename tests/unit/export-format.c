@@ -267,8 +267,12 @@ static void build(const struct xcase *c, struct rp_stream *s)
 
 /* ---- the naive executor: what the replayer does, checked page by page ---- */
 
+/*
+ * Naive page set of one process: an unsorted array, linear scans. Both the executor and
+ * expected() below track mapped pages in one.
+ */
 struct pageset {
-	uint64_t *pg;		/* sorted mapped pages */
+	uint64_t *pg;		/* page numbers, unsorted */
 	size_t n, cap;
 };
 
@@ -286,6 +290,13 @@ static void ps_add(struct pageset *s, uint64_t pg)
 {
 	XGROW(s->pg, s->cap, s->n + 1);
 	s->pg[s->n++] = pg;
+}
+
+/* Add pg unless it is there already. */
+static void ps_add_new(struct pageset *s, uint64_t pg)
+{
+	if (ps_find(s, pg) < 0)
+		ps_add(s, pg);
 }
 
 static void ps_del(struct pageset *s, uint64_t pg)
@@ -359,8 +370,7 @@ static int run(struct exec *e, uint32_t index, struct pageset *ps)
 				ps_del(ps, op.page + k);
 			}
 			for (k = 0; k < op.npages; k++)
-				if (ps_find(ps, op.arg + k) < 0)
-					ps_add(ps, op.arg + k);
+				ps_add_new(ps, op.arg + k);
 			break;
 		case FTR_OP_FORK: {
 			struct pageset child = { 0 };
@@ -382,32 +392,8 @@ static int run(struct exec *e, uint32_t index, struct pageset *ps)
 	return bad;
 }
 
-/* Naive page presence per process: an unsorted array, linear scans. */
-struct present {
-	uint64_t *pg;
-	size_t n, cap;
-};
-
-static int pr_has(const struct present *p, uint64_t pg)
-{
-	size_t i;
-
-	for (i = 0; i < p->n; i++)
-		if (p->pg[i] == pg)
-			return 1;
-	return 0;
-}
-
-static void pr_add(struct present *p, uint64_t pg)
-{
-	if (pr_has(p, pg))
-		return;
-	XGROW(p->pg, p->cap, p->n + 1);
-	p->pg[p->n++] = pg;
-}
-
 /* Remove pages in [lo, hi); moved to dst + (page - lo) unless dst is ~0. */
-static void pr_zap(struct present *p, uint64_t lo, uint64_t hi, uint64_t dst)
+static void ps_zap(struct pageset *p, uint64_t lo, uint64_t hi, uint64_t dst)
 {
 	size_t i, o = 0, n0 = p->n;
 	uint64_t *moved = xcalloc(n0 + 1, sizeof(*moved));
@@ -421,7 +407,7 @@ static void pr_zap(struct present *p, uint64_t lo, uint64_t hi, uint64_t dst)
 	}
 	p->n = o;
 	for (i = 0; dst != ~0ULL && i < nm; i++)
-		pr_add(p, dst + moved[i] - lo);
+		ps_add_new(p, dst + moved[i] - lo);
 	free(moved);
 }
 
@@ -433,7 +419,7 @@ static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t 
 		     size_t *dropped)
 {
 	uint8_t *dead = xcalloc(s->nr_procs, 1);
-	struct present *pr = xcalloc(s->nr_procs, sizeof(*pr));
+	struct pageset *pr = xcalloc(s->nr_procs, sizeof(*pr));
 	size_t k;
 	uint32_t i;
 
@@ -448,27 +434,27 @@ static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t 
 
 			if (par != e->proc_id && !dead[par] && !pr[e->proc_id].n && !n[e->proc_id])
 				for (i = 0; i < pr[par].n; i++)
-					pr_add(&pr[e->proc_id], pr[par].pg[i]);
+					ps_add_new(&pr[e->proc_id], pr[par].pg[i]);
 			continue;
 		}
 		if (e->kind == FT_EV_ZAP) {
 			if (e->reason == FT_ZAP_EXIT)
 				dead[e->proc_id] = 1;
 			else if (e->reason == FT_ZAP_MREMAP)
-				pr_zap(&pr[e->proc_id], pg, hi, e->aux ? e->aux >> 12 : ~0ULL);
+				ps_zap(&pr[e->proc_id], pg, hi, e->aux ? e->aux >> 12 : ~0ULL);
 			else if (e->reason != FT_ZAP_FREE)
-				pr_zap(&pr[e->proc_id], pg, hi, ~0ULL);
+				ps_zap(&pr[e->proc_id], pg, hi, ~0ULL);
 			continue;
 		}
 		if (!(e->kind == FT_EV_FAULT && e->nr_ptes) && e->kind != FT_EV_ZERO_WP &&
 		    e->kind != FT_EV_COW)
 			continue;
-		if (e->kind == FT_EV_COW && !pr_has(&pr[e->proc_id], pg)) {
+		if (e->kind == FT_EV_COW && ps_find(&pr[e->proc_id], pg) < 0) {
 			(*dropped)++;
 			continue;
 		}
 		if (e->kind == FT_EV_FAULT)
-			pr_add(&pr[e->proc_id], pg);
+			ps_add_new(&pr[e->proc_id], pg);
 		w = e->kind == FT_EV_FAULT ? !!(e->flags & FT_EVF_WRITE) : 1;
 		XGROW(t[e->proc_id], cap[e->proc_id], n[e->proc_id] + 1);
 		t[e->proc_id][n[e->proc_id]++] = pg << 1 | w;
