@@ -51,24 +51,6 @@ static int usage_error(const char *msg)
 	return cli_usage_error("compare", usage_text, msg);
 }
 
-/* JSON null for an empty string. */
-static void json_str_or_null(const char *s)
-{
-	if (s && *s)
-		out_json_str(stdout, s);
-	else
-		printf("null");
-}
-
-/* v / base - 1 as JSON, null when there is nothing to divide by. */
-static void json_ratio(uint64_t v, uint64_t base)
-{
-	if (base)
-		printf("%.6f", (double)v / (double)base - 1.0);
-	else
-		printf("null");
-}
-
 static void print_json(const struct run_set *rs)
 {
 	const struct rp_counters *b = &rs->run[rs->base].c;
@@ -86,20 +68,20 @@ static void print_json(const struct run_set *rs)
 		       (long long)rs->trace_id);
 		out_json_str(stdout, run->frag);
 		printf(",\"filter\":");
-		json_str_or_null(run->filter);
+		out_json_str_or_null(stdout, run->filter);
 		printf(",\"recorded_policy\":");
-		json_str_or_null(rs->recorded_policy);
+		out_json_str_or_null(stdout, rs->recorded_policy);
 		printf(",\"faults\":%llu,\"faults_vs_baseline\":",
 		       (unsigned long long)c->v[RP_M_FAULTS]);
-		json_ratio(c->v[RP_M_FAULTS], b->v[RP_M_FAULTS]);
+		out_json_ratio(stdout, c->v[RP_M_FAULTS], b->v[RP_M_FAULTS]);
 		printf(",\"peak_rss_bytes\":%llu,\"peak_rss_vs_baseline\":",
 		       (unsigned long long)c->v[RP_M_PEAK_RSS]);
-		json_ratio(c->v[RP_M_PEAK_RSS], b->v[RP_M_PEAK_RSS]);
+		out_json_ratio(stdout, c->v[RP_M_PEAK_RSS], b->v[RP_M_PEAK_RSS]);
 		printf(",\"final_rss_bytes\":%llu,\"bloat_bytes\":%llu,\"zeroed_bytes\":%llu,"
 		       "\"zeroed_vs_baseline\":",
 		       (unsigned long long)c->v[RP_M_FINAL_RSS],
 		       (unsigned long long)c->v[RP_M_BLOAT], (unsigned long long)c->v[RP_M_ZEROED]);
-		json_ratio(c->v[RP_M_ZEROED], b->v[RP_M_ZEROED]);
+		out_json_ratio(stdout, c->v[RP_M_ZEROED], b->v[RP_M_ZEROED]);
 		printf(",\"fallbacks\":{");
 		for (r = 1; r < FT_FB_NR; r++)
 			printf("%s\"%s\":%llu", r > 1 ? "," : "", ft_fallback_name(r),

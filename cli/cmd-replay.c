@@ -95,15 +95,9 @@ static void print_json(const struct rp_trace_info *info, const struct rp_run_res
 	unsigned int i, m;
 
 	printf("{\"trace_id\":%lld,\"recorded_policy\":", (long long)info->trace_id);
-	if (*info->policy)
-		out_json_str(stdout, info->policy);
-	else
-		printf("null");
+	out_json_str_or_null(stdout, info->policy);
 	printf(",\"frag\":\"%s\",\"filter\":", rp_frag_name(frag));
-	if (*info->filter)
-		out_json_str(stdout, info->filter);
-	else
-		printf("null");
+	out_json_str_or_null(stdout, info->filter);
 	printf(",\"events\":%llu,\"processes\":%llu,\"wall_ns\":%llu,\"warnings\":[",
 	       (unsigned long long)info->events, (unsigned long long)info->procs,
 	       (unsigned long long)info->wall_ns);
@@ -120,11 +114,7 @@ static void print_json(const struct rp_trace_info *info, const struct rp_run_res
 		out_json_str(stdout, res[i].pol.spec);
 		printf(",\"elapsed_ns\":%llu,\"faults_vs_order0\":",
 		       (unsigned long long)res[i].elapsed_ns);
-		if (res[0].total.v[RP_M_FAULTS])
-			printf("%.6f", (double)res[i].total.v[RP_M_FAULTS] /
-					       (double)res[0].total.v[RP_M_FAULTS] - 1.0);
-		else
-			printf("null");
+		out_json_ratio(stdout, res[i].total.v[RP_M_FAULTS], res[0].total.v[RP_M_FAULTS]);
 		printf(",\"metrics\":{");
 		for (m = 0; m < RP_NR_METRICS; m++) {
 			if (m == RP_M_FB_0 + FT_FB_NONE)

@@ -112,6 +112,22 @@ void out_json_str(FILE *fp, const char *s)
 	strbuf_release(&sb);
 }
 
+void out_json_str_or_null(FILE *fp, const char *s)
+{
+	if (s && *s)
+		out_json_str(fp, s);
+	else
+		fputs("null", fp);
+}
+
+void out_json_ratio(FILE *fp, uint64_t v, uint64_t base)
+{
+	if (base)
+		fprintf(fp, "%.6f", (double)v / (double)base - 1.0);
+	else
+		fputs("null", fp);
+}
+
 static void csv_field(FILE *fp, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {

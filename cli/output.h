@@ -73,5 +73,9 @@ void out_stream(struct out_table *t, enum out_format f, FILE *fp);
 
 /* JSON helpers for documents that are not a table. */
 void out_json_str(FILE *fp, const char *s);
+/* A JSON string, or null for NULL or "". */
+void out_json_str_or_null(FILE *fp, const char *s);
+/* v / base - 1 as a JSON number ("%.6f"), or null when base is 0. */
+void out_json_ratio(FILE *fp, uint64_t v, uint64_t base);
 
 #endif /* FT_CLI_OUTPUT_H */
