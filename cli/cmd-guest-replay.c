@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "cli/runs.h"
 #include "cli/spawn.h"
+#include "cli/tracedir.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
@@ -90,42 +91,14 @@ static int sim_only(const struct rp_policy *p)
 	return !rp_policy_in_guest(p);
 }
 
-static void add_safe(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++)
-		strbuf_addch(sb, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-				 (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' ? *s : '_');
-}
-
-/* DB.ctf/, created if missing. */
-static int ctf_dir(struct strbuf *dir, const char *db)
-{
-	strbuf_addf(dir, "%s.ctf", db);
-	if (mkdir(dir->buf, 0777) && errno != EEXIST)
-		return error("cannot create %s: %s", dir->buf, strerror(errno));
-	return 0;
-}
-
 /* DB.ctf/<time>-<arch>-<policy>-replay-t<ID>[.N], created empty. */
 static int run_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
 		   int64_t trace_id)
 {
-	time_t now = time(NULL);
-	char stamp[32];
-	int i;
+	char tag[32];
 
-	if (ctf_dir(dir, db))
-		return -1;
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	strbuf_addf(dir, "/%s-%s-", stamp, arch);
-	add_safe(dir, policy);
-	strbuf_addf(dir, "-replay-t%lld", (long long)trace_id);
-	for (i = 1; mkdir(dir->buf, 0777); i++) {
-		if (errno != EEXIST || i > 99)
-			return error("cannot create %s: %s", dir->buf, strerror(errno));
-		strbuf_addf(dir, ".%d", i);
-	}
-	return 0;
+	snprintf(tag, sizeof(tag), "replay-t%lld", (long long)trace_id);
+	return ft_new_trace_dir(dir, db, arch, policy, tag);
 }
 
 static int write_file(const char *path, const void *data, size_t len)
@@ -495,7 +468,7 @@ int cmd_guest_replay(int argc, char **argv)
 		time_t now = time(NULL);
 		char stamp[32];
 
-		if (ctf_dir(&path, o.db))
+		if (ft_ctf_dir(&path, o.db))
 			goto out;
 		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
 		strbuf_addf(&path, "/replay-t%lld-%s.ftr", (long long)trace_id, stamp);

@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/spawn.h"
+#include "cli/tracedir.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
@@ -43,39 +44,6 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-
-/* Characters of a policy or command name that are safe in a directory name. */
-static void add_safe(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++)
-		strbuf_addch(sb, (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-				 (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' ? *s : '_');
-}
-
-static int make_trace_dir(struct strbuf *dir, const char *db, const char *arch,
-			  const char *policy, const char *cmd)
-{
-	const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
-	time_t now = time(NULL);
-	char stamp[32];
-	int i;
-
-	strbuf_addf(dir, "%s.ctf", db);
-	if (mkdir(dir->buf, 0777) && errno != EEXIST)
-		return error("cannot create %s: %s", dir->buf, strerror(errno));
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-	strbuf_addf(dir, "/%s-%s-", stamp, arch);
-	add_safe(dir, policy);
-	strbuf_addch(dir, '-');
-	add_safe(dir, base);
-	/* two records in the same second get distinct directories */
-	for (i = 1; mkdir(dir->buf, 0777); i++) {
-		if (errno != EEXIST || i > 99)
-			return error("cannot create %s: %s", dir->buf, strerror(errno));
-		strbuf_addf(dir, ".%d", i);
-	}
-	return 0;
-}
 
 static char *header_value(const char *dir, const char *key)
 {
@@ -164,7 +132,9 @@ int cmd_record(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (make_trace_dir(&dir, db, arch, policy, argv[optind]))
+	if (ft_new_trace_dir(&dir, db, arch, policy,
+			     strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 :
+							  argv[optind]))
 		return 1;
 
 	run[n++] = (char *)ft_path("guest-kernel/run.sh");
