@@ -74,6 +74,29 @@ arm64)
 		"$ROOT/usr/lib/$TRIPLET"/libicutest.so* "$ROOT/usr/lib/$TRIPLET"/libicutu.so*
 	[ -e "$ROOT/lib/ld-linux-aarch64.so.1" ] || die "missing the arm64 loader"
 	[ -f "$ROOT/usr/share/xml/lttng/session.xsd" ] || die "missing session.xsd"
+	# Every DT_NEEDED of what the guest runs must be in the unpacked packages: a missing
+	# one is found here rather than as an obscure failure at boot.
+	libpath() {
+		for d in lib/$TRIPLET usr/lib/$TRIPLET lib usr/lib; do
+			[ -e "$ROOT/$d/$1" ] && { echo "$d/$1"; return 0; }
+		done
+		return 1
+	}
+	todo="usr/bin/lttng usr/bin/lttng-sessiond usr/lib/$TRIPLET/lttng/libexec/lttng-consumerd
+		bin/kmod"
+	seen=" "
+	while [ -n "$todo" ]; do
+		set -- $todo
+		f=$1
+		shift
+		todo="$*"
+		case "$seen" in *" $f "*) continue ;; esac
+		seen="$seen$f "
+		for n in $(readelf -d "$ROOT/$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+			p=$(libpath "$n") || die "$n (needed by /$f) is in none of the packages"
+			todo="$todo $p"
+		done
+	done
 	# the arm64 busybox cannot run here: the host's busybox-static has the same applets
 	BBLIST=$(/bin/busybox --list)
 	;;
@@ -108,7 +131,9 @@ cp -a "$KDIR/lttng/." "$MD/extra/"
 for f in modules.builtin modules.builtin.modinfo modules.order; do
 	[ -f "$KDIR/$f" ] && cp "$KDIR/$f" "$MD/" || :
 done
+# the kernel itself builds no modules: empty lists keep depmod quiet
 [ -f "$MD/modules.builtin" ] || : > "$MD/modules.builtin"
+[ -f "$MD/modules.order" ] || : > "$MD/modules.order"
 find "$MD/extra" -name '*.ko' -exec $STRIP --strip-debug {} +
 depmod -b "$ROOT" "$KVER"
 [ -f "$MD/extra/probes/lttng-probe-anon.ko" ] || die "lttng-probe-anon.ko missing from $KDIR"
