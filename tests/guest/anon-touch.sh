@@ -3,7 +3,7 @@
 # For each case a guest boots, records `anon-touch` under a policy, and the trace is read
 # with babeltrace2. Fault counts are those of the workload's own VMA.
 . "$(dirname "$0")/../test-lib.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
 
 plan 30
 

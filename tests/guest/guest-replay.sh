@@ -10,7 +10,7 @@
 #   - for every policy, simulated faults within 1% and peak RSS within 2% of the guest's.
 # FT_TEST_ARCH=arm64 runs it on the arm64 guest.
 . "$(dirname "$0")/../test-lib.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
 
 # per workload: its processes by name (comm); malloc-churn re-executes itself through
 # /proc/self/exe and the trace names both it and the guest's `sh -c` shell exe, so it is

@@ -2,7 +2,7 @@
 # Guest test: `foliotrace record` end to end (issue 5): a host binary we do not bundle, a
 # workload that fails, a command that does not exist, and a guest killed mid-run.
 . "$(dirname "$0")/../test-lib.sh"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
 
 plan 12
 db=$T/rec.db
