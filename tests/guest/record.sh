@@ -8,7 +8,9 @@ plan 12
 db=$T/rec.db
 
 # a static binary from the host, copied into the guest
-gcc -O2 -static -o "$T/hello-anon" "$(dirname "$0")/hello-anon.c"
+CC=gcc
+[ "$ARCH" = arm64 ] && CC=aarch64-linux-gnu-gcc
+"$CC" -O2 -static -o "$T/hello-anon" "$(dirname "$0")/hello-anon.c"
 "$FT" record --arch "$ARCH" -o "$db" -- "$T/hello-anon" > "$T/out" 2> "$T/err"
 ok $? "record of a host static binary exits 0"
 faults=$("$FT" query "$db" --format csv sql \
