@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/runs.h"
 #include "cli/spawn.h"
 #include "cli/tracedir.h"
@@ -79,10 +80,7 @@ struct opts {
 
 static int usage_error(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, "foliotrace guest replay: %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return cli_usage_error("guest replay", usage_text, msg);
 }
 
 /* 1 if the 6.1 knob cannot express the policy (replay/policy-knob.c). */
@@ -351,20 +349,6 @@ static int simulate(const struct opts *o, int64_t trace_id, const struct rp_poli
 	return 0;
 }
 
-static int parse_num(const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace guest replay: %s wants a non-negative number, not "
-			"'%s'\n", opt, s);
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_guest_replay(int argc, char **argv)
 {
 	struct opts o = { .trace = 0, .pid = -1 };
@@ -391,12 +375,12 @@ int cmd_guest_replay(int argc, char **argv)
 			break;
 		case 'a': o.arch = optarg; break;
 		case 't':
-			if (parse_num("--trace", optarg, &o.trace))
+			if (cli_parse_num("guest replay", "--trace", optarg, &o.trace))
 				return usage_error(NULL);
 			break;
 		case 'c': o.comm = optarg; break;
 		case 'P':
-			if (parse_num("--pid", optarg, &o.pid))
+			if (cli_parse_num("guest replay", "--pid", optarg, &o.pid))
 				return usage_error(NULL);
 			break;
 		case 'm': o.mem = optarg; break;
