@@ -32,9 +32,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case "$ARCH" in
-x86_64) MAKEARCH="ARCH=x86_64"; IMAGE=arch/x86/boot/bzImage; TARGET=bzImage ;;
-arm64) MAKEARCH="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"; IMAGE=arch/arm64/boot/Image
-	TARGET=Image ;;
+x86_64) IMAGE=bzImage ;;	# the kernel image build-kernel.sh leaves in the cache
+arm64) IMAGE=Image ;;
 *) echo "build.sh: unknown arch '$ARCH' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
 
@@ -95,11 +94,11 @@ else
 	mkdir -p "$tmp"
 	say "assembling the $ARCH initramfs"
 	sh "$HERE/initramfs.sh" "$ARCH" "$KDIR" "$TOP/build/workloads/$ARCH" "$tmp/initrd.cpio" >&2
-	cp "$KDIR/$(basename "$IMAGE")" "$tmp/"
+	cp "$KDIR/$IMAGE" "$tmp/"
 	cp "$KDIR/kernel.release" "$KDIR/config" "$tmp/"
 	[ -f "$KDIR/times" ] && cp "$KDIR/times" "$tmp/kernel-times"
 	echo "$ARCH" > "$tmp/arch"
-	basename "$IMAGE" > "$tmp/image"
+	echo "$IMAGE" > "$tmp/image"
 	rm -rf "$GDIR"
 	mv "$tmp" "$GDIR"
 	for old in "$CACHE"/guest-$ARCH-*; do
