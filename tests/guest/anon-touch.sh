@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 30
+plan 36
 
 # order0: one fault per 4K page, equal to the workload's own minflt count
 o=$T/order0
@@ -38,6 +38,9 @@ ok $([ "$d" -gt 100 ] && [ -n "$step" ] && [ "$step" -lt 1000 ]; echo $?) \
 	"clock: fault latencies step by ${step:-?} ns, $d distinct among $n (not jiffies-quantised)"
 allocs=$(events "$o" | grep -c "^anon_alloc .*pid=$pid .*order=0 success=1")
 ok $([ "$allocs" -ge "$n" ]; echo $?) "order0: an order-0 anon_alloc per fault ($allocs >= $n)"
+# exec faults the argument pages in at STACK_TOP_MAX, then moves them (patch 0005)
+mv=$(events "$o" | grep -c "^anon_zap .*pid=$pid .*cause=mremap new_addr=0x[1-9A-F]")
+ok $([ "$mv" = 1 ]; echo $?) "exec: the move of anon-touch's argument pages is an anon_zap mremap ($mv)"
 
 # fixed orders: one fault per block, blocks physically contiguous
 for case in "2 4096 16K" "4 1024 64K"; do
@@ -68,8 +71,24 @@ ok $([ "$n" = 3 ]; echo $?) "mcpage:2 on 12K: 3 faults of 4K with fallback vma_e
 e=$(vmstat_delta "$d" anon_folio_fallback_vma_edge)
 ok $([ "${e:-0}" -ge 3 ]; echo $?) "mcpage:2 on 12K: vmstat anon_folio_fallback_vma_edge >= 3 ($e)"
 
+# thp: the kernel's own THP maps 2M with a PMD; a VMA too small for it gets 4K, with THP's
+# reason (patch 0004)
+d=$T/thp
+guest "$d" thp anon-touch 4M
+ok $? "thp: anon-touch 4M ran"
+pid=$(result "$d" pid) addr=$(result "$d" addr)
+n=$(faults_in "$d" "$pid" "$addr" 4194304 | grep -c 'order=9 nr_ptes=1 zero_page=0')
+t=$(faults_in "$d" "$pid" "$addr" 4194304 | wc -l)
+ok $([ "$n" = 2 ] && [ "$t" = 2 ]; echo $?) "thp: 4M takes 2 PMD faults of 2M ($n of $t)"
+d=$T/thp-edge
+guest "$d" thp anon-touch 12K
+ok $? "thp on a 12K VMA ran"
+pid=$(result "$d" pid) addr=$(result "$d" addr)
+n=$(faults_in "$d" "$pid" "$addr" 12288 | grep -c 'order=0 nr_ptes=1 .*fallback=vma_edge')
+ok $([ "$n" = 3 ]; echo $?) "thp on 12K: 3 faults of 4K with THP's fallback vma_edge (got $n)"
+
 # MADV_NOHUGEPAGE: 4K under every policy
-for pol in order0 mcpage:4 mthp:16K,32K,64K; do
+for pol in order0 mcpage:4 mthp:16K,32K,64K thp; do
 	d=$T/nohuge-$(echo "$pol" | tr ':,' '__')
 	guest "$d" "$pol" anon-touch 4M --nohugepage
 	pid=$(result "$d" pid) addr=$(result "$d" addr)
