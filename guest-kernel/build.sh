@@ -86,9 +86,7 @@ ginputs="$HERE/initramfs.sh $HERE/init $(ls "$TOP"/build/workloads/$ARCH/*)"
 GKEY=$( { echo "$KKEY"; pkgver lttng-tools busybox-static; hash_inputs $ginputs; } |
 	sha256sum | cut -c1-16)
 GDIR=$CACHE/guest-$ARCH-$GKEY
-if [ -f "$GDIR/initrd.cpio" ]; then
-	say "guest $ARCH $GKEY cached"
-else
+assemble_guest() {
 	tmp=$CACHE/tmp-guest-$ARCH-$GKEY
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
@@ -104,6 +102,22 @@ else
 	for old in "$CACHE"/guest-$ARCH-*; do
 		[ "$old" = "$GDIR" ] || rm -rf "$old"
 	done
+}
+
+# Two calls for the same missing guest (two `foliotrace record` at once) must not assemble
+# it in the same directory: one assembles under a per-arch lock, the other waits and
+# finds it done. A cached guest needs no lock.
+if [ -f "$GDIR/initrd.cpio" ]; then
+	say "guest $ARCH $GKEY cached"
+else
+	exec 9>"$CACHE/.guest-lock-$ARCH"
+	flock 9
+	if [ -f "$GDIR/initrd.cpio" ]; then
+		say "guest $ARCH $GKEY assembled by a concurrent call"
+	else
+		assemble_guest
+	fi
+	exec 9>&-
 fi
 if [ -n "$PRINT_DIR" ]; then
 	echo "$GDIR"
