@@ -383,7 +383,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	uint64_t start = vpn, end = vpn + 1, v;
 	unsigned int reason = FT_FB_NONE, cand[16], n, t;
 	unsigned int always4k = 0;
-	int valid = 0, thp = !strcmp(o->pol.ops->name, "thp");
+	int valid = 0, thp = !strcmp(o->pol.ops->name, "thp"), nothp = 0;
 	struct opage *pg;
 
 	if (vma_id < o->nr_vmas && o->vmas[vma_id].end > o->vmas[vma_id].start) {
@@ -393,12 +393,16 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			always4k = FT_FB_NOHUGEPAGE;
 		else if (o->vmas[vma_id].flags & RP_VM_UFFD)
 			always4k = FT_FB_UFFD;
+		/* exec's temporary stack: THP never serves it, and says nothing */
+		nothp = thp && (o->vmas[vma_id].flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP;
 		valid = 1;
 	}
 	p->c.v[RP_M_FAULTS]++;
 	if (!write) {
 		if (!thp) {
 			reason = is_large(o) ? FT_FB_READ : FT_FB_NONE;
+		} else if (nothp) {
+			reason = FT_FB_NONE;
 		} else if (always4k) {
 			reason = (unsigned int)always4k;
 		} else {
@@ -423,7 +427,9 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_ZERO_MAPS]++;
 		return;
 	}
-	if (always4k) {
+	if (nothp) {
+		reason = FT_FB_NONE;
+	} else if (always4k) {
 		if (is_large(o))
 			reason = (unsigned int)always4k;
 	} else if (o->pol.fa_pages) {
@@ -452,7 +458,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_PTE_WRITES] += mapped;
 		return;
 	}
-	n = always4k ? 0 : candidates(o, vpn, vma_id, valid, cand);
+	n = always4k || nothp ? 0 : candidates(o, vpn, vma_id, valid, cand);
 	for (t = 0; t < n; t++) {
 		unsigned int k = cand[t];
 		uint64_t sz = 1ULL << k, b = vpn - vpn % sz, pfn;
@@ -511,6 +517,22 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		o->ad_next[vma_id] = vpn + 1;
 }
 
+/* Write fault on a COW page: a private 4K copy; the old page is freed once nobody maps it. */
+static void cow_copy(struct rp_oracle *o, struct opage *pg)
+{
+	struct oproc *p = P(o, pg->proc);
+
+	if (ref_put(o, pg->pfn) == 0)
+		put(o, pg->pfn);
+	pg->cow = 0;
+	pg->touched = 1;
+	pg->ord = 0;
+	pg->pfn = get_page(o, p);
+	ref_get(o, pg->pfn);
+	p->c.v[RP_M_COW]++;
+	p->c.v[RP_M_PTE_WRITES]++;
+}
+
 static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, uint32_t vma_id)
 {
 	struct oproc *p = P(o, proc);
@@ -541,14 +563,7 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		return;
 	}
 	if (pg->cow && mapcount(o, pg->pfn) >= 2) {
-		ref_put(o, pg->pfn);	/* others still map it: not freed */
-		pg->cow = 0;
-		pg->touched = 1;
-		pg->ord = 0;
-		pg->pfn = get_page(o, p);
-		ref_get(o, pg->pfn);
-		p->c.v[RP_M_COW]++;
-		p->c.v[RP_M_PTE_WRITES]++;
+		cow_copy(o, pg);
 		return;
 	}
 	pg->cow = 0;
@@ -692,6 +707,7 @@ void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
 	for (i = 0; i < n; i++) {
 		const struct ft_event *e = &ev[i];
 		struct oproc *p;
+		struct opage *pg;
 
 		switch (e->kind) {
 		case FT_EV_FAULT:
@@ -700,7 +716,14 @@ void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
 			break;
 		case FT_EV_ZERO_WP:
 		case FT_EV_COW:
-			if (find(o, e->proc_id, e->addr / RP_PAGE_SIZE)) {
+			pg = find(o, e->proc_id, e->addr / RP_PAGE_SIZE);
+			/* the recording copied a page shared at fork: so does the model (sim.c) */
+			if (pg && e->kind == FT_EV_COW && pg->cow && !pg->zero) {
+				P(o, e->proc_id)->c.v[RP_M_TOUCHES]++;
+				cow_copy(o, pg);
+				break;
+			}
+			if (pg) {
 				touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
 				break;
 			}

@@ -28,6 +28,11 @@
 #define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags: MADV_NOHUGEPAGE */
 /* vm_flags: userfaultfd-armed (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR, 6.1 x86_64/arm64) */
 #define RP_VM_UFFD	(0x200ULL | 0x1000ULL | (1ULL << 37))
+/*
+ * vm_flags: VM_STACK_INCOMPLETE_SETUP (VM_RAND_READ | VM_SEQ_READ), exec's temporary stack
+ * at STACK_TOP_MAX before shift_arg_pages(); 6.1's hugepage_vma_check() never gives it THP
+ */
+#define RP_VM_STACK_SETUP (0x8000ULL | 0x10000ULL)
 
 /* ---- policies (replay/policy.c, one replay/policy-<name>.c each) ---- */
 

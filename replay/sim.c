@@ -380,6 +380,9 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 
 /* ---- the fault paths ---- */
 
+/* always4k value of a VMA THP never serves and the kernel gives no reason for (no knob) */
+#define NO_THP	0xffU
+
 /*
  * A read maps the 4K zero page with reason read, as the patched kernel reports it whenever
  * larger orders are enabled, whatever the VMA; thp instead tries the huge zero page.
@@ -393,7 +396,7 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 		if (s->large)
 			reason = FT_FB_READ;
 	} else if (always4k) {
-		reason = always4k;
+		reason = always4k == NO_THP ? FT_FB_NONE : always4k;
 	} else {
 		uint64_t b = f->vpn & ~(uint64_t)LEAF_MASK;
 
@@ -458,7 +461,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	uint64_t pfn, b;
 
 	if (always4k) {
-		if (s->large)
+		if (s->large && always4k != NO_THP)
 			reason = always4k;
 	} else if (s->pol.fa_pages) {
 		fault_window(s, p, l, i, f);
@@ -505,6 +508,20 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 }
 
 /*
+ * Write fault on a page shared copy-on-write: map a private 4K copy. The old page loses
+ * this mapping and is freed once no process maps it.
+ */
+static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i)
+{
+	release_page(s, l->st[i], l->pfn[i]);
+	l->st[i] = PG_TOUCHED;
+	l->ord[i] = 0;
+	l->pfn[i] = alloc_page(s, p);
+	p->c.v[RP_M_COW]++;
+	p->c.v[RP_M_PTE_WRITES]++;
+}
+
+/*
  * A touch of page vpn by process p. vma_id is the recorded fault's VMA (a stale or unknown
  * id makes the touch a 4K first touch confined to that page).
  */
@@ -515,7 +532,7 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 			 leaf_get(p, vpn >> LEAF_SHIFT);
 	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 	struct rp_fault f;
-	unsigned int always4k = 0;	/* reason the VMA always gets 4K, 0 if none */
+	unsigned int always4k = 0;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
 
 	p->c.v[RP_M_TOUCHES]++;
 	if (pg_present(l, i)) {
@@ -538,12 +555,7 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 			return;
 		}
 		if ((st & PG_COW) && shared_get(&s->shared, l->pfn[i]) >= 2) {
-			shared_dec(&s->shared, l->pfn[i]);
-			l->st[i] = PG_TOUCHED;
-			l->ord[i] = 0;
-			l->pfn[i] = alloc_page(s, p);
-			p->c.v[RP_M_COW]++;
-			p->c.v[RP_M_PTE_WRITES]++;
+			cow_copy(s, p, l, i);
 			return;
 		}
 		/* private page, or the last mapping of a shared one: reused, no copy */
@@ -561,6 +573,9 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 		/* VMAs that always get 4K, with the reason the kernel gives */
 		always4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
 			 v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
+		if ((s->pol.ops->flags & RP_POL_PMD) &&
+		    (v->flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP)
+			always4k = NO_THP;
 	} else {
 		f.vma_start = vpn;
 		f.vma_end = vpn + 1;
@@ -586,6 +601,20 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
 	struct leaf *l = leaf_find(p, vpn >> LEAF_SHIFT);
 
 	if (l && pg_present(l, (unsigned int)(vpn & LEAF_MASK))) {
+		unsigned int i = (unsigned int)(vpn & LEAF_MASK);
+
+		/*
+		 * The recording copied a page shared at fork whose other mappings are gone:
+		 * 6.1's do_wp_page() reuses a page only when it holds the sole reference, and
+		 * something the model cannot see held another (the page still in another
+		 * cpu's LRU batch, or the other process's unmap not yet flushed). Copy as
+		 * the kernel did.
+		 */
+		if (e->kind == FT_EV_COW && (l->st[i] & PG_COW) && !(l->st[i] & PG_ZERO)) {
+			p->c.v[RP_M_TOUCHES]++;
+			cow_copy(s, p, l, i);
+			return;
+		}
 		touch(s, p, e->proc_id, vpn, 1, UINT32_MAX);
 		return;
 	}

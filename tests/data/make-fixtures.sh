@@ -18,6 +18,7 @@ rec() { # rec NAME POLICY CMD...
 }
 rec anon-touch-order0 order0 anon-touch 4M
 rec anon-touch-mcpage2 mcpage:2 anon-touch 4M
+rec anon-touch-thp thp anon-touch 4M
 rec read-first-order0 order0 anon-touch 1M --read-first
 rec sparse-order0 order0 sparse --size 64M --touches 512
 rec pf-loop-order0 order0 pf-loop --size 2M --loops 4

@@ -118,14 +118,28 @@ static const struct tcase cases[] = {
 	{ "a page mapped by a larger block costs no fault", "mcpage:4", NULL, { 0 },
 	  { { B, B + 64 * K, 3 } }, { W(1, B), R(1, B + 8 * K), W(1, B + 60 * K) },
 	  { { "faults", 1 }, { "touches", 3 }, { "bloat_bytes", 13 * 4 * K } } },
-	{ "fork + write gives COW; the last mapping is reused", "order0", NULL, { 0 },
-	  { { B, B + 64 * K, 3 } },
+	/*
+	 * The parent's last COW is of a page nobody else maps any more: the recording says
+	 * the kernel copied (it held another reference), so the model copies too.
+	 */
+	{ "fork + write gives COW; a recorded COW of a page no longer shared copies", "order0",
+	  NULL, { 0 }, { { B, B + 64 * K, 3 } },
 	  { W(1, B), W(1, B + 4 * K), { 'K', 2, 1, 0, 0, 0 }, { 'C', 2, B, 0, 0, 0 },
 	    { 'C', 1, B + 4 * K, 0, 0, 0 }, { 'X', 2, B, B + 64 * K, 0, 0 },
 	    { 'C', 1, B, 0, 0, 0 } },
-	  { { "cow_faults", 2 }, { "faults", 2 }, { "alloc_order_0", 4 },
+	  { { "cow_faults", 3 }, { "faults", 2 }, { "alloc_order_0", 5 },
 	    { "final_rss_bytes", 8 * K }, { "peak_rss_bytes", 16 * K }, { "zeroed_bytes", 8 * K },
 	    { "bloat_bytes", 0 } } },
+	/*
+	 * A page of the parent's pre-fork 16K block that the recording first touched after the
+	 * child exited: the model reuses the sole mapping (6.1 would copy a page of a
+	 * PTE-mapped large folio: docs/policies.md, limits).
+	 */
+	{ "mcpage:2: a write to the last mapping of a block page shared at fork is reused",
+	  "mcpage:2", NULL, { 0 }, { { B, B + 64 * K, 3 } },
+	  { W(1, B), { 'K', 2, 1, 0, 0, 0 }, { 'X', 2, B, B + 64 * K, 0, 0 }, W(1, B + 4 * K) },
+	  { { "cow_faults", 0 }, { "faults", 1 }, { "touches", 2 }, { "alloc_order_2", 1 },
+	    { "final_rss_bytes", 16 * K }, { "bloat_bytes", 8 * K } } },
 	{ "COW of a page the model never saw (private file mapping): counted, not mapped",
 	  "order0", NULL, { 0 }, { { B, B + 64 * K, 3 } },
 	  { W(1, B), { 'K', 2, 1, 0, 0, 0 }, { 'C', 2, B + 8 * M, 0, 0, 0 } },
