@@ -424,12 +424,13 @@ int cmd_guest_replay(int argc, char **argv)
 			goto out;
 		}
 		fprintf(stderr, "foliotrace: trace %lld: %llu processes (%llu replayed on their "
-			"own), %llu touches, %llu maps, %llu zaps, %llu forks, %llu address "
-			"ranges, %llu bytes\n", (long long)trace_id,
+			"own), %llu touches, %llu maps, %llu zaps, %llu forks, %llu exec stacks "
+			"in place, %llu address ranges, %llu bytes\n", (long long)trace_id,
 			(unsigned long long)st.procs, (unsigned long long)st.families,
 			(unsigned long long)st.touches, (unsigned long long)st.maps,
 			(unsigned long long)st.zaps, (unsigned long long)st.forks,
-			(unsigned long long)st.clusters, (unsigned long long)st.bytes);
+			(unsigned long long)st.exec_stacks, (unsigned long long)st.clusters,
+			(unsigned long long)st.bytes);
 		if (st.shape_mismatch || st.mremap_partial)
 			warning("%llu touches land in a replayed mapping larger than the recorded "
 				"VMA, %llu mremaps are replayed as munmap (docs/guest-replay.md)",

@@ -46,6 +46,13 @@ struct xproc {
 	uint64_t last_touch;	/* page of the previous TOUCH (delta base) */
 	struct range *mapped;	/* every range MAP or MREMAP made: the family's clusters */
 	size_t nr_mapped, cap_mapped;
+	/*
+	 * exec's temporary stack, pages [xs_start, xs_end) moved to xs_dest (export.h). Set
+	 * by the prescan: xs_state 1 while the temporary stack is seen (its VMA bounds in
+	 * xs_start/xs_end), 2 once its move is known, 3 after the move was fed.
+	 */
+	uint8_t xs_state;
+	uint64_t xs_start, xs_end, xs_dest;
 };
 
 /*
@@ -505,6 +512,47 @@ static int selected(const struct rp_export *x, uint32_t proc_id)
 	return proc_id < x->in.nr_procs && x->in.procs[proc_id].selected;
 }
 
+/* vm_flags of exec's temporary stack: VM_STACK_INCOMPLETE_SETUP */
+static int is_exec_stack(uint64_t flags)
+{
+	return (flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP;
+}
+
+void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
+{
+	unsigned int sh = x->in.page_shift;
+	struct xproc *p;
+	uint64_t s, e;
+
+	if (ev->proc_id >= x->in.nr_procs)
+		return;
+	p = &x->p[ev->proc_id];
+	if (ev->kind == FT_EV_FAULT && p->xs_state <= 1 && ev->vma_id < x->in.nr_vmas &&
+	    is_exec_stack(x->in.vmas[ev->vma_id].flags)) {
+		/* the temporary stack only grows: its last fault saw its final bounds */
+		p->xs_state = 1;
+		p->xs_start = x->in.vmas[ev->vma_id].start >> sh;
+		p->xs_end = (x->in.vmas[ev->vma_id].end + (1ULL << sh) - 1) >> sh;
+		return;
+	}
+	if (ev->kind != FT_EV_ZAP || ev->reason != FT_ZAP_MREMAP || !ev->aux || p->xs_state != 1)
+		return;
+	s = ev->addr >> sh;
+	e = (ev->end + (1ULL << sh) - 1) >> sh;
+	if (s == p->xs_start && e == p->xs_end) {
+		p->xs_dest = ev->aux >> sh;
+		p->xs_state = 2;
+	}
+}
+
+/* A page of exec's temporary stack, before its move: where the replay puts it. */
+static inline uint64_t exec_relocate(const struct xproc *p, uint64_t page)
+{
+	if (p->xs_state == 2 && page >= p->xs_start && page < p->xs_end)
+		return page - p->xs_start + p->xs_dest;
+	return page;
+}
+
 static void touch(struct rp_export *x, struct xproc *p, uint64_t page, int write)
 {
 	uint64_t d = ftr_zigzag((int64_t)(page - p->last_touch));
@@ -553,6 +601,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 	if (p->dead)
 		return;
 	p = appear(x, ev->proc_id);
+	page = exec_relocate(p, page);
 	switch (ev->kind) {
 	case FT_EV_FAULT:
 		if (!ev->nr_ptes) {
@@ -563,8 +612,8 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		    x->in.vmas[ev->vma_id].end > x->in.vmas[ev->vma_id].start) {
 			const struct rp_vma *v = &x->in.vmas[ev->vma_id];
 
-			s = v->start >> sh;
-			e = (v->end + (1ULL << sh) - 1) >> sh;
+			s = exec_relocate(p, v->start >> sh);
+			e = s + ((v->end - v->start + (1ULL << sh) - 1) >> sh);
 			if (page >= s && page < e)
 				ensure(x, p, s, e, v->flags, page, 1);
 			else
@@ -611,6 +660,13 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 			for_runs(x, p, s, e, FTR_OP_FREE);
 			break;
 		case FT_ZAP_MREMAP:
+			if (p->xs_state == 2 && ev->addr >> sh == p->xs_start &&
+			    e == p->xs_end && ev->aux >> sh == p->xs_dest) {
+				/* exec's move: the stack was replayed at its destination */
+				p->xs_state = 3;
+				x->st.exec_stacks++;
+				break;
+			}
 			if (ev->aux) {
 				uint64_t d = ev->aux >> sh;
 				size_t k, n;
@@ -753,6 +809,12 @@ struct feed_arg {
 	struct rp_export *x;
 };
 
+static int prescan_one(const struct ft_event *ev, void *arg)
+{
+	rp_export_prescan(((struct feed_arg *)arg)->x, ev);
+	return 0;
+}
+
 static int feed_one(const struct ft_event *ev, void *arg)
 {
 	rp_export_feed(((struct feed_arg *)arg)->x, ev);
@@ -856,7 +918,8 @@ int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 	if (!x)
 		goto out;
 	fa.x = x;
-	if (ftdb_stream_foreach(db, trace_id, feed_one, &fa)) {
+	if (ftdb_stream_foreach(db, trace_id, prescan_one, &fa) ||
+	    ftdb_stream_foreach(db, trace_id, feed_one, &fa)) {
 		rp_export_free(x);
 		error("cannot export trace %lld", (long long)trace_id);
 		goto out;

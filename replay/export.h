@@ -12,7 +12,16 @@
  * unmaps anything of its own). Where the model's merged mapping is larger than the recorded
  * VMA it cannot fix it without losing pages; it counts a shape mismatch instead.
  *
- * Use: rp_export_new(), rp_export_feed() each event in recorded order, rp_export_finish().
+ * exec's stack cannot be replayed as recorded: exec faults the argument pages in a temporary
+ * VMA at STACK_TOP_MAX and shift_arg_pages() then moves that VMA in place (one VMA, traced
+ * as an anon_zap mremap), while a replayed mremap leaves the moved pages a VMA of their own
+ * that never merges with the rest of the stack (its pgoff is the old address's), so a block
+ * across the boundary would fall back vma_edge where the recording said pte_populated.
+ * The exporter therefore replays the temporary stack at its destination from the start and
+ * drops the move: rp_export_prescan() each event first finds the moves.
+ *
+ * Use: rp_export_new(), [rp_export_prescan() each event,] rp_export_feed() each event in
+ * recorded order, rp_export_finish().
  */
 #ifndef FT_REPLAY_EXPORT_H
 #define FT_REPLAY_EXPORT_H
@@ -55,6 +64,8 @@ struct rp_export_stats {
 					 * recorded VMA (merged with a neighbour) */
 	uint64_t mremap_partial;	/* mremaps of a range not wholly mapped: replayed as
 					 * munmap */
+	uint64_t exec_stacks;		/* exec temporary stacks replayed at their
+					 * destination (the move itself dropped) */
 	uint64_t bytes;			/* size of the file */
 };
 
@@ -63,6 +74,8 @@ struct rp_export;
 /* Return: an exporter, or NULL with error() (page_shift out of range). */
 struct rp_export *rp_export_new(const struct rp_export_in *in);
 /* Feed one event in recorded order; events of unselected processes are ignored. */
+/* First pass (optional): note exec's moves of the temporary stack, to replay it in place. */
+void rp_export_prescan(struct rp_export *x, const struct ft_event *ev);
 void rp_export_feed(struct rp_export *x, const struct ft_event *ev);
 /*
  * Write the file into out (appended) and free the exporter.

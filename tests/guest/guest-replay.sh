@@ -1,10 +1,10 @@
 #!/bin/sh
 # Guest test: replay in real guests, and the simulator against them (issue 7).
 #
-# Five guests in all: one recording under order0 of the five bundled workloads run one after
+# Six guests in all: one recording under order0 of the five bundled workloads run one after
 # another by the guest's shell (anon-touch, sparse, pf-loop, malloc-churn with small sizes,
 # fork-cow), then `foliotrace guest replay` of every recorded process under order0, mcpage:2,
-# mcpage:4 and the descending mthp:8K,16K,32K,64K, one guest each. Then
+# mcpage:4, the descending mthp:8K,16K,32K,64K and thp (the kernel's own THP), one guest each. Then
 # `foliotrace compare --sim-vs-real`, in total and per workload (--comm):
 #   - the order0 replay takes the recording's fault count within 1%;
 #   - for every policy, simulated faults within 1% and peak RSS within 2% of the guest's.
@@ -16,14 +16,15 @@
 # /proc/self/exe and the trace names both it and the guest's `sh -c` shell exe, so it is
 # selected by the pid its RESULT line prints
 WORKLOADS="anon-touch sparse pf-loop malloc-churn fork-cow"
-POLICIES="order0 mcpage:2 mcpage:4 mthp:8K,16K,32K,64K"
+POLICIES="order0 mcpage:2 mcpage:4 mthp:8K,16K,32K,64K thp"
+NPOL=$(echo $POLICIES | wc -w)
 SCRIPT="anon-touch 16M && sparse --size 64M --touches 2048 && pf-loop --size 4M --loops 4 &&
 malloc-churn --size 8M --loops 2 && fork-cow --size 4M"
 SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 DB=$T/gr.db
 
-# 3 + 2 + 4 + 1 + 4 x (1 + 2 x (1 + 5)) + 2
-plan $((3 + 2 + 4 + 1 + 4 * 13 + 2))
+# 3 + NPOL + 2 + NPOL x (1 + 2 x (1 + 5)) + 1 (thp fallbacks) + 2
+plan $((3 + NPOL + 2 + NPOL * 13 + 1 + 2))
 
 "$FT" record --arch "$ARCH" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
 rc=$?
@@ -44,8 +45,8 @@ ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/ac
 [ $rc = 0 ] || sed 's/^/#   /' "$T/replay.err" | tail -12
 sed 's/^/# /' "$T/replay.out"
 grep '^foliotrace: trace' "$T/replay.err" | sed 's/^/# /'
-ok $([ "$(sql "SELECT count(*) FROM replay_run WHERE trace_id = 1 AND kind = 'guest'")" = 4 ]
-	echo $?) "four replay_run rows of kind guest"
+ok $([ "$(sql "SELECT count(*) FROM replay_run WHERE trace_id = 1 AND kind = 'guest'")" = $NPOL ]
+	echo $?) "$NPOL replay_run rows of kind guest"
 
 for p in $POLICIES; do
 	g=$(sql "SELECT guest_trace_id FROM replay_run WHERE kind = 'guest' AND policy = '$p'")
@@ -102,6 +103,14 @@ for p in $POLICIES; do
 		ok $? "$p, $f: sim vs real peak RSS within 2% (sim $s, real $r, error $e%)"
 	done
 done
+
+# thp: the kernel reports THP's fallback reasons (patch 0004) as the simulator does
+fb=$(for r in vma_edge pte_populated nohugepage; do
+	printf '%s:%s/%s ' $r "$(val "$T/all.json" thp fallback_$r sim)" "$(val "$T/all.json" thp fallback_$r real)"
+done)
+e=$(val "$T/all.json" thp fallback_vma_edge error_pct)
+err_within "$e" 1
+ok $? "thp: fallback reasons sim/real $fb(vma_edge error $e%)"
 
 ok $(jq -e 'all(.[]; has("policy") and has("metric") and has("sim") and has("real") and
 	has("error_pct"))' "$T/all.json" > /dev/null; echo $?) \

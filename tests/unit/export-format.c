@@ -48,6 +48,8 @@ static int export_stream(const struct rp_stream *s, const int *unselected, struc
 	in.trace_id = 7;
 	x = rp_export_new(&in);
 	for (k = 0; k < s->nr; k++)
+		rp_export_prescan(x, &s->ev[k]);
+	for (k = 0; k < s->nr; k++)
 		rp_export_feed(x, &s->ev[k]);
 	ret = rp_export_finish(x, out, st);
 	free(procs);
@@ -216,6 +218,14 @@ static const struct xcase xcases[] = {
 	    { 'U', 1, B, B + 4 * P, 0, 0 }, W(1, B + 517 * P, 2) }, NOSEL,
 	  "0 [0x10000+4] [0x10200+8]: map 0x10000+4 rw | touch w 0x10000 | "
 	  "mremap 0x10000+4 0x10200 | map 0x10204+4 rw | touch w 0x10205", 0 },
+	{ "exec's temporary stack is replayed at its destination and its move dropped, so "
+	  "the stack is one mapping as in the recording",
+	  { { B + 1023 * P, B + 1024 * P, RW | RP_VM_STACK_SETUP },
+	    { B + 248 * P, B + 257 * P, RW } },
+	  { W(1, B + 1023 * P, 1), { 'M', 1, B + 1023 * P, B + 1024 * P, B + 256 * P, 0 },
+	    W(1, B + 255 * P, 2) }, NOSEL,
+	  "0 [0x100f8+9]: map 0x10100+1 rw | touch w 0x10100 | map 0x100f8+8 rw | "
+	  "touch w 0x100ff", 0 },
 };
 
 static void build(const struct xcase *c, struct rp_stream *s)
