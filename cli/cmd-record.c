@@ -3,7 +3,7 @@
  * cmd-record.c - foliotrace record: boot a guest, record a workload, ingest the trace.
  *
  *	foliotrace record [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
- *			  -o DB -- CMD [ARG...]
+ *			  [--libvirt URI] -o DB -- CMD [ARG...]
  *
  * The CTF trace is kept beside the database, in DB.ctf/<time>-<arch>-<policy>-<cmd>/, so it
  * can be ingested again or read with babeltrace2. A guest that fails (panic, timeout,
@@ -27,11 +27,12 @@
 
 static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
-	"                         [--timeout SECONDS] -o DB -- CMD [ARG...]\n"
+	"                         [--timeout SECONDS] [--libvirt URI] -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"(a bundled workload's name or a static executable on the host) with LTTng, and store\n"
-	"the trace in DB. The CTF trace is kept in DB.ctf/.\n";
+	"the trace in DB. The CTF trace is kept in DB.ctf/. QEMU is started directly, or with\n"
+	"--libvirt as a transient domain of the libvirt daemon at URI (e.g. qemu:///system).\n";
 
 static const struct option options[] = {
 	{ "arch", required_argument, NULL, 'a' },
@@ -104,9 +105,9 @@ out:
 int cmd_record(int argc, char **argv)
 {
 	const char *arch = "x86_64", *policy = "order0", *mem = NULL, *cpus = NULL;
-	const char *timeout = NULL, *db = NULL;
+	const char *timeout = NULL, *db = NULL, *libvirt = NULL;
 	struct strbuf dir = STRBUF_INIT;
-	char *run[32];
+	char *run[40];		/* 19 options and values, at most 16 of CMD, NULL */
 	int c, n = 0, i, rc, ret = 1;
 
 	optind = 1;
@@ -118,8 +119,7 @@ int cmd_record(int argc, char **argv)
 		case 'c': cpus = optarg; break;
 		case 't': timeout = optarg; break;
 		case 'o': db = optarg; break;
-		case 'L':
-			return error("--libvirt is not supported yet: QEMU is started directly");
+		case 'L': libvirt = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -153,6 +153,10 @@ int cmd_record(int argc, char **argv)
 	if (timeout) {
 		run[n++] = "--timeout";
 		run[n++] = (char *)timeout;
+	}
+	if (libvirt) {
+		run[n++] = "--libvirt";
+		run[n++] = (char *)libvirt;
 	}
 	run[n++] = "--out";
 	run[n++] = dir.buf;

@@ -2,13 +2,15 @@
 # Run a command in a foliotrace guest and bring its trace out.
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
-#               [--timeout SECONDS] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]
+#               [--timeout SECONDS] [--libvirt URI] [--mode record|run] [--file PATH]...
+#               --out DIR -- CMD [ARG...]
 #
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
 # on the host, copied into the guest. DIR receives the virtio-9p share: header/ (the trace
 # header), trace/ (LTTng CTF), workload.out, console.log. QEMU runs with KVM when a probe
 # boot under KVM succeeds on this machine (the result is cached per guest build), else
-# TCG, and always under `timeout`.
+# TCG, and always under `timeout`; with --libvirt the same machine is a transient domain
+# of the libvirt daemon at URI (libvirt.sh), stopped when the timeout passes.
 #
 # Exit status: 0 the workload ran and exited 0; 3 it exited non-zero (its status is in
 # header/workload_status); 4 the guest failed (panic, timeout, killed, setup error): the
@@ -16,8 +18,9 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
+LIBVIRT=
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--mem) MEM=$2; shift 2 ;;
 	--cpus) CPUS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--libvirt) LIBVIRT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--file) [ -f "$2" ] || die "no such file: $2"
@@ -129,12 +133,21 @@ if [ "$ARCH" = x86_64 ] && [ -w /dev/kvm ] && [ "${FT_ACCEL:-}" != tcg ]; then
 fi
 
 write_job "$MODE"
-echo "run.sh: booting the $ARCH guest ($ACCEL, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
+via=
+[ -n "$LIBVIRT" ] && via=" as a libvirt domain on $LIBVIRT"
+echo "run.sh: booting the $ARCH guest$via ($ACCEL, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
 start=$(date +%s)
 set +e
-qemu "$ACCEL" "$TIMEOUT" "$OUT/console.log"
+if [ -n "$LIBVIRT" ]; then
+	sh "$HERE/libvirt.sh" "$LIBVIRT" "$ARCH" "$ACCEL" "$CPUS" "$MEM" "$IMAGE" \
+		"$GDIR/initrd.cpio" "$OUT" "$APPEND" "$TIMEOUT" "$OUT/console.log"
+else
+	qemu "$ACCEL" "$TIMEOUT" "$OUT/console.log"
+fi
 qrc=$?
 set -e
+# libvirt refused the domain (its message is above): nothing ran
+[ -n "$LIBVIRT" ] && [ $qrc = 1 ] && die "libvirt did not start the guest on $LIBVIRT"
 echo "run.sh: guest exited after $(( $(date +%s) - start )) s" >&2
 echo "$ACCEL" > "$OUT/accel"
 
@@ -150,7 +163,7 @@ fi
 elapsed=$(( $(date +%s) - start ))
 if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ $elapsed -ge "$TIMEOUT" ]; }; then
 	why="guest timed out after $TIMEOUT s"
-elif grep -q 'Kernel panic' "$OUT/console.log"; then
+elif grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null; then
 	why="guest kernel panic: $(grep -m1 'Kernel panic' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif [ -f "$H/guest_error" ]; then
 	why="guest setup failed: $(cat "$H/guest_error")"

@@ -17,6 +17,7 @@ _foliotrace()
 		return ;;
 	--format) COMPREPLY=($(compgen -W "table csv json" -- "$cur")); return ;;
 	--frag) COMPREPLY=($(compgen -W "none buddyinfo" -- "$cur")); return ;;
+	--libvirt) COMPREPLY=($(compgen -W "qemu:///system qemu:///session" -- "$cur")); return ;;
 	-o|--output|--out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	esac
 	case "$cmd" in
