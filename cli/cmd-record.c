@@ -173,7 +173,21 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (rc != 0 && rc != 3 && rc != 4) {
-		error("the guest could not be started (runner exit %d); see %s", rc, dir.buf);
+		struct strbuf why = STRBUF_INIT, path = STRBUF_INIT;
+
+		/* the runner's reason, when it got as far as the trace directory */
+		strbuf_addf(&path, "%s/run_error", dir.buf);
+		if (!strbuf_read_file(&why, path.buf) && why.len) {
+			while (why.len && why.buf[why.len - 1] == '\n')
+				why.buf[--why.len] = '\0';
+			error("the guest could not be started: %s", why.buf);
+		} else {
+			error_clear();
+			error("the guest could not be started (runner exit %d); see %s", rc,
+			      dir.buf);
+		}
+		strbuf_release(&why);
+		strbuf_release(&path);
 		goto out;
 	}
 

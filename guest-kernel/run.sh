@@ -23,7 +23,14 @@ usage() {
 	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
-die() { echo "run.sh: $*" >&2; exit 1; }
+# Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
+# (foliotrace record prints it).
+OUT_READY=
+die() {
+	echo "run.sh: $*" >&2
+	[ -z "$OUT_READY" ] || echo "$*" > "$OUT/run_error"
+	exit 1
+}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) ARCH=$2; shift 2 ;;
@@ -59,6 +66,7 @@ IMAGE=$GDIR/$(cat "$GDIR/image")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 [ -z "$(ls -A "$OUT")" ] || die "output directory $OUT is not empty"
+OUT_READY=1
 
 # Inputs of the workload: /mnt/out/in/BASENAME in the guest.
 if [ -n "$FILES" ]; then
@@ -140,14 +148,19 @@ start=$(date +%s)
 set +e
 if [ -n "$LIBVIRT" ]; then
 	sh "$HERE/libvirt.sh" "$LIBVIRT" "$ARCH" "$ACCEL" "$CPUS" "$MEM" "$IMAGE" \
-		"$GDIR/initrd.cpio" "$OUT" "$APPEND" "$TIMEOUT" "$OUT/console.log"
+		"$GDIR/initrd.cpio" "$OUT" "$APPEND" "$TIMEOUT" "$OUT/console.log" \
+		2> "$OUT/libvirt.log"
 else
 	qemu "$ACCEL" "$TIMEOUT" "$OUT/console.log"
 fi
 qrc=$?
 set -e
-# libvirt refused the domain (its message is above): nothing ran
-[ -n "$LIBVIRT" ] && [ $qrc = 1 ] && die "libvirt did not start the guest on $LIBVIRT"
+if [ -n "$LIBVIRT" ]; then
+	cat "$OUT/libvirt.log" >&2
+	# libvirt refused the domain: nothing ran
+	[ $qrc = 1 ] && die "libvirt did not start the guest: $(sed -n '$s/^libvirt.sh: //p' "$OUT/libvirt.log")"
+	[ -s "$OUT/libvirt.log" ] || rm -f "$OUT/libvirt.log"
+fi
 echo "run.sh: guest exited after $(( $(date +%s) - start )) s" >&2
 echo "$ACCEL" > "$OUT/accel"
 
