@@ -46,11 +46,12 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static char *header_value(const char *dir, const char *key)
+/* The one-line value of file name (e.g. "header/guest_error") of trace directory dir. */
+static char *trace_value(const char *dir, const char *name)
 {
 	struct strbuf path = STRBUF_INIT, val = STRBUF_INIT;
 
-	strbuf_addf(&path, "%s/header/%s", dir, key);
+	strbuf_addf(&path, "%s/%s", dir, name);
 	if (strbuf_read_file(&val, path.buf)) {
 		error_clear();
 		strbuf_release(&path);
@@ -173,27 +174,21 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (rc != 0 && rc != 3 && rc != 4) {
-		struct strbuf why = STRBUF_INIT, path = STRBUF_INIT;
-
 		/* the runner's reason, when it got as far as the trace directory */
-		strbuf_addf(&path, "%s/run_error", dir.buf);
-		if (!strbuf_read_file(&why, path.buf) && why.len) {
-			while (why.len && why.buf[why.len - 1] == '\n')
-				why.buf[--why.len] = '\0';
-			error("the guest could not be started: %s", why.buf);
-		} else {
-			error_clear();
+		char *why = trace_value(dir.buf, "run_error");
+
+		if (why && *why)
+			error("the guest could not be started: %s", why);
+		else
 			error("the guest could not be started (runner exit %d); see %s", rc,
 			      dir.buf);
-		}
-		strbuf_release(&why);
-		strbuf_release(&path);
+		free(why);
 		goto out;
 	}
 
 	/* Store what came out, complete or partial. */
 	if (rc == 4) {
-		char *why = header_value(dir.buf, "guest_error");
+		char *why = trace_value(dir.buf, "header/guest_error");
 		struct strbuf trace = STRBUF_INIT;
 		struct stat st;
 		int stored = 0;
@@ -224,7 +219,7 @@ int cmd_record(int argc, char **argv)
 	if (print_summary(db))
 		goto out;
 	{
-		char *out_path = NULL, *st = header_value(dir.buf, "workload_status");
+		char *out_path = NULL, *st = trace_value(dir.buf, "header/workload_status");
 		struct strbuf wo = STRBUF_INIT;
 
 		strbuf_addf(&wo, "%s/workload.out", dir.buf);
