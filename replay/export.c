@@ -89,24 +89,6 @@ static inline uint64_t vbase(uint64_t flags)
 
 /* ---- the model ---- */
 
-/* Index of the interval holding page, or -1. */
-static ssize_t model_find(const struct model *m, uint64_t page)
-{
-	size_t lo = 0, hi = m->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->v[mid].end <= page)
-			lo = mid + 1;
-		else if (m->v[mid].start > page)
-			hi = mid;
-		else
-			return (ssize_t)mid;
-	}
-	return -1;
-}
-
 /* First interval ending after page. */
 static size_t model_lower(const struct model *m, uint64_t page)
 {
@@ -121,6 +103,14 @@ static size_t model_lower(const struct model *m, uint64_t page)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Index of the interval holding page, or -1. */
+static ssize_t model_find(const struct model *m, uint64_t page)
+{
+	size_t i = model_lower(m, page);
+
+	return i < m->n && m->v[i].start <= page ? (ssize_t)i : -1;
 }
 
 static void model_insert_at(struct model *m, size_t i, struct ival iv)
