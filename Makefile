@@ -80,9 +80,9 @@ $(B)/workloads/arm64/%: workloads/%.sh
 	install -m 755 $< $@
 
 # Unit tests: one TAP program per tests/unit/*.c, linked with everything but the CLI.
-$(B)/tests/%: tests/unit/%.c $(B)/libft.a
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libft.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(BT_CFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(BT_CFLAGS) -o $@ $(filter-out %.h,$^) $(BT_LIBS) $(LDLIBS)
 $(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 	@touch $@
 

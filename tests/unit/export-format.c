@@ -15,6 +15,7 @@
 #include "replay/export.h"
 #include "replay/guest/ftr.h"
 #include "replay/replay.h"
+#include "tests/unit/steps.h"
 #include "tests/unit/tap.h"
 
 #define P 4096ULL
@@ -126,15 +127,6 @@ static int ops_text(const struct strbuf *f, struct strbuf *txt)
 
 /* ---- hand-made cases ---- */
 
-/* steps: W/R fault at a in VMA v (n: nr_ptes 0), Z zero_wp, C cow, U/D/F/X munmap,
- * dontneed, free, exit of [a, b), M mremap [a, b) to c, K fork: proc child, a parent */
-struct step {
-	char op;
-	uint32_t proc;
-	uint64_t a, b, c;
-	uint32_t v;
-};
-
 struct vma {
 	uint64_t start, end, flags;
 };
@@ -236,39 +228,8 @@ static void build(const struct xcase *c, struct rp_stream *s)
 	for (i = 0; i < 5 && c->vmas[i].end; i++)
 		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
 	for (i = 0; i < 16 && c->steps[i].op; i++) {
-		const struct step *st = &c->steps[i];
-		struct ft_event e = { 0 };
+		struct ft_event e = step_event(&c->steps[i]);
 
-		e.proc_id = st->proc;
-		e.addr = st->a;
-		switch (st->op) {
-		case 'W':
-		case 'R':
-		case 'n':
-			e.kind = FT_EV_FAULT;
-			e.vma_id = st->v;
-			e.flags = st->op == 'R' ? FT_EVF_ZERO_PAGE : FT_EVF_WRITE;
-			e.nr_ptes = st->op == 'n' ? 0 : 1;
-			break;
-		case 'Z':
-			e.kind = FT_EV_ZERO_WP;
-			break;
-		case 'C':
-			e.kind = FT_EV_COW;
-			break;
-		case 'K':
-			e.kind = FT_EV_MM_DUP;
-			e.addr = 0;
-			e.aux = st->a;
-			break;
-		default:
-			e.kind = FT_EV_ZAP;
-			e.end = st->b;
-			e.reason = st->op == 'U' ? FT_ZAP_MUNMAP : st->op == 'D' ? FT_ZAP_DONTNEED :
-				   st->op == 'F' ? FT_ZAP_FREE : st->op == 'X' ? FT_ZAP_EXIT :
-				   FT_ZAP_MREMAP;
-			e.aux = st->op == 'M' ? st->c : 0;
-		}
 		rp_stream_add(s, &e);
 	}
 	if (s->nr_procs < 3)

@@ -9,21 +9,13 @@
 
 #include "lib/error.h"
 #include "replay/replay.h"
+#include "tests/unit/steps.h"
 #include "tests/unit/tap.h"
 
 #define K 1024ULL
 #define M (1024ULL * 1024)
 #define B 0x10000000ULL		/* 2M-aligned base of every case's first VMA */
 #define NOHUGE RP_VM_NOHUGEPAGE
-
-/* steps: W/R write/read FAULT at a in VMA v, Z zero_wp, C cow, U/D/F/X munmap, dontneed,
- * free, exit of [a, b), M mremap [a, b) to c, K fork: proc is the child, a the parent */
-struct step {
-	char op;
-	uint32_t proc;
-	uint64_t a, b, c;
-	uint32_t v;
-};
 
 struct want {
 	const char *metric;
@@ -198,37 +190,8 @@ static void build(const struct tcase *c, struct rp_stream *s)
 	for (i = 0; i < 3 && c->vmas[i].end; i++)
 		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
 	for (st = c->steps; st->op; st++) {
-		struct ft_event e = { 0 };
+		struct ft_event e = step_event(st);
 
-		e.proc_id = st->proc;
-		e.addr = st->a;
-		switch (st->op) {
-		case 'W':
-		case 'R':
-			e.kind = FT_EV_FAULT;
-			e.vma_id = st->v;
-			e.flags = st->op == 'W' ? FT_EVF_WRITE : 0;
-			break;
-		case 'Z':
-			e.kind = FT_EV_ZERO_WP;
-			break;
-		case 'C':
-			e.kind = FT_EV_COW;
-			break;
-		case 'K':
-			e.kind = FT_EV_MM_DUP;
-			e.addr = 0;
-			e.aux = st->a;
-			break;
-		default:
-			e.kind = FT_EV_ZAP;
-			e.end = st->b;
-			e.reason = st->op == 'U' ? FT_ZAP_MUNMAP : st->op == 'D' ? FT_ZAP_DONTNEED :
-				   st->op == 'F' ? FT_ZAP_FREE : st->op == 'M' ? FT_ZAP_MREMAP :
-				   FT_ZAP_EXIT;
-			e.aux = st->op == 'M' ? st->c : 0;
-			break;
-		}
 		rp_stream_add(s, &e);
 	}
 }

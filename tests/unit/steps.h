@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * steps.h - hand-made (SYNTHETIC) event streams for the unit tests, one letter per
+ * recorded event, shared by replay-cases.c and export-format.c.
+ */
+#ifndef FT_TESTS_UNIT_STEPS_H
+#define FT_TESTS_UNIT_STEPS_H
+
+#include <stdint.h>
+
+#include "db/stream.h"
+
+/*
+ * op: W/R write/read FAULT at a in VMA v (a read maps the zero page), n a write FAULT
+ * that installed nothing (nr_ptes 0), Z zero_wp, C cow, K fork (proc is the child, a the
+ * parent), U/D/F/X munmap, dontneed, free, exit of [a, b), M mremap [a, b) to c.
+ */
+struct step {
+	char op;
+	uint32_t proc;
+	uint64_t a, b, c;
+	uint32_t v;
+};
+
+static inline struct ft_event step_event(const struct step *st)
+{
+	struct ft_event e = { 0 };
+
+	e.proc_id = st->proc;
+	e.addr = st->a;
+	switch (st->op) {
+	case 'W':
+	case 'R':
+	case 'n':
+		e.kind = FT_EV_FAULT;
+		e.vma_id = st->v;
+		e.flags = st->op == 'R' ? FT_EVF_ZERO_PAGE : FT_EVF_WRITE;
+		e.nr_ptes = st->op == 'n' ? 0 : 1;
+		break;
+	case 'Z':
+		e.kind = FT_EV_ZERO_WP;
+		break;
+	case 'C':
+		e.kind = FT_EV_COW;
+		break;
+	case 'K':
+		e.kind = FT_EV_MM_DUP;
+		e.addr = 0;
+		e.aux = st->a;
+		break;
+	default:
+		e.kind = FT_EV_ZAP;
+		e.end = st->b;
+		e.reason = st->op == 'U' ? FT_ZAP_MUNMAP : st->op == 'D' ? FT_ZAP_DONTNEED :
+			   st->op == 'F' ? FT_ZAP_FREE : st->op == 'X' ? FT_ZAP_EXIT :
+			   FT_ZAP_MREMAP;
+		e.aux = st->op == 'M' ? st->c : 0;
+	}
+	return e;
+}
+
+#endif
