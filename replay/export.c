@@ -502,12 +502,6 @@ static int selected(const struct rp_export *x, uint32_t proc_id)
 	return proc_id < x->in.nr_procs && x->in.procs[proc_id].selected;
 }
 
-/* vm_flags of exec's temporary stack: VM_STACK_INCOMPLETE_SETUP */
-static int is_exec_stack(uint64_t flags)
-{
-	return (flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP;
-}
-
 void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
 {
 	unsigned int sh = x->in.page_shift;
@@ -518,7 +512,7 @@ void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
 		return;
 	p = &x->p[ev->proc_id];
 	if (ev->kind == FT_EV_FAULT && p->xs_state <= 1 && ev->vma_id < x->in.nr_vmas &&
-	    is_exec_stack(x->in.vmas[ev->vma_id].flags)) {
+	    rp_vm_exec_stack(x->in.vmas[ev->vma_id].flags)) {
 		/* the temporary stack only grows: its last fault saw its final bounds */
 		p->xs_state = 1;
 		p->xs_start = x->in.vmas[ev->vma_id].start >> sh;
@@ -650,8 +644,8 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 			for_runs(x, p, s, e, FTR_OP_FREE);
 			break;
 		case FT_ZAP_MREMAP:
-			if (p->xs_state == 2 && ev->addr >> sh == p->xs_start &&
-			    e == p->xs_end && ev->aux >> sh == p->xs_dest) {
+			if (p->xs_state == 2 && s == p->xs_start && e == p->xs_end &&
+			    ev->aux >> sh == p->xs_dest) {
 				/* exec's move: the stack was replayed at its destination */
 				p->xs_state = 3;
 				x->st.exec_stacks++;

@@ -394,7 +394,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		else if (o->vmas[vma_id].flags & RP_VM_UFFD)
 			always4k = FT_FB_UFFD;
 		/* exec's temporary stack: THP never serves it, and says nothing */
-		nothp = thp && (o->vmas[vma_id].flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP;
+		nothp = thp && rp_vm_exec_stack(o->vmas[vma_id].flags);
 		valid = 1;
 	}
 	p->c.v[RP_M_FAULTS]++;

@@ -34,6 +34,11 @@
  */
 #define RP_VM_STACK_SETUP (0x8000ULL | 0x10000ULL)
 
+static inline int rp_vm_exec_stack(uint64_t vm_flags)
+{
+	return (vm_flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP;
+}
+
 /* ---- policies (replay/policy.c, one replay/policy-<name>.c each) ---- */
 
 struct rp_policy_ops;

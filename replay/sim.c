@@ -573,8 +573,7 @@ static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uin
 		/* VMAs that always get 4K, with the reason the kernel gives */
 		always4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
 			 v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
-		if ((s->pol.ops->flags & RP_POL_PMD) &&
-		    (v->flags & RP_VM_STACK_SETUP) == RP_VM_STACK_SETUP)
+		if ((s->pol.ops->flags & RP_POL_PMD) && rp_vm_exec_stack(v->flags))
 			always4k = NO_THP;
 	} else {
 		f.vma_start = vpn;
@@ -599,10 +598,9 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
 {
 	uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
 	struct leaf *l = leaf_find(p, vpn >> LEAF_SHIFT);
+	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 
-	if (l && pg_present(l, (unsigned int)(vpn & LEAF_MASK))) {
-		unsigned int i = (unsigned int)(vpn & LEAF_MASK);
-
+	if (l && pg_present(l, i)) {
 		/*
 		 * The recording copied a page shared at fork whose other mappings are gone:
 		 * 6.1's do_wp_page() reuses a page only when it holds the sole reference, and
