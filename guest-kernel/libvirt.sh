@@ -29,7 +29,12 @@ xml_escape() {
 }
 
 case "$ARCH" in
-x86_64) type="<type arch='x86_64' machine='pc'>hvm</type>" cpu= emu=qemu-system-x86_64 ;;
+# x86_64: libvirt leaves out ACPI and the HPET unless asked, while `qemu-system-x86_64 -M pc`
+# has both. Without them the kernel has no reference to calibrate the TSC against when the
+# PIT calibration fails (it does under load) and falls back to refined-jiffies (4 ms).
+x86_64) type="<type arch='x86_64' machine='pc'>hvm</type>" emu=qemu-system-x86_64
+	cpu="<features><acpi/></features>
+  <clock offset='utc'><timer name='hpet' present='yes'/></clock>" ;;
 arm64) type="<type arch='aarch64' machine='virt'>hvm</type>"
 	cpu="<cpu mode='custom' match='exact'><model fallback='forbid'>max</model></cpu>"
 	emu=qemu-system-aarch64 ;;
