@@ -28,15 +28,16 @@ xml_escape() {
 	printf '%s' "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e "s/'/\&apos;/g"
 }
 
+# machine: the elements that make the domain the machine `qemu-system-* -M ...` is in run.sh.
 case "$ARCH" in
 # x86_64: libvirt leaves out ACPI and the HPET unless asked, while `qemu-system-x86_64 -M pc`
 # has both. Without them the kernel has no reference to calibrate the TSC against when the
 # PIT calibration fails (it does under load) and falls back to refined-jiffies (4 ms).
 x86_64) type="<type arch='x86_64' machine='pc'>hvm</type>" emu=qemu-system-x86_64
-	cpu="<features><acpi/></features>
+	machine="<features><acpi/></features>
   <clock offset='utc'><timer name='hpet' present='yes'/></clock>" ;;
 arm64) type="<type arch='aarch64' machine='virt'>hvm</type>"
-	cpu="<cpu mode='custom' match='exact'><model fallback='forbid'>max</model></cpu>"
+	machine="<cpu mode='custom' match='exact'><model fallback='forbid'>max</model></cpu>"
 	emu=qemu-system-aarch64 ;;
 *) echo "libvirt.sh: unknown arch '$ARCH'" >&2; exit 2 ;;
 esac
@@ -55,7 +56,7 @@ cat > "$XML" <<EOF
     <initrd>$(xml_escape "$INITRD")</initrd>
     <cmdline>$(xml_escape "$APPEND")</cmdline>
   </os>
-  $cpu
+  $machine
   <on_poweroff>destroy</on_poweroff>
   <on_reboot>destroy</on_reboot>
   <on_crash>destroy</on_crash>

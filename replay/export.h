@@ -73,9 +73,9 @@ struct rp_export;
 
 /* Return: an exporter, or NULL with error() (page_shift out of range). */
 struct rp_export *rp_export_new(const struct rp_export_in *in);
-/* Feed one event in recorded order; events of unselected processes are ignored. */
 /* First pass (optional): note exec's moves of the temporary stack, to replay it in place. */
 void rp_export_prescan(struct rp_export *x, const struct ft_event *ev);
+/* Feed one event in recorded order; events of unselected processes are ignored. */
 void rp_export_feed(struct rp_export *x, const struct ft_event *ev);
 /*
  * Write the file into out (appended) and free the exporter.

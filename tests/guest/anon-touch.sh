@@ -23,8 +23,7 @@ ok $([ "$(cat "$o/header/policy")" = order0 ] && [ "$(cat "$o/header/partial")" 
 	"order0: header says policy order0, complete"
 # the clock behind latency_ns and the timestamps: ns resolution, not refined-jiffies' 4 ms
 cs=$(cat "$o/header/clocksource") res=$(cat "$o/header/clock_min_delta_ns")
-want_cs=tsc
-[ "$ARCH" = arm64 ] && want_cs=arch_sys_counter
+want_cs=$(guest_clocksource "$ARCH")
 ok $([ "$cs" = "$want_cs" ]; echo $?) "clock: the guest runs on the $want_cs clocksource (got $cs)"
 ok $([ -n "$res" ] && [ "$res" -lt 1000 ]; echo $?) \
 	"clock: CLOCK_MONOTONIC steps by ${res:-?} ns in the guest, well below 1 us"

@@ -26,8 +26,7 @@ for arch in x86_64 arm64; do
 	dir=$(ls -d "$db".ctf/*-"$arch"-* | tail -n 1)
 	# the same clock as under QEMU directly (libvirt must not drop the HPET the TSC
 	# calibration falls back on): a 4 ms jiffies clock cannot order events across CPUs
-	want=tsc
-	[ "$arch" = arm64 ] && want=arch_sys_counter
+	want=$(guest_clocksource "$arch")
 	ok $([ "$(cat "$dir/header/clocksource")" = $want ]; echo $?) \
 		"$arch: the guest clock is $want (got $(cat "$dir/header/clocksource"))"
 	pid=$(sed -n 's/^RESULT anon-touch pid=\([0-9]*\) .*/\1/p' "$dir/workload.out")
