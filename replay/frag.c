@@ -11,6 +11,7 @@
  * with a buddy that is not ours (memory the recorded system was using), so seeded blocks
  * never merge with each other, only with what the simulation frees back.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -37,7 +38,29 @@ const char *rp_frag_name(enum rp_frag_kind kind)
 	return kind == RP_FRAG_BUDDYINFO ? "buddyinfo" : "none";
 }
 
-int rp_buddyinfo_parse(const char *text, uint64_t free_blocks[RP_MAX_ORDER + 1])
+int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t max_pages)
+{
+	uint64_t limit = max_pages && max_pages < RP_BUDDY_MAX_PAGES ? max_pages
+								      : RP_BUDDY_MAX_PAGES;
+	uint64_t pages = 0;
+	int k;
+
+	/* limit < 2^63, so neither the shift nor the sum below can wrap once checked */
+	for (k = 0; k <= RP_MAX_ORDER; k++) {
+		if (free_blocks[k] > (limit >> k) || (free_blocks[k] << k) > limit - pages)
+			return error("implausible buddyinfo: order %d count %llu: more free "
+				     "pages than the %llu %s", k,
+				     (unsigned long long)free_blocks[k],
+				     (unsigned long long)limit,
+				     limit == max_pages ? "pages of the recorded memory"
+							: "pages the buddy model holds");
+		pages += free_blocks[k] << k;
+	}
+	return 0;
+}
+
+int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
+		       uint64_t free_blocks[RP_MAX_ORDER + 1])
 {
 	const char *line = text;
 	int lines = 0;
@@ -62,20 +85,30 @@ int rp_buddyinfo_parse(const char *text, uint64_t free_blocks[RP_MAX_ORDER + 1])
 		p = buf + pos;
 		for (o = 0; o <= RP_MAX_ORDER; o++) {
 			char *end;
-			unsigned long long c = strtoull(p, &end, 10);
+			unsigned long long c;
 
-			if (end == p)
+			p += strspn(p, " \t");
+			/* strtoull() takes "-5" as 2^64-5: counts are plain digits */
+			if (*p < '0' || *p > '9')
 				return error("bad buddyinfo line '%s': %d counts, want %d", buf, o,
 					     RP_MAX_ORDER + 1);
+			errno = 0;
+			c = strtoull(p, &end, 10);
+			if (errno == ERANGE || c > RP_BUDDY_MAX_PAGES)
+				return error("implausible buddyinfo: order %d count %.*s", o,
+					     (int)(end - p), p);
 			if (strcmp(zone, "DMA"))
-				free_blocks[o] += c;
+				free_blocks[o] += c;	/* <= 2^32 per zone: no wrap */
+			if (free_blocks[o] > RP_BUDDY_MAX_PAGES)
+				return error("implausible buddyinfo: order %d count %llu (all "
+					     "zones)", o, (unsigned long long)free_blocks[o]);
 			p = end;
 		}
 		lines++;
 	}
 	if (!lines)
 		return error("empty buddyinfo");
-	return 0;
+	return rp_buddyinfo_check(free_blocks, max_pages);
 }
 
 static void map_set(struct rp_alloc *a, unsigned int k, uint64_t idx)
@@ -101,8 +134,8 @@ static int map_test(const struct rp_alloc *a, unsigned int k, uint64_t idx)
 	return (a->map[k][idx >> 6] >> (idx & 63)) & 1;
 }
 
-void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
-		   const uint64_t free_blocks[RP_MAX_ORDER + 1])
+int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
+		  const uint64_t free_blocks[RP_MAX_ORDER + 1])
 {
 	uint64_t cursor = 0, i;
 	int k;
@@ -110,7 +143,10 @@ void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
 	memset(a, 0, sizeof(*a));
 	a->kind = kind;
 	if (kind != RP_FRAG_BUDDYINFO)
-		return;
+		return 0;
+	/* the seed may not come from rp_buddyinfo_parse(): the bitmaps are sized from it */
+	if (rp_buddyinfo_check(free_blocks, 0))
+		return -1;
 	for (k = RP_MAX_ORDER; k >= 0; k--)
 		cursor += free_blocks[k] << (k + 1);
 	a->nr_pfns = cursor;
@@ -127,6 +163,7 @@ void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
 	}
 	/* overflow pfns start above the managed range, 2^RP_MAX_ORDER aligned */
 	a->next = (a->nr_pfns + (1ULL << RP_MAX_ORDER)) & ~((1ULL << RP_MAX_ORDER) - 1);
+	return 0;
 }
 
 void rp_alloc_release(struct rp_alloc *a)

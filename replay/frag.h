@@ -30,8 +30,9 @@ struct rp_alloc {
 	uint64_t nr_free[RP_MAX_ORDER + 1];	/* free blocks per order */
 };
 
-void rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
-		   const uint64_t free_blocks[RP_MAX_ORDER + 1]);
+/* Return: 0, or error() if the seed fails rp_buddyinfo_check() (nothing allocated). */
+int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
+		  const uint64_t free_blocks[RP_MAX_ORDER + 1]);
 void rp_alloc_release(struct rp_alloc *a);
 /* Return: 0 and *pfn set, or -1 if the model has no free block of that order. */
 int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn);

@@ -82,10 +82,22 @@ int rp_frag_parse(const char *name, enum rp_frag_kind *kind);
 const char *rp_frag_name(enum rp_frag_kind kind);
 
 /*
- * Free block counts per order parsed from /proc/buddyinfo text: the sum over every zone but
- * DMA (user pages are not allocated from ZONE_DMA). Return: 0, or error() naming the line.
+ * The most free pages a buddyinfo seed may hold: 2^32 4K pages (16 TiB), above any guest
+ * foliotrace records. The buddy model's bitmaps take about pages / 2 bytes.
  */
-int rp_buddyinfo_parse(const char *text, uint64_t free_blocks[RP_MAX_ORDER + 1]);
+#define RP_BUDDY_MAX_PAGES	(1ULL << 32)
+
+/*
+ * Free block counts per order parsed from /proc/buddyinfo text: the sum over every zone but
+ * DMA (user pages are not allocated from ZONE_DMA). Counts are plain decimal digits. The
+ * free pages (sum of count << order) may not exceed max_pages (the recorded memory in
+ * pages; 0 if unknown) nor RP_BUDDY_MAX_PAGES.
+ * Return: 0, or error() naming the line or the implausible order and count.
+ */
+int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
+		       uint64_t free_blocks[RP_MAX_ORDER + 1]);
+/* The bound above for a seed from anywhere. Return: 0, or error() naming the order. */
+int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t max_pages);
 
 /* ---- metrics (replay/metrics.c; names and units in docs/metrics.md) ---- */
 

@@ -162,18 +162,25 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	}
 
 	if (o->frag == RP_FRAG_BUDDYINFO) {
-		if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND "
-				       "key = 'buddyinfo.before'", -1, &st, NULL) != SQLITE_OK)
+		uint64_t mem_pages = 0;	/* recorded memory bounds the seed; 0 unknown */
+
+		if (sqlite3_prepare_v2(db, "SELECT m.value, t.mem_bytes / coalesce(t.page_size, "
+				       "4096) FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
+				       "t.trace_id AND m.key = 'buddyinfo.before' WHERE t.trace_id "
+				       "= ?", -1, &st, NULL) != SQLITE_OK)
 			return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
 		sqlite3_bind_int64(st, 1, trace_id);
-		if (sqlite3_step(st) == SQLITE_ROW)
+		if (sqlite3_step(st) == SQLITE_ROW) {
 			bi = (const char *)sqlite3_column_text(st, 0);
+			if (sqlite3_column_int64(st, 1) > 0)
+				mem_pages = (uint64_t)sqlite3_column_int64(st, 1);
+		}
 		if (!bi) {
 			sqlite3_finalize(st);
 			return error("frag model buddyinfo: trace %lld has no buddyinfo.before "
 				     "in trace_meta", (long long)trace_id);
 		}
-		rc = rp_buddyinfo_parse(bi, t->free_blocks);
+		rc = rp_buddyinfo_parse(bi, mem_pages, t->free_blocks);
 		sqlite3_finalize(st);
 		if (rc)
 			return error("frag model buddyinfo: trace %lld", (long long)trace_id);

@@ -836,6 +836,8 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			sum += t->free_blocks[k];
 		if (!sum)
 			return error_null("frag model buddyinfo needs the recorded buddyinfo");
+		if (rp_buddyinfo_check(t->free_blocks, 0))
+			return NULL;
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->pol = *p;
@@ -845,7 +847,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->nr_vmas = t->nr_vmas;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
-	rp_alloc_init(&s->alloc, frag, t->free_blocks);
+	(void)rp_alloc_init(&s->alloc, frag, t->free_blocks);	/* checked above */
 	return s;
 }
 

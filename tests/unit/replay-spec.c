@@ -10,6 +10,36 @@
 #include "replay/replay.h"
 #include "tests/unit/tap.h"
 
+/* Hostile buddyinfo seeds (issue 12 item 1): refused with the order and the count. */
+#define BI_NORMAL "Node 0, zone Normal "
+static const struct {
+	const char *text;
+	uint64_t max_pages;	/* the recorded memory, pages; 0 unknown */
+	const char *err;
+} bad_buddyinfo[] = {
+	{ BI_NORMAL "0 0 0 0 0 0 0 0 0 0 9007199254740992\n", 0,
+	  "implausible buddyinfo: order 10 count 9007199254740992" },
+	{ BI_NORMAL "0 0 0 0 0 0 0 0 0 0 9007199254740992\n", 262144,
+	  "implausible buddyinfo: order 10 count 9007199254740992" },
+	{ BI_NORMAL "0 0 0 -5 0 0 0 0 0 0 0\n", 0,
+	  "bad buddyinfo line 'Node 0, zone Normal 0 0 0 -5 0 0 0 0 0 0 0': 3 counts, want 11" },
+	{ BI_NORMAL "1 1 1 1 1 1 1 1 1 1 99999999999999999999999\n", 0,
+	  "implausible buddyinfo: order 10 count 99999999999999999999999" },
+	{ BI_NORMAL "100000000 100000000 100000000 100000000 100000000 100000000 100000000 "
+		    "100000000 100000000 100000000 100000000\n", 0,
+	  /* 1e8 * (2^6 - 1) pages at order 5 > 2^32 */
+	  "implausible buddyinfo: order 5 count 100000000: more free pages than the 4294967296 "
+	  "pages the buddy model holds" },
+	/* 1 GiB of 4K pages is 262144; 257 order-10 blocks are 263168 */
+	{ BI_NORMAL "0 0 0 0 0 0 0 0 0 0 257\n", 262144,
+	  "implausible buddyinfo: order 10 count 257: more free pages than the 262144 pages of "
+	  "the recorded memory" },
+	/* two zones that each fit but not together */
+	{ BI_NORMAL "0 0 0 0 0 0 0 0 0 0 200\n" BI_NORMAL "0 0 0 0 0 0 0 0 0 0 100\n", 262144,
+	  "implausible buddyinfo: order 10 count 300: more free pages than the 262144 pages of "
+	  "the recorded memory" },
+};
+
 static const struct {
 	const char *spec;
 	const char *canon;
@@ -80,7 +110,8 @@ int main(void)
 	uint64_t fb[RP_MAX_ORDER + 1];
 
 	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
-		   sizeof(frags) / sizeof(frags[0]) + 4));
+		   sizeof(frags) / sizeof(frags[0]) + 7 +
+		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0])));
 	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		struct rp_policy p, q;
 		int r = rp_policy_parse(valid[i].spec, &p);
@@ -118,12 +149,46 @@ int main(void)
 			       "      1      0      1      1      3\n"
 			       "Node 0, zone    DMA32    100     50     20     10      5      4"
 			       "      3      2      1      0      7\n",
-			       fb) && fb[0] == 100 && fb[10] == 7 && fb[4] == 5,
+			       0, fb) && fb[0] == 100 && fb[10] == 7 && fb[4] == 5,
 	   "buddyinfo: zones summed, DMA skipped");
-	ok(rp_buddyinfo_parse("Node 0, zone DMA32 1 2 3\n", fb) == -1, "buddyinfo: short line");
+	ok(rp_buddyinfo_parse("Node 0, zone DMA32 1 2 3\n", 0, fb) == -1, "buddyinfo: short line");
 	error_clear();
-	ok(rp_buddyinfo_parse("garbage\n", fb) == -1, "buddyinfo: not buddyinfo");
+	ok(rp_buddyinfo_parse("garbage\n", 0, fb) == -1, "buddyinfo: not buddyinfo");
 	error_clear();
+	/* exactly the recorded memory is plausible (all of it free), one page more is not */
+	ok(!rp_buddyinfo_parse(BI_NORMAL "0 0 0 0 0 0 0 0 0 0 256\n", 262144, fb) && fb[10] == 256,
+	   "buddyinfo: 1 GiB free of 1 GiB accepted");
+	error_clear();
+	for (i = 0; i < sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0]); i++) {
+		int r = rp_buddyinfo_parse(bad_buddyinfo[i].text, bad_buddyinfo[i].max_pages, fb);
+		const char *got = error_text();
+
+		if (!ok(r == -1 && !strncmp(got, bad_buddyinfo[i].err, strlen(bad_buddyinfo[i].err)),
+			"buddyinfo refused: %s", bad_buddyinfo[i].err))
+			diag("  got '%s'", got);
+		error_clear();
+	}
+	/* a seed that did not come through the parser is checked where it is used */
+	memset(fb, 0, sizeof(fb));
+	fb[10] = 9007199254740992ULL;
+	{
+		struct rp_policy p;
+		struct rp_trace t = { .free_blocks = { 0 } };
+
+		memcpy(t.free_blocks, fb, sizeof(fb));
+		rp_policy_parse("mcpage:2", &p);
+		ok(!rp_sim_new(&p, RP_FRAG_BUDDYINFO, &t) &&
+			   !strncmp(error_text(), "implausible buddyinfo: order 10", 31),
+		   "rp_sim_new refuses an overflowing seed");
+		error_clear();
+		fb[10] = 0;
+		fb[0] = 1ULL << 33;
+		memcpy(t.free_blocks, fb, sizeof(fb));
+		ok(!rp_sim_new(&p, RP_FRAG_BUDDYINFO, &t) &&
+			   !strncmp(error_text(), "implausible buddyinfo: order 0", 30),
+		   "rp_sim_new refuses a seed above RP_BUDDY_MAX_PAGES");
+		error_clear();
+	}
 	ok(rp_metric_lookup("alloc_order_4") == RP_M_ALLOC_0 + 4 &&
 		   !strcmp(rp_metric_name(RP_M_FB_0 + FT_FB_VMA_EDGE), "fallback_vma_edge"),
 	   "metric names");
