@@ -8,15 +8,21 @@
 # Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/ or cli/ needs
 # no Makefile change. Dependencies point one way (see docs/architecture.md).
 
+# CFLAGS and LDFLAGS belong to the user (optimisation, sanitizers: `make CFLAGS='-O1
+# -fsanitize=address'`); the flags the code needs are in FT_CFLAGS and always added, as in
+# git's and the kernel's Makefiles. CFLAGS is also passed when linking, so that a
+# sanitizer's runtime is linked in. B is the build directory (check-asan uses build-asan).
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
-	   -Wmissing-prototypes -fPIC -D_GNU_SOURCE -I. -Ibuild/gen
+B       ?= build
+FT_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
+	     -Wmissing-prototypes -fPIC -D_GNU_SOURCE -I. -I$(B)/gen
 LDLIBS  += -lsqlite3 -lm -lpthread
 BT_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
 BT_LIBS   := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-B := build
+ALL_CFLAGS  = $(FT_CFLAGS) $(BT_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(CFLAGS) $(LDFLAGS)
 
 LIB_SRC    := $(wildcard lib/*.c)
 DB_SRC     := $(wildcard db/*.c)
@@ -25,6 +31,7 @@ REPLAY_SRC := $(wildcard replay/*.c)
 CLI_SRC    := $(wildcard cli/*.c)
 WORKLOADS  := $(basename $(notdir $(wildcard workloads/*.c workloads/*.sh)))
 UNIT_SRC   := $(wildcard tests/unit/*.c)
+HARNESS_SRC := $(wildcard tests/harness/*.c)
 SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
@@ -33,7 +40,7 @@ all: $(B)/foliotrace $(B)/plugins/foliotrace.so workloads $(B)/tests-built
 
 $(B)/obj/%.o: %.c $(B)/gen/schema.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(BT_CFLAGS) -DFT_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DFT_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
 
@@ -47,18 +54,27 @@ $(B)/libft.a: $(call obj,$(LIB_SRC) $(DB_SRC) $(TRACER_SRC) $(REPLAY_SRC))
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/foliotrace: $(call obj,$(CLI_SRC)) $(B)/libft.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
 
 # The same sink component class, as a plugin for the babeltrace2 CLI:
 #   babeltrace2 --plugin-path=build/plugins TRACE -c sink.foliotrace.sqlite -p 'path="x.db"'
 $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+	$(CC) -shared $(ALL_LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
 
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
-workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer)
-workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer)
+# tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer) \
+	   $(B)/testprogs/x86_64/hello-anon
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer) \
+		 $(B)/testprogs/arm64/hello-anon
+$(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $<
+$(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
 $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
@@ -80,10 +96,19 @@ $(B)/workloads/arm64/%: workloads/%.sh
 	install -m 755 $< $@
 
 # Unit tests: one TAP program per tests/unit/*.c, linked with everything but the CLI.
+# Test programs the shell tests run (tests/cli/synth-db.c), and the C files of the harness
+# self-test (tests/harness/, TAP files that must fail), are built the same way.
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libft.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(BT_CFLAGS) -o $@ $(filter-out %.h,$^) $(BT_LIBS) $(LDLIBS)
-$(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(BT_LIBS) $(LDLIBS)
+$(B)/testprogs/synth-db: tests/cli/synth-db.c $(B)/libft.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+$(B)/harness/%: tests/harness/%.c tests/unit/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
+$(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC)) $(B)/testprogs/synth-db \
+		  $(patsubst tests/harness/%.c,$(B)/harness/%,$(HARNESS_SRC))
 	@touch $@
 
 deps:

@@ -2,8 +2,18 @@
 # Run every test: C unit tests (build/tests/*), CLI shell tests (tests/cli/*.sh) and the
 # guest tests (tests/guest/*.sh, which build and boot real guests). Each prints TAP; a
 # summary line per file and a non-zero exit if any failed.
+#
+# A file passes only if it exits 0, prints exactly one plan line `1..N` (N > 0) before its
+# first test line or after its last one, prints exactly N test lines numbered 1..N, none
+# of them `not ok`, and no `Bail out!`. So a test that stops early with status 0, or that
+# never declares a plan, fails (tests/harness/ holds files that must fail; run by
+# tests/cli/harness.sh).
+#
+#   sh tests/run.sh [FILE...]  only these files (*.sh and *.t run with sh, others executed)
 #   FT_SKIP_GUEST=1   skip tests/guest (developer shortcut; CI never sets it)
 #   FT_TESTS=PATTERN  only files whose name contains PATTERN
+#   FT_BUILD=DIR      test the binaries of DIR (default build; build-asan: make check-asan)
+#   FT_TEST_LOGS=DIR  where each file's TAP output goes (default $FT_BUILD/test-logs)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
@@ -11,40 +21,91 @@ if [ -n "${CI:-}" ] && [ -n "${FT_SKIP_GUEST:-}" ]; then
 	echo "tests/run.sh: FT_SKIP_GUEST is not allowed in CI" >&2
 	exit 1
 fi
+build=${FT_BUILD:-build}
 failed=0
 total=0
-logdir=build/test-logs
+logdir=${FT_TEST_LOGS:-$build/test-logs}
 mkdir -p "$logdir"
+
+# tap_verdict LOG: print why the TAP stream in LOG breaks its plan, or nothing if it keeps it
+tap_verdict() {
+	awk '
+	/^1\.\.[0-9]+([ \t#]|$)/ {
+		nplan++
+		plan = substr($1, 4) + 0
+		before = ntests		# test lines seen before the plan line
+		next
+	}
+	/^(not )?ok([ \t#]|$)/ {
+		ntests++
+		if (nplan)
+			after++		# test lines after the plan line
+		num = ($1 == "not") ? $3 : $2
+		if (num ~ /^[0-9]+$/ && num + 0 != ntests && !badnum)
+			badnum = "test " ntests " is numbered " num
+		next
+	}
+	/^Bail out!/ { bail = 1 }
+	END {
+		if (bail)
+			print "bailed out"
+		else if (nplan == 0)
+			print "no plan line 1..N"
+		else if (nplan > 1)
+			print nplan " plan lines"
+		else if (before && after)
+			print "plan line between test lines"
+		else if (plan == 0)
+			print "empty plan 1..0"
+		else if (ntests != plan)
+			print "planned " plan " tests, ran " ntests
+		else if (badnum)
+			print badnum
+	}' "$1"
+}
+
 run_one() {
 	name=$1; shift
 	case "$name" in *"${FT_TESTS:-}"*) ;; *) return 0 ;; esac
 	total=$((total + 1))
+	log="$logdir/$(basename "$name").tap"
 	start=$(date +%s)
-	"$@" > "$logdir/$(basename "$name").tap" 2>&1
+	"$@" > "$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
-	nok=$(grep -c '^not ok' "$logdir/$(basename "$name").tap")
-	nall=$(grep -c '^\(not \)\?ok' "$logdir/$(basename "$name").tap")
-	if [ $rc = 0 ] && [ "$nok" = 0 ] && [ "$nall" -gt 0 ]; then
+	nok=$(grep -c '^not ok' "$log")
+	nall=$(grep -c '^\(not \)\?ok\([ \t#]\|$\)' "$log")
+	why=$(tap_verdict "$log")
+	if [ $rc = 0 ] && [ "$nok" = 0 ] && [ -z "$why" ]; then
 		echo "PASS $name ($nall checks, ${secs}s)"
 	else
-		echo "FAIL $name (exit $rc, $nok of $nall checks failed, ${secs}s)"
-		grep -v '^ok' "$logdir/$(basename "$name").tap" | tail -30 | sed 's/^/    /'
+		echo "FAIL $name (exit $rc, $nok of $nall checks failed${why:+, $why}, ${secs}s)"
+		grep -v '^ok' "$log" | tail -30 | sed 's/^/    /'
 		failed=$((failed + 1))
 	fi
 }
-for t in build/tests/*; do
-	[ -x "$t" ] && [ -f "$t" ] && run_one "$t" "$t"
-done
-for t in tests/cli/*.sh; do
-	[ -f "$t" ] && run_one "$t" sh "$t"
-done
-if [ -z "${FT_SKIP_GUEST:-}" ]; then
-	for t in tests/guest/*.sh; do
-		[ -f "$t" ] && run_one "$t" sh "$t"
+
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		case "$t" in
+		*.sh | *.t) run_one "$t" sh "$t" ;;
+		*) run_one "$t" "$t" ;;
+		esac
 	done
 else
-	echo "SKIP tests/guest (FT_SKIP_GUEST set)"
+	for t in "$build"/tests/*; do
+		[ -x "$t" ] && [ -f "$t" ] && run_one "$t" "$t"
+	done
+	for t in tests/cli/*.sh; do
+		[ -f "$t" ] && run_one "$t" sh "$t"
+	done
+	if [ -z "${FT_SKIP_GUEST:-}" ]; then
+		for t in tests/guest/*.sh; do
+			[ -f "$t" ] && run_one "$t" sh "$t"
+		done
+	else
+		echo "SKIP tests/guest (FT_SKIP_GUEST set)"
+	fi
 fi
 echo "$((total - failed)) of $total test files passed"
-[ $failed = 0 ]
+[ $total -gt 0 ] && [ $failed = 0 ]

@@ -9,11 +9,8 @@
 . "$(dirname "$0")/../test-lib.sh"
 
 plan $((12 + 2 * 6))
-CC=${CC:-gcc}
-$CC -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/synth-db" \
-	"$TOP/tests/cli/synth-db.c" "$TOP/build/libft.a" -lsqlite3 -lm
 DB=$T/k.db
-"$T/synth-db" "$DB" kbuild-like 3 20000 > /dev/null
+"$BUILD/testprogs/synth-db" "$DB" kbuild-like 3 20000 > /dev/null	# built by make
 REPLAYER=$TOP/build/workloads/x86_64/ft-replayer
 sql() { "$FT" query "$DB" --format csv sql "$1" | tail -n +2; }
 

@@ -18,8 +18,8 @@ for cmd in ingest query; do
 		done > "$T/views"
 		check "query: every view is in the man page" test ! -s "$T/views"
 	else
-		man -l "$man" > /dev/null 2>&1 || true
-		check "ingest: man page renders" sh -c "man -l '$man' 2>/dev/null | grep -q SYNOPSIS || groff -man -Tutf8 '$man' 2>/dev/null | grep -q SYNOPSIS || ! command -v man"
+		# man-db is a dependency (tools/install-deps.sh): a missing man fails the test
+		check "ingest: man page renders (man -l)" sh -c "man -l '$man' 2>&1 | grep -q SYNOPSIS"
 	fi
 done
 done_testing

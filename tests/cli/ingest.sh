@@ -89,8 +89,9 @@ check "  ... and stores what foliotrace ingest stores" sh -c "cd $T && for v in 
 for d in $(real_traces); do
 	n=$(basename "$d")
 	"$FT" ingest -q -o "$T/real-$n.db" "$d" > "$T/real.out" 2>&1
-	ok $? "ingest real trace $n"
-	[ $? = 0 ] || sed 's/^/# /' "$T/real.out"
+	rc=$?
+	ok $rc "ingest real trace $n"
+	[ $rc = 0 ] || sed 's/^/# /' "$T/real.out"
 	bt_counts "$d" > "$T/bt-$n"
 	db_counts "$T/real-$n.db" > "$T/db-$n"
 	check "event counts per type equal babeltrace2's (real trace $n)" cmp "$T/bt-$n" "$T/db-$n"

@@ -5,15 +5,13 @@
 . "$(dirname "$0")/../test-lib.sh"
 
 plan 49
-CC=${CC:-gcc}
-$CC -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/synth-db" \
-	"$TOP/tests/cli/synth-db.c" "$TOP/build/libft.a" -lsqlite3 -lm
-ok $? "synth-db builds"
+SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
+check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
 
-"$T/synth-db" "$T/k.db" kbuild-like 1 100000 > /dev/null &&
-	"$T/synth-db" "$T/r.db" random 5 3000 > /dev/null &&
-	"$T/synth-db" "$T/m.db" random 6 2000 mcpage:2 > /dev/null
+"$SYNTH" "$T/k.db" kbuild-like 1 100000 > /dev/null &&
+	"$SYNTH" "$T/r.db" random 5 3000 > /dev/null &&
+	"$SYNTH" "$T/m.db" random 6 2000 mcpage:2 > /dev/null
 ok $? "synthetic databases written"
 
 # --- replay ---
@@ -184,74 +182,80 @@ done
 # --- every trace fixture: engine and oracle agree on every metric ---
 fixtures=0
 bad=0
-real=0
-inconsistent=0
+mkdir "$T/cons"
 for d in "$TOP"/tests/data/*/; do
 	d=${d%/}
 	[ -n "$(find "$d" -name metadata -print -quit 2>/dev/null)" ] || continue
 	fixtures=$((fixtures + 1))
-	db="$T/fx-$(basename "$d").db"
+	n=$(basename "$d")
+	db="$T/fx-$n.db"
 	if ! "$FT" ingest -o "$db" "$d" > /dev/null 2> "$T/err"; then
-		diag "$(basename "$d"): ingest failed: $(cat "$T/err")"
+		diag "$n: ingest failed: $(cat "$T/err")"
 		bad=$((bad + 1))
 		continue
 	fi
 	for frag in none buddyinfo; do
 		"$FT" replay "$db" -n --check-oracle --frag $frag $ALL -P mcpage:1 -P mcpage:8 \
 			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M > /dev/null 2> "$T/err" ||
-			{ diag "$(basename "$d") frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
+			{ diag "$n frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
 	done
-	# self-consistency: replayed under the policy it was recorded with, the model must take
-	# the recorded faults and allocate the recorded orders (real traces: exactly; the
-	# synthetic ones are made up and need not be consistent, so only reported)
-	pol=$("$FT" query "$db" --format csv sql "SELECT coalesce(policy, 'order0') FROM trace" | tail -1)
-	"$FT" query "$db" --format json sql "SELECT (SELECT sum(anon_faults) FROM process) AS faults, (SELECT sum(zero_wp) FROM process) AS zero_wp, (SELECT sum(cow) FROM process) AS cow, (SELECT group_concat(order_ || ':' || faults) FROM fault_order WHERE zero_page = 0) AS orders" > "$T/rec.json"
-	"$FT" replay "$db" -n -P "$pol" --format json > "$T/sim.json" 2> /dev/null
-	"$FT" query "$db" --format csv faults > "$T/faults.csv"
-	python3 - "$T/rec.json" "$T/sim.json" "$T/faults.csv" > "$T/consist" <<'PY'
-import collections, csv, json, sys
-rec = json.load(open(sys.argv[1]))[0]
-fb = collections.Counter(r["fallback"] for r in csv.DictReader(open(sys.argv[3])))
-runs = json.load(open(sys.argv[2]))["runs"]
-m = runs[-1]["metrics"]
-orders = dict((int(k), int(v)) for k, v in
-              (x.split(":") for x in (rec["orders"] or "").split(",") if x))
-print("recorded %s faults + %s zero_wp, %s cow; replay %d first-touch + %d zero_wp, %d cow;"
-      % (rec["faults"], rec["zero_wp"], rec["cow"], m["faults"] - m["zero_wp_faults"],
-         m["zero_wp_faults"], m["cow_faults"]),
-      "order:recorded/replayed",
-      " ".join("%d:%d/%d" % (k, orders.get(k, 0), m["alloc_order_%d" % k])
-               for k in range(1, 10) if orders.get(k) or m["alloc_order_%d" % k]) or "-",
-      "; fallbacks recorded/replayed",
-      " ".join("%s:%d/%d" % (r, fb.get(r, 0), m["fallback_" + r])
-               for r in ("vma_edge", "pte_populated", "alloc_failed", "nohugepage", "uffd",
-                         "race", "read") if fb.get(r) or m["fallback_" + r]) or "-")
-# race: the recorded loser installed nothing, the model maps the page once (docs/policies.md)
-same = (m["faults"] - m["zero_wp_faults"] == rec["faults"] and
-        all(fb.get(r, 0) == m["fallback_" + r] for r in ("vma_edge", "pte_populated",
-                                                          "nohugepage", "uffd", "read")) and
-        m["zero_wp_faults"] == rec["zero_wp"] and m["cow_faults"] == rec["cow"] and
-        all(orders.get(k, 0) == m["alloc_order_%d" % k] for k in range(1, 10)))
-sys.exit(0 if same else 1)
-PY
-	consistent=$?
-	diag "$(basename "$d") (recorded under $pol): $(cat "$T/consist")"
-	case "$(basename "$d")" in
-	synthetic-*) ;;
-	*)
-		real=$((real + 1))
-		[ $consistent = 0 ] || { diag "  ^ not what the recording kernel did"; inconsistent=$((inconsistent + 1)); }
-		;;
-	esac
+	# inputs of the self-consistency check below (one python3 for all fixtures)
+	c="$T/cons/$n"
+	"$FT" query "$db" --format csv sql "SELECT coalesce(policy, 'order0') FROM trace" |
+		tail -1 > "$c.pol"
+	"$FT" query "$db" --format json sql "SELECT (SELECT sum(anon_faults) FROM process) AS faults, (SELECT sum(zero_wp) FROM process) AS zero_wp, (SELECT sum(cow) FROM process) AS cow, (SELECT group_concat(order_ || ':' || faults) FROM fault_order WHERE zero_page = 0) AS orders" > "$c.rec.json"
+	"$FT" replay "$db" -n -P "$(cat "$c.pol")" --format json > "$c.sim.json" 2> /dev/null
+	"$FT" query "$db" --format csv faults > "$c.faults.csv"
 done
 diag "$fixtures trace fixtures checked"
 check "every fixture under tests/data: engine and oracle agree ($fixtures fixtures)" \
 	test "$bad" = 0 -a "$fixtures" -gt 0
-if [ $real -gt 0 ]; then
-	check "real traces replayed under their recorded policy give the recorded faults, zero_wp, cow, orders and fallbacks ($real traces)" \
-		test "$inconsistent" = 0
-else
-	ok 0 "no real trace under tests/data yet: recorded-policy consistency not checked"
-fi
+
+# self-consistency: replayed under the policy it was recorded with, the model must take the
+# recorded faults and allocate the recorded orders (real traces: exactly; the synthetic
+# ones are made up and need not be consistent, so only reported). Prints one diagnostic
+# per fixture and, last, "REAL INCONSISTENT".
+python3 - "$T/cons" > "$T/consist" <<'PY'
+import collections, csv, json, os, sys
+top = sys.argv[1]
+real = inconsistent = 0
+for name in sorted(f[:-4] for f in os.listdir(top) if f.endswith(".pol")):
+    p = os.path.join(top, name)
+    pol = open(p + ".pol").read().strip()
+    rec = json.load(open(p + ".rec.json"))[0]
+    fb = collections.Counter(r["fallback"] for r in csv.DictReader(open(p + ".faults.csv")))
+    m = json.load(open(p + ".sim.json"))["runs"][-1]["metrics"]
+    orders = dict((int(k), int(v)) for k, v in
+                  (x.split(":") for x in (rec["orders"] or "").split(",") if x))
+    print("# %s (recorded under %s):" % (name, pol),
+          "recorded %s faults + %s zero_wp, %s cow; replay %d first-touch + %d zero_wp, %d cow;"
+          % (rec["faults"], rec["zero_wp"], rec["cow"], m["faults"] - m["zero_wp_faults"],
+             m["zero_wp_faults"], m["cow_faults"]),
+          "order:recorded/replayed",
+          " ".join("%d:%d/%d" % (k, orders.get(k, 0), m["alloc_order_%d" % k])
+                   for k in range(1, 10) if orders.get(k) or m["alloc_order_%d" % k]) or "-",
+          "; fallbacks recorded/replayed",
+          " ".join("%s:%d/%d" % (r, fb.get(r, 0), m["fallback_" + r])
+                   for r in ("vma_edge", "pte_populated", "alloc_failed", "nohugepage", "uffd",
+                             "race", "read") if fb.get(r) or m["fallback_" + r]) or "-")
+    # race: the recorded loser installed nothing, the model maps the page once
+    # (docs/policies.md)
+    same = (m["faults"] - m["zero_wp_faults"] == rec["faults"] and
+            all(fb.get(r, 0) == m["fallback_" + r] for r in ("vma_edge", "pte_populated",
+                                                              "nohugepage", "uffd", "read")) and
+            m["zero_wp_faults"] == rec["zero_wp"] and m["cow_faults"] == rec["cow"] and
+            all(orders.get(k, 0) == m["alloc_order_%d" % k] for k in range(1, 10)))
+    if name.startswith("synthetic-"):
+        continue
+    real += 1
+    if not same:
+        inconsistent += 1
+        print("#   ^ not what the recording kernel did")
+print(real, inconsistent)
+PY
+sed '$d' "$T/consist"
+set -- $(tail -1 "$T/consist")
+check "real traces replayed under their recorded policy give the recorded faults, zero_wp, cow, orders and fallbacks (${1:-?} traces, ${2:-?} inconsistent)" \
+	test "${1:-0}" -gt 0 -a "${2:-1}" = 0
 
 done_testing

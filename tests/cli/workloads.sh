@@ -11,6 +11,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 
 W="$TOP/build/workloads/x86_64"
+plan 96
 
 # run NAME ARGS...: run a workload; stdout in $T/out, stderr in $T/err, exit status in $rc
 run() {
@@ -234,5 +235,4 @@ ok $? "clockres: names a clocksource ($(val clocksource))"
 run clockres --samples 1
 status 2
 
-plan "$_n"
 done_testing

@@ -7,10 +7,9 @@
 plan 12
 db=$T/rec.db
 
-# a static binary from the host, copied into the guest
-CC=gcc
-[ "$ARCH" = arm64 ] && CC=aarch64-linux-gnu-gcc
-"$CC" -O2 -static -o "$T/hello-anon" "$(dirname "$0")/hello-anon.c"
+# a static binary from the host (built by `make workloads` / `make workloads-arm64`),
+# copied into the guest
+cp "$TOP/build/testprogs/$ARCH/hello-anon" "$T/hello-anon" || diag "run make first"
 "$FT" record --arch "$ARCH" -o "$db" -- "$T/hello-anon" > "$T/out" 2> "$T/err"
 ok $? "record of a host static binary exits 0"
 faults=$("$FT" query "$db" --format csv sql \

@@ -1,0 +1,4 @@
+# expect: FAIL bailed out
+echo "1..2"
+echo "ok 1 - a"
+echo "Bail out! fixture missing"
