@@ -103,8 +103,10 @@ int cmd_guest(int argc, char **argv)
 		return guest_build(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return guest_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "replay"))
+	if (!strcmp(argv[1], "replay")) {
+		argv[1] = "foliotrace guest replay";	/* getopt's prefix, as main.c */
 		return cmd_guest_replay(argc - 1, argv + 1);
+	}
 	if (!strcmp(argv[1], "knob"))
 		return guest_knob(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

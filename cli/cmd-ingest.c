@@ -21,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "tracer/sink.h"
 
@@ -316,6 +317,8 @@ int cmd_ingest(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[optind];
+	if (outfile_check(db, "database") < 0)
+		return 1;
 	if (stat(dir, &sb)) {
 		error("cannot read %s: %s", dir, strerror(errno));
 		return 1;

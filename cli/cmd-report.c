@@ -21,6 +21,7 @@
 #include "cli/svg.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "replay/policy.h"
@@ -320,34 +321,6 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
 		      "replay_metric\"</code>.</p>\n");
 }
 
-static int write_file(const char *path, const struct strbuf *sb)
-{
-	struct strbuf tmp = STRBUF_INIT;
-	FILE *f;
-
-	strbuf_addf(&tmp, "%s.tmp", path);
-	f = fopen(tmp.buf, "w");
-	if (!f) {
-		error("cannot write %s: %s", tmp.buf, strerror(errno));
-		strbuf_release(&tmp);
-		return -1;
-	}
-	if (fwrite(sb->buf, 1, sb->len, f) != sb->len || fclose(f)) {
-		error("cannot write %s: %s", tmp.buf, strerror(errno));
-		unlink(tmp.buf);
-		strbuf_release(&tmp);
-		return -1;
-	}
-	if (rename(tmp.buf, path)) {
-		error("cannot rename %s to %s: %s", tmp.buf, path, strerror(errno));
-		unlink(tmp.buf);
-		strbuf_release(&tmp);
-		return -1;
-	}
-	strbuf_release(&tmp);
-	return 0;
-}
-
 static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_t pid,
 		 struct strbuf *sb)
 {
@@ -428,6 +401,8 @@ int cmd_report(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (!out)
 		return usage_error("expected -o FILE.html");
+	if (outfile_check(out, "output") < 0)	/* before any work: never over a device */
+		return 1;
 	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
 	if (rs.base < 0) {
@@ -436,7 +411,7 @@ int cmd_report(int argc, char **argv)
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;
 	}
-	if (build(db, rs.trace_id, &rs, ro.pid, &sb) || write_file(out, &sb))
+	if (build(db, rs.trace_id, &rs, ro.pid, &sb) || write_file_atomic(out, sb.buf, sb.len, "output"))
 		goto out_runs;
 	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)rs.trace_id);
 	ret = 0;

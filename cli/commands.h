@@ -2,7 +2,8 @@
 /*
  * commands.h - one entry point per subcommand, each in cli/cmd-<name>.c.
  *
- * Contract: cmd_<name>(argc, argv) gets argv[0] == "<name>"; returns 0 on success, 1 on
+ * Contract: cmd_<name>(argc, argv) gets argv[0] == "foliotrace <name>" (what getopt
+ * prefixes its messages with); returns 0 on success, 1 on
  * failure after error() recorded the cause (main prints it), 2 on a usage error after
  * printing the usage to stderr. Only cli/ may exit.
  */

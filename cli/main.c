@@ -74,6 +74,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
 	const struct command *c;
+	char prog[64];
 	int ret;
 
 	find_home(argv[0]);
@@ -102,6 +103,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* getopt names the program by argv[0]: its messages read "foliotrace ingest: ..." */
+	snprintf(prog, sizeof(prog), "foliotrace %s", c->name);
+	argv[1] = prog;
 	ret = c->fn(argc - 1, argv + 1);
 	if (ret == 1)
 		error_print("foliotrace");

@@ -17,6 +17,7 @@
 
 #include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "schema.h"
 
@@ -156,13 +157,23 @@ fail:
 
 static int open_handle(const char *path, int sqflags, sqlite3 **out)
 {
+	struct strbuf name = STRBUF_INIT;
 	sqlite3 *db = NULL;
 
-	if (sqlite3_open_v2(path, &db, sqflags, NULL) != SQLITE_OK) {
+	/*
+	 * SQLite may be built to read "file:..." as a URI (Debian's is): the file it opened
+	 * would not be the one check_header() read. "./file:x" is always a plain path.
+	 */
+	if (!strncmp(path, "file:", 5))
+		strbuf_addstr(&name, "./");
+	strbuf_addstr(&name, path);
+	if (sqlite3_open_v2(name.buf, &db, sqflags, NULL) != SQLITE_OK) {
 		error("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
+		strbuf_release(&name);
 		return -1;
 	}
+	strbuf_release(&name);
 	sqlite3_extended_result_codes(db, 1);
 	/* a second writer waits instead of failing at once */
 	sqlite3_busy_timeout(db, 10000);
@@ -171,51 +182,36 @@ static int open_handle(const char *path, int sqflags, sqlite3 **out)
 }
 
 /*
- * Build a new database under a temporary name next to path, then move it into place:
- * link() when path does not exist (so a concurrent creator's file is never replaced),
- * rename() over an empty file.
+ * Build a new database under a private temporary name next to path (lib/outfile.h), then
+ * move it into place: link() when path does not exist (so a concurrent creator's file is
+ * never replaced), rename() over an empty file.
  */
 static int create_new(const char *path, int replace_empty)
 {
-	struct strbuf tmp = STRBUF_INIT;
+	struct outfile tmp;
 	sqlite3 *db;
-	mode_t mask;
-	int fd, ret = -1;
 
-	strbuf_addf(&tmp, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(tmp.buf);
-	if (fd < 0) {
-		error("cannot create %s: %s", tmp.buf, strerror(errno));
-		goto out;
-	}
-	/* mkstemp makes 0600; a database gets the mode any new file would */
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	close(fd);
-	if (open_handle(tmp.buf, SQLITE_OPEN_READWRITE, &db))
-		goto out_unlink;
+	if (outfile_begin(&tmp, path, "database"))
+		return -1;
+	/* SQLite writes the file through its own descriptor and syncs it on COMMIT */
+	close(tmp.fd);
+	tmp.fd = -1;
+	if (open_handle(tmp.tmp.buf, SQLITE_OPEN_READWRITE, &db))
+		goto fail;
 	if (migrate(db, path)) {
 		sqlite3_close(db);
-		goto out_unlink;
+		goto fail;
 	}
 	if (sqlite3_close(db) != SQLITE_OK) {
-		error("cannot close %s", tmp.buf);
-		goto out_unlink;
+		error("cannot close %s", tmp.tmp.buf);
+		goto fail;
 	}
-	if (replace_empty ? rename(tmp.buf, path) : link(tmp.buf, path)) {
-		if (errno == EEXIST)
-			ret = 0;	/* created meanwhile by another process: use it */
-		else
-			error("cannot create %s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	ret = 0;
-out_unlink:
-	unlink(tmp.buf);
-out:
-	strbuf_release(&tmp);
-	return ret;
+	/* 1: created meanwhile by another process: use it */
+	return outfile_commit(&tmp, path, replace_empty ? OUTFILE_RENAME : OUTFILE_LINK) < 0
+		? -1 : 0;
+fail:
+	outfile_abort(&tmp);
+	return -1;
 }
 
 int ftdb_open(const char *path, int flags, sqlite3 **out)
@@ -225,6 +221,9 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 	int st;
 
 	*out = NULL;
+	/* before any open(): a FIFO would block it, a device must never be replaced */
+	if (outfile_check(path, "database") < 0)
+		return -1;
 	st = check_header(path);
 	if (st < 0)
 		return -1;

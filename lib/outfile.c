@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * outfile.c - write-then-rename output files; see outfile.h.
+ *
+ * Used for everything foliotrace writes whole: a new database (db/ftdb.c, moved with
+ * link()) and the HTML report (rename()). The fsync before the rename is what makes the
+ * rename atomic across a crash, not only across processes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/error.h"
+#include "lib/outfile.h"
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a plain file";
+}
+
+int outfile_check(const char *path, const char *what)
+{
+	struct stat sb;
+
+	if (!path || !*path)
+		return error("empty %s path", what);
+	if (stat(path, &sb)) {
+		if (errno != ENOENT)
+			return error("cannot use %s as %s: %s", path, what, strerror(errno));
+		if (!lstat(path, &sb))
+			return error("%s is a dangling symlink: not written through", path);
+		return 1;
+	}
+	if (!S_ISREG(sb.st_mode))
+		return error("%s is %s, not a regular file: not used as the %s", path,
+			     kind_of(sb.st_mode), what);
+	return 0;
+}
+
+int outfile_begin(struct outfile *o, const char *path, const char *what)
+{
+	mode_t mask;
+
+	strbuf_init(&o->tmp);
+	o->fd = -1;
+	o->what = what;
+	if (outfile_check(path, what) < 0)
+		return -1;
+	strbuf_addf(&o->tmp, "%s.tmp-XXXXXX", path);
+	o->fd = mkostemp(o->tmp.buf, O_CLOEXEC);
+	if (o->fd < 0) {
+		error("cannot create %s: %s", o->tmp.buf, strerror(errno));
+		strbuf_release(&o->tmp);
+		return -1;
+	}
+	/* mkstemp makes 0600; the output gets the mode any new file would */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(o->fd, 0666 & ~mask)) {
+		error("cannot chmod %s: %s", o->tmp.buf, strerror(errno));
+		outfile_abort(o);
+		return -1;
+	}
+	return 0;
+}
+
+/* Make the rename durable: fsync the directory holding path (best effort). */
+static void sync_dir(const char *path)
+{
+	char *copy = strdup(path);
+	int fd;
+
+	if (!copy)
+		return;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int outfile_commit(struct outfile *o, const char *path, enum outfile_how how)
+{
+	int ret = 0;
+
+	if (o->fd >= 0) {
+		if (fsync(o->fd) || close(o->fd)) {
+			o->fd = -1;
+			error("cannot write %s: %s", o->tmp.buf, strerror(errno));
+			outfile_abort(o);
+			return -1;
+		}
+		o->fd = -1;
+	}
+	/* the target may have changed since outfile_begin(): never rename over a device */
+	if (outfile_check(path, o->what) < 0) {
+		outfile_abort(o);
+		return -1;
+	}
+	if (how == OUTFILE_RENAME ? rename(o->tmp.buf, path) : link(o->tmp.buf, path)) {
+		if (how == OUTFILE_LINK && errno == EEXIST)
+			ret = 1;
+		else
+			ret = error("cannot create %s: %s", path, strerror(errno));
+	} else {
+		sync_dir(path);
+	}
+	outfile_abort(o);
+	return ret;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp.len)
+		unlink(o->tmp.buf);
+	strbuf_release(&o->tmp);
+}
+
+int write_file_atomic(const char *path, const void *buf, size_t len, const char *what)
+{
+	struct outfile o;
+	const char *p = buf;
+
+	if (outfile_begin(&o, path, what))
+		return -1;
+	while (len) {
+		ssize_t n = write(o.fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			error("cannot write %s: %s", o.tmp.buf, n ? strerror(errno) : "short write");
+			outfile_abort(&o);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return outfile_commit(&o, path, OUTFILE_RENAME) < 0 ? -1 : 0;
+}
