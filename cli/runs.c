@@ -9,17 +9,14 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/filter.h"
 
 void runs_filter(char *buf, size_t len, const char *comm, int64_t pid)
 {
-	if (comm && pid >= 0)
-		snprintf(buf, len, "comm=%s pid=%lld", comm, (long long)pid);
-	else if (comm)
-		snprintf(buf, len, "comm=%s", comm);
-	else if (pid >= 0)
-		snprintf(buf, len, "pid=%lld", (long long)pid);
-	else
-		buf[0] = '\0';
+	struct rp_filter f;
+
+	rp_filter_set(&f, comm, pid);
+	rp_filter_format(&f, buf, len);
 }
 
 void runs_opts_init(struct runs_opts *ro)

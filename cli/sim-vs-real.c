@@ -25,6 +25,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "replay/filter.h"
 #include "replay/run.h"
 
 /* ---- the replay map ---- */
@@ -528,22 +529,6 @@ out:
 	return ret;
 }
 
-/* The replay_run.filter string back into comm/pid. */
-static void parse_filter(const char *f, char *comm, size_t len, int64_t *pid)
-{
-	const char *c = kv(f, "comm="), *p = kv(f, "pid=");
-
-	comm[0] = '\0';
-	*pid = -1;
-	if (c) {
-		size_t n = strcspn(c, " ");
-
-		snprintf(comm, len, "%.*s", (int)(n < len ? n : len - 1), c);
-	}
-	if (p)
-		*pid = strtoll(p, NULL, 10);
-}
-
 /* Latest sim run of policy (frag none, filter): totals into *c; 0 if found, 1 if none. */
 static int load_sim(sqlite3 *db, int64_t trace_id, const char *policy, const char *filter,
 		    int64_t *run_id, struct rp_counters *c)
@@ -693,7 +678,7 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		char policy[64], filter[160];
 	} *runs = NULL;
 	size_t nr = 0, cap = 0, i;
-	char filter[160], fcomm[64];
+	char filter[160], fcomm[128];
 	int64_t trace_id, fpid;
 	struct out_table t;
 	sqlite3_stmt *st = NULL;
@@ -736,8 +721,13 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		snprintf(fcomm, sizeof(fcomm), "%s", comm ? comm : "");
 		fpid = pid;
 	} else {
+		struct rp_filter f;
+
 		snprintf(filter, sizeof(filter), "%s", runs[nr - 1].filter);
-		parse_filter(filter, fcomm, sizeof(fcomm), &fpid);
+		if (rp_filter_parse(filter, &f))
+			goto out_db;
+		snprintf(fcomm, sizeof(fcomm), "%s", f.has_comm ? f.comm : "");
+		fpid = f.pid;
 	}
 
 	out_init(&t, cols, sizeof(cols) / sizeof(cols[0]));

@@ -16,6 +16,7 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/load.h"
 #include "replay/run.h"
 
 #define RUN_BATCH 4096
@@ -91,72 +92,24 @@ static int load_info(sqlite3 *db, int64_t trace_id, struct rp_trace_info *info)
 	return 0;
 }
 
-/* VMAs by vma_id, process count, the selection, buddyinfo. */
+/* The selection (keep), buddyinfo; the rest comes from the trace loader. */
 static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
-		      struct rp_trace *t, struct rp_vma **vmas, struct pass *ps,
+		      const struct rp_loaded *l, struct rp_trace *t, struct pass *ps,
 		      struct rp_trace_info *info)
 {
 	sqlite3_stmt *st;
-	int64_t max_vma = 0, max_proc = 0;
 	const char *bi = NULL;
+	uint32_t id;
 	int rc;
 
-	memset(t, 0, sizeof(*t));
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(max(p.proc_id), 0), "
-			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process q "
-			       "USING (proc_id) WHERE q.trace_id = ?1) "
-			       "FROM process p WHERE p.trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		max_proc = sqlite3_column_int64(st, 0);
-		max_vma = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	t->nr_procs = (uint32_t)max_proc + 1;
-	t->nr_vmas = (uint32_t)max_vma + 1;
-	*vmas = xcalloc(t->nr_vmas, sizeof(**vmas));
-	t->vmas = *vmas;
-
-	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
-			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return error("cannot read VMAs: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		if (id < 0 || id > max_vma)
-			continue;
-		(*vmas)[id].start = (uint64_t)sqlite3_column_int64(st, 1);
-		(*vmas)[id].end = (uint64_t)sqlite3_column_int64(st, 2);
-		(*vmas)[id].flags = (uint64_t)sqlite3_column_int64(st, 3);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read VMAs: %s", sqlite3_errmsg(db));
-
-	info->procs = 0;
+	rp_load_trace(l, t);
+	info->procs = l->nr_rows;
 	ps->nr_procs = t->nr_procs;
 	if (o->comm || o->pid >= 0) {
 		ps->keep = xcalloc(t->nr_procs, 1);
-		if (sqlite3_prepare_v2(db, "SELECT proc_id FROM process WHERE trace_id = ?1 AND "
-				       "(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3)", -1,
-				       &st, NULL) != SQLITE_OK)
-			return error("cannot read processes: %s", sqlite3_errmsg(db));
-		sqlite3_bind_int64(st, 1, trace_id);
-		if (o->comm)
-			sqlite3_bind_text(st, 2, o->comm, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 3, o->pid);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(st, 0);
-
-			if (id >= 0 && id <= max_proc) {
-				ps->keep[id] = 1;
-				info->procs++;
-			}
-		}
-		sqlite3_finalize(st);
+		for (id = 0; id < l->nr_procs; id++)
+			ps->keep[id] = l->procs[id].selected;
+		info->procs = l->nr_selected;
 		if (!info->procs)
 			return error("no process matches %s", info->filter);
 	}
@@ -295,7 +248,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 {
 	struct pass *ps;
 	struct rp_trace t;
-	struct rp_vma *vmas = NULL;
+	struct rp_loaded l;
+	struct rp_filter sel;
 	unsigned int i;
 	uint64_t t0;
 	int ret = -1;
@@ -304,33 +258,17 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		return error("between 1 and %d policies per run", RP_MAX_POLICIES);
 	memset(info, 0, sizeof(*info));
 	info->trace_id = trace_id;
-	if (o->comm && o->pid >= 0)
-		snprintf(info->filter, sizeof(info->filter), "comm=%s pid=%lld", o->comm,
-			 (long long)o->pid);
-	else if (o->comm)
-		snprintf(info->filter, sizeof(info->filter), "comm=%s", o->comm);
-	else if (o->pid >= 0)
-		snprintf(info->filter, sizeof(info->filter), "pid=%lld", (long long)o->pid);
+	rp_filter_set(&sel, o->comm, o->pid);
+	rp_filter_format(&sel, info->filter, sizeof(info->filter));
 	if (load_info(db, trace_id, info))
+		return -1;
+	t0 = now_ns();
+	if (rp_load(db, trace_id, &sel, &l))
 		return -1;
 	ps = xcalloc(1, sizeof(*ps));
 	ps->opts = o;
-	t0 = now_ns();
-	if (load_trace(db, trace_id, o, &t, &vmas, ps, info))
+	if (load_trace(db, trace_id, o, &l, &t, ps, info))
 		goto out;
-	if (!ps->keep) {
-		sqlite3_stmt *st;
-
-		if (sqlite3_prepare_v2(db, "SELECT count(*) FROM process WHERE trace_id = ?", -1,
-				       &st, NULL) != SQLITE_OK) {
-			error("cannot count processes: %s", sqlite3_errmsg(db));
-			goto out;
-		}
-		sqlite3_bind_int64(st, 1, trace_id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			info->procs = (uint64_t)sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
 	for (i = 0; i < o->nr_pol; i++) {
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
@@ -368,6 +306,6 @@ out:
 	}
 	free(ps->keep);
 	free(ps);
-	free(vmas);
+	rp_load_release(&l);
 	return ret;
 }

@@ -25,6 +25,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/frag.h"
+#include "replay/pageset.h"
 #include "replay/policy.h"
 #include "replay/replay.h"
 
@@ -55,14 +56,6 @@ struct proc {
 	struct rp_counters c;
 };
 
-/* pfn -> mapcount of pages shared after fork, only while the count is >= 2 */
-struct shared {
-	uint64_t *key;			/* pfn + 1, 0 = empty */
-	uint32_t *cnt;
-	uint64_t cap;			/* power of two */
-	uint64_t nr;
-};
-
 struct moved {				/* a page in flight during mremap */
 	uint64_t off;			/* pages from the start of the source */
 	uint64_t pfn;
@@ -78,7 +71,8 @@ struct rp_sim {
 	struct proc **procs;		/* indexed by proc_id, NULL until seen */
 	uint32_t nr_procs;
 	struct rp_alloc alloc;
-	struct shared shared;
+	struct rp_pageset shared;	/* pfn -> mapcount of pages shared after fork, only
+					 * while the count is >= 2 */
 	uint64_t rss;			/* pages, all processes */
 	uint64_t peak;			/* pages, max of rss */
 	struct moved *mv;		/* mremap scratch, reused */
@@ -94,87 +88,30 @@ static inline uint64_t hash64(uint64_t k)
 
 /* ---- shared-page mapcounts ---- */
 
-static uint64_t *shared_find(struct shared *h, uint64_t pfn)
+static inline uint32_t shared_get(const struct rp_pageset *h, uint64_t pfn)
 {
-	uint64_t i;
+	uint32_t n = rp_pageset_get(h, pfn);
 
-	if (!h->cap)
-		return NULL;
-	for (i = hash64(pfn) & (h->cap - 1); h->key[i]; i = (i + 1) & (h->cap - 1))
-		if (h->key[i] == pfn + 1)
-			return &h->key[i];
-	return NULL;
+	return n ? n : 1;
 }
 
-static uint32_t shared_get(struct shared *h, uint64_t pfn)
+static void shared_inc(struct rp_pageset *h, uint64_t pfn)
 {
-	uint64_t *k = shared_find(h, pfn);
+	int64_t i = rp_pageset_slot(h, pfn);
 
-	return k ? h->cnt[k - h->key] : 1;
-}
-
-static void shared_put_raw(struct shared *h, uint64_t pfn, uint32_t cnt)
-{
-	uint64_t i;
-
-	for (i = hash64(pfn) & (h->cap - 1); h->key[i]; i = (i + 1) & (h->cap - 1))
-		;
-	h->key[i] = pfn + 1;
-	h->cnt[i] = cnt;
-	h->nr++;
-}
-
-static void shared_grow(struct shared *h)
-{
-	uint64_t *ok = h->key, oc = h->cap, i;
-	uint32_t *on = h->cnt;
-
-	h->cap = oc ? oc * 2 : 1024;
-	h->key = xcalloc(h->cap, sizeof(*h->key));
-	h->cnt = xcalloc(h->cap, sizeof(*h->cnt));
-	h->nr = 0;
-	for (i = 0; i < oc; i++)
-		if (ok[i])
-			shared_put_raw(h, ok[i] - 1, on[i]);
-	free(ok);
-	free(on);
-}
-
-static void shared_inc(struct shared *h, uint64_t pfn)
-{
-	uint64_t *k = shared_find(h, pfn);
-
-	if (k) {
-		h->cnt[k - h->key]++;
-		return;
-	}
-	if ((h->nr + 1) * 2 > h->cap)
-		shared_grow(h);
-	shared_put_raw(h, pfn, 2);
+	if (i >= 0)
+		h->val[i]++;
+	else
+		rp_pageset_set(h, pfn, 2);
 }
 
 /* Drop one mapping of a shared page; removes the entry when one mapping is left. */
-static void shared_dec(struct shared *h, uint64_t pfn)
+static void shared_dec(struct rp_pageset *h, uint64_t pfn)
 {
-	uint64_t *k = shared_find(h, pfn), i, j, home;
+	int64_t i = rp_pageset_slot(h, pfn);
 
-	if (!k)
-		return;
-	i = (uint64_t)(k - h->key);
-	if (--h->cnt[i] >= 2)
-		return;
-	/* backward-shift deletion keeps probe chains intact */
-	h->key[i] = 0;
-	h->nr--;
-	for (j = (i + 1) & (h->cap - 1); h->key[j]; j = (j + 1) & (h->cap - 1)) {
-		home = hash64(h->key[j] - 1) & (h->cap - 1);
-		if (((j - home) & (h->cap - 1)) >= ((j - i) & (h->cap - 1))) {
-			h->key[i] = h->key[j];
-			h->cnt[i] = h->cnt[j];
-			h->key[j] = 0;
-			i = j;
-		}
-	}
+	if (i >= 0 && --h->val[i] < 2)
+		rp_pageset_del_slot(h, (uint64_t)i);
 }
 
 /* ---- per-process leaf table ---- */
@@ -871,8 +808,7 @@ void rp_sim_free(struct rp_sim *s)
 	if (s->pol.ops->state_free)
 		s->pol.ops->state_free(s->pol_state);
 	rp_alloc_release(&s->alloc);
-	free(s->shared.key);
-	free(s->shared.cnt);
+	rp_pageset_release(&s->shared);
 	free(s->mv);
 	free(s);
 }

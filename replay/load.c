@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * load.c - the trace loader; see load.h. Three queries: the trace row with the largest
+ * ids, the processes with their selection computed in SQL, the VMAs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/load.h"
+
+void rp_load_release(struct rp_loaded *t)
+{
+	free(t->vmas);
+	free(t->procs);
+	memset(t, 0, sizeof(*t));
+}
+
+void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->vmas = l->vmas;
+	t->nr_vmas = l->nr_vmas;
+	t->nr_procs = l->nr_procs;
+}
+
+int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t)
+{
+	struct rp_filter all;
+	sqlite3_stmt *q = NULL;
+	int64_t max_proc, max_vma;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!sel) {
+		rp_filter_set(&all, NULL, -1);
+		sel = &all;
+	}
+	t->trace_id = trace_id;
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(page_size, 4096), "
+			       "(SELECT coalesce(max(proc_id), 0) FROM process "
+			       "WHERE trace_id = ?1), "
+			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process p USING "
+			       "(proc_id) WHERE p.trace_id = ?1) FROM trace WHERE trace_id = ?1",
+			       -1, &q, NULL) != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_int64(q, 1, trace_id);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_finalize(q);
+		return error("no trace %lld", (long long)trace_id);
+	}
+	t->page_size = sqlite3_column_int64(q, 0);
+	max_proc = sqlite3_column_int64(q, 1);
+	max_vma = sqlite3_column_int64(q, 2);
+	sqlite3_finalize(q);
+	q = NULL;
+	if (t->page_size > 0 && !(t->page_size & (t->page_size - 1)))
+		t->page_shift = (unsigned int)__builtin_ctzll((uint64_t)t->page_size);
+	t->nr_procs = (uint32_t)max_proc + 1;
+	t->nr_vmas = (uint32_t)max_vma + 1;
+	t->procs = xcalloc(t->nr_procs, sizeof(*t->procs));
+	t->vmas = xcalloc(t->nr_vmas, sizeof(*t->vmas));
+
+	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid, coalesce(comm, ''), "
+			       "(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3) FROM process "
+			       "WHERE trace_id = ?1", -1, &q, NULL) != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_int64(q, 1, trace_id);
+	if (sel->has_comm)
+		sqlite3_bind_text(q, 2, sel->comm, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 3, sel->pid);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		struct rp_proc_info *p;
+
+		if (id < 0 || id > max_proc)
+			continue;
+		p = &t->procs[id];
+		p->pid = sqlite3_column_int64(q, 1);
+		snprintf(p->comm, sizeof(p->comm), "%s", (const char *)sqlite3_column_text(q, 2));
+		p->selected = (uint8_t)sqlite3_column_int(q, 3);
+		t->nr_selected += p->selected;
+		t->nr_rows++;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (rc != SQLITE_DONE)
+		goto sql_error;
+
+	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
+			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &q,
+			       NULL) != SQLITE_OK)
+		goto sql_error;
+	sqlite3_bind_int64(q, 1, trace_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+
+		if (id < 0 || id > max_vma)
+			continue;
+		t->vmas[id].start = (uint64_t)sqlite3_column_int64(q, 1);
+		t->vmas[id].end = (uint64_t)sqlite3_column_int64(q, 2);
+		t->vmas[id].flags = (uint64_t)sqlite3_column_int64(q, 3);
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (rc != SQLITE_DONE)
+		goto sql_error;
+	return 0;
+sql_error:
+	error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	rp_load_release(t);
+	return -1;
+}

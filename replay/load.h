@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * load.h - the one trace loader of replay/: a trace's static tables as the engines index
+ * them (VMAs by vma_id, processes by proc_id), its page size, and which processes a
+ * selection (filter.h) keeps. Used by the simulator runs (run.c), the export for the guest
+ * replayer (export-db.c) and the guest measurement (measure-db.c).
+ */
+#ifndef FT_REPLAY_LOAD_H
+#define FT_REPLAY_LOAD_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "replay/filter.h"
+#include "replay/replay.h"
+
+/* A process of a trace, indexed by proc_id. */
+struct rp_proc_info {
+	int64_t pid;			/* recorded tgid; 0 for an unused proc_id */
+	char comm[16];			/* command name, "" if unknown */
+	uint8_t selected;		/* 1: matches the selection */
+};
+
+struct rp_loaded {
+	int64_t trace_id;
+	int64_t page_size;		/* trace.page_size, bytes (4096 if not recorded) */
+	unsigned int page_shift;	/* log2(page_size) if it is a power of two, else 0 */
+	struct rp_vma *vmas;		/* indexed by vma_id; unused ids: start == end == 0 */
+	uint32_t nr_vmas;		/* 1 + largest vma_id */
+	struct rp_proc_info *procs;	/* indexed by proc_id */
+	uint32_t nr_procs;		/* 1 + largest proc_id */
+	uint64_t nr_rows;		/* processes of the trace */
+	uint64_t nr_selected;		/* of those, selected (all of them without a filter) */
+};
+
+/*
+ * rp_load - load trace_id's processes and VMAs, marking the processes sel selects (NULL:
+ * every one). Finding no selected process is not an error here: callers say it in their
+ * own terms. Return: 0 with *t filled (rp_load_release() it), or -1 with error() (no such
+ * trace, SQL failure) and nothing to release.
+ */
+int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t);
+void rp_load_release(struct rp_loaded *t);
+
+/* The engine's view of a loaded trace (free_blocks zero). */
+void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t);
+
+#endif /* FT_REPLAY_LOAD_H */
