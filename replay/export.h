@@ -21,7 +21,9 @@
  * drops the move: rp_export_prescan() each event first finds the moves.
  *
  * Use: rp_export_new(), [rp_export_prescan() each event,] rp_export_feed() each event in
- * recorded order, rp_export_finish().
+ * recorded order, rp_export_finish(); or rp_export_db() for a trace database. The parts:
+ * export.c (events into operations), export-model.c (the mappings model), export-file.c
+ * (the file writer), export-db.c (reading the trace with the trace loader, load.h).
  */
 #ifndef FT_REPLAY_EXPORT_H
 #define FT_REPLAY_EXPORT_H
@@ -31,19 +33,13 @@
 
 #include "db/stream.h"
 #include "lib/strbuf.h"
+#include "replay/load.h"
 #include "replay/replay.h"
-
-/* A process of the recorded trace, indexed by proc_id. */
-struct rp_export_proc {
-	int64_t pid;			/* recorded tgid */
-	char comm[16];			/* command name, "" if unknown */
-	uint8_t selected;		/* 1: export it */
-};
 
 struct rp_export_in {
 	const struct rp_vma *vmas;	/* indexed by vma_id (as struct rp_trace) */
 	uint32_t nr_vmas;
-	const struct rp_export_proc *procs;	/* indexed by proc_id */
+	const struct rp_proc_info *procs;	/* indexed by proc_id; selected: export it */
 	uint32_t nr_procs;
 	unsigned int page_shift;	/* of the recording (trace.page_size) */
 	int64_t trace_id;		/* written to the header */

@@ -27,7 +27,7 @@
 static int export_stream(const struct rp_stream *s, const int *unselected, struct strbuf *out,
 			 struct rp_export_stats *st)
 {
-	struct rp_export_proc *procs = xcalloc(s->nr_procs + 1, sizeof(*procs));
+	struct rp_proc_info *procs = xcalloc(s->nr_procs + 1, sizeof(*procs));
 	struct rp_export_in in = { 0 };
 	struct rp_export *x;
 	uint32_t i;
