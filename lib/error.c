@@ -18,14 +18,45 @@ static char causes[MAX_CAUSES][CAUSE_LEN];	/* oldest first */
 static int nr_causes;				/* entries used */
 static char joined[MAX_CAUSES * (CAUSE_LEN + 2)];
 
+/*
+ * Copy msg into a cause with control characters escaped ("\n", "\t", "\r", "\xHH"), so a
+ * spec or a path holding a newline still makes a one-line message.
+ */
+static void set_escaped(char *dst, const char *msg)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; *msg && n + 5 < CAUSE_LEN; msg++) {
+		unsigned char c = (unsigned char)*msg;
+
+		if (c >= 0x20 && c != 0x7f) {
+			dst[n++] = (char)c;
+			continue;
+		}
+		dst[n++] = '\\';
+		if (c == '\n' || c == '\t' || c == '\r') {
+			dst[n++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+		} else {
+			dst[n++] = 'x';
+			dst[n++] = hex[c >> 4];
+			dst[n++] = hex[c & 15];
+		}
+	}
+	dst[n] = '\0';
+}
+
 static void push(const char *fmt, va_list ap)
 {
+	char msg[CAUSE_LEN];
+
 	if (nr_causes == MAX_CAUSES) {
 		/* keep the newest context: drop the second oldest, the oldest is the root */
 		memmove(causes[1], causes[2], (MAX_CAUSES - 2) * CAUSE_LEN);
 		nr_causes--;
 	}
-	vsnprintf(causes[nr_causes++], CAUSE_LEN, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	set_escaped(causes[nr_causes++], msg);
 }
 
 int error(const char *fmt, ...)
@@ -89,9 +120,11 @@ void warning(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("foliotrace: warning: ", stderr);
+	char msg[CAUSE_LEN], line[CAUSE_LEN];
+
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	set_escaped(line, msg);
+	fprintf(stderr, "foliotrace: warning: %s\n", line);
 }

@@ -8,7 +8,9 @@
  * calls error() again; the CLI prints the chain once, newest first, joined by ": " on one
  * line, and exits 1. Only cli/ calls die() or exit().
  *
- * Messages are lowercase, without a final full stop, the problem first.
+ * Messages are lowercase, without a final full stop, the problem first. Control characters
+ * in a message (a newline in a path or a policy spec) are stored escaped ("\n", "\x1b"):
+ * a message is always one line.
  */
 #ifndef FT_LIB_ERROR_H
 #define FT_LIB_ERROR_H

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * oracle.c - the reference simulator: deliberately naive, written from docs/policies.md and
- * docs/metrics.md without sharing code with sim.c (not even the policy ops' decisions), so
- * the differential test (tests/unit/replay-diff.c) compares two independent readings of the
- * same rules. Every page is an entry of one chained hash table keyed by (process, page)
+ * docs/metrics.md without sharing code with sim.c, so the differential test
+ * (tests/unit/replay-diff.c) compares two independent readings of the same rules. It knows
+ * no policy by name: the engine flags (RP_POL_*) and p->window say how the kernel treats a
+ * policy, and the orders a write fault asks for come from the policy's naive reading of
+ * its rule (ops->ref_orders, written apart from its fast one; adaptive has one) or, for a
+ * policy whose decision is a line or two (mcpage, mthp, thp), its decision itself. Every page is an entry of one chained hash table keyed by (process, page)
  * and of its process's list; every physical page has a reference count (mappings); every
  * question ("is this range absent", "which pages does this zap hit", "is the buddy of this
  * block free") is answered by looking at every candidate one by one. Slow by design: use it
@@ -66,9 +69,7 @@ struct rp_oracle {
 	size_t nr_free, cap_free;
 	uint64_t managed;	/* pfns below this belong to the buddy model */
 	uint64_t next;		/* next pfn of the bump (none model and overflow) */
-	/* adaptive */
-	uint64_t *ad_next;
-	unsigned int *ad_cur;
+	void *pol_state;	/* the policy's own state (ops->state_new), not the engine's */
 	struct rp_counters total;
 };
 
@@ -331,9 +332,10 @@ static void unmap(struct rp_oracle *o, struct opage *pg)
 
 /* ---- faults ---- */
 
+/* The policy can map more than 4K: faults then report fallback reasons. */
 static int is_large(const struct rp_oracle *o)
 {
-	return strcmp(o->pol.ops->name, "order0") != 0;
+	return !(o->pol.ops->flags & RP_POL_4K);
 }
 
 static int absent(struct rp_oracle *o, uint32_t proc, uint64_t b, uint64_t n)
@@ -346,44 +348,40 @@ static int absent(struct rp_oracle *o, uint32_t proc, uint64_t b, uint64_t n)
 	return 1;
 }
 
-/* Orders to try, largest first, straight from the spec. */
-static unsigned int candidates(struct rp_oracle *o, uint64_t vpn, uint32_t vma_id, int valid,
-			       unsigned int *out)
+/*
+ * Orders to try, largest first: the policy's naive reading of its rule (ops->ref_orders,
+ * written apart from its fast one) if it has one, else its decision itself. f describes
+ * the fault as the engine sees it (vma_id UINT32_MAX when the VMA is unknown).
+ */
+static unsigned int candidates(struct rp_oracle *o, const struct rp_fault *f,
+			       uint8_t out[RP_PMD_ORDER])
 {
-	const char *name = o->pol.ops->name;
-	unsigned int n = 0;
-	int k;
+	const struct rp_policy_ops *ops = o->pol.ops;
 
-	if (!strcmp(name, "mcpage")) {
-		out[n++] = o->pol.order;
-	} else if (!strcmp(name, "thp")) {
-		out[n++] = RP_PMD_ORDER;
-	} else if (!strcmp(name, "mthp")) {
-		for (k = 8; k >= 1; k--)
-			if (o->pol.orders & (1U << k))
-				out[n++] = (unsigned int)k;
-	} else if (!strcmp(name, "adaptive") && valid) {
-		uint64_t next = o->ad_next[vma_id];
-		unsigned int cur = o->ad_cur[vma_id];
+	if (ops->ref_orders)
+		return ops->ref_orders(&o->pol, o->pol_state, f, out);
+	if (ops->orders)
+		return ops->orders(&o->pol, o->pol_state, f, out);
+	return 0;
+}
 
-		if (next != 0 && vpn >= next && vpn - next < (1ULL << cur))
-			cur = cur + 1 > o->pol.max_order ? o->pol.max_order : cur + 1;
-		else
-			cur = cur ? cur - 1 : 0;
-		o->ad_cur[vma_id] = cur;
-		for (k = (int)cur; k >= 1; k--)
-			out[n++] = (unsigned int)k;
-	}
-	return n;
+/* Tell the policy what a write fault mapped (its state may follow it, as adaptive's does). */
+static void mapped(struct rp_oracle *o, const struct rp_fault *f, uint64_t first,
+		   unsigned int ord)
+{
+	if (o->pol.ops->mapped)
+		o->pol.ops->mapped(o->pol_state, f, first, ord);
 }
 
 static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, uint32_t vma_id)
 {
 	struct oproc *p = P(o, proc);
 	uint64_t start = vpn, end = vpn + 1, v;
-	unsigned int reason = FT_FB_NONE, cand[16], n, t;
+	unsigned int reason = FT_FB_NONE, n, t;
 	unsigned int always4k = 0;
-	int valid = 0, thp = !strcmp(o->pol.ops->name, "thp"), nothp = 0;
+	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0;
+	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX };
+	uint8_t cand[RP_PMD_ORDER];
 	struct opage *pg;
 
 	if (vma_id < o->nr_vmas && o->vmas[vma_id].end > o->vmas[vma_id].start) {
@@ -395,8 +393,10 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			always4k = FT_FB_UFFD;
 		/* exec's temporary stack: THP never serves it, and says nothing */
 		nothp = thp && rp_vm_exec_stack(o->vmas[vma_id].flags);
-		valid = 1;
+		f.vma_id = vma_id;
 	}
+	f.vma_start = start;
+	f.vma_end = end;
 	p->c.v[RP_M_FAULTS]++;
 	if (!write) {
 		if (!thp) {
@@ -432,8 +432,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	} else if (always4k) {
 		if (is_large(o))
 			reason = (unsigned int)always4k;
-	} else if (o->pol.fa_pages) {
-		uint64_t w = o->pol.fa_pages, b = vpn - vpn % w, pfn;
+	} else if (o->pol.window) {
+		uint64_t w = o->pol.window, b = vpn - vpn % w, pfn;
 		unsigned int mapped = 1;
 
 		pg = add(o, proc, vpn);
@@ -458,7 +458,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		p->c.v[RP_M_PTE_WRITES] += mapped;
 		return;
 	}
-	n = always4k || nothp ? 0 : candidates(o, vpn, vma_id, valid, cand);
+	n = always4k || nothp ? 0 : candidates(o, &f, cand);
 	for (t = 0; t < n; t++) {
 		unsigned int k = cand[t];
 		uint64_t sz = 1ULL << k, b = vpn - vpn % sz, pfn;
@@ -500,8 +500,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		}
 		if (reason)
 			p->c.v[RP_M_FB_0 + reason]++;
-		if (!strcmp(o->pol.ops->name, "adaptive") && valid)
-			o->ad_next[vma_id] = b + sz;
+		mapped(o, &f, b, k);
 		return;
 	}
 	if (reason)
@@ -513,8 +512,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	rss(o, proc, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
-	if (!strcmp(o->pol.ops->name, "adaptive") && valid && !always4k)
-		o->ad_next[vma_id] = vpn + 1;
+	if (!always4k && !nothp)
+		mapped(o, &f, vpn, 0);
 }
 
 /* Write fault on a COW page: a private 4K copy; the old page is freed once nobody maps it. */
@@ -683,8 +682,7 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 	rehash(o);
 	o->vmas = t->vmas;
 	o->nr_vmas = t->nr_vmas;
-	o->ad_next = xcalloc(t->nr_vmas + 1, sizeof(*o->ad_next));
-	o->ad_cur = xcalloc(t->nr_vmas + 1, sizeof(*o->ad_cur));
+	o->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	if (frag == RP_FRAG_BUDDYINFO) {
 		/* free blocks of order k at pfns aligned to 2^(k+1), largest orders first */
 		for (k = RP_MAX_ORDER; k >= 0; k--) {
@@ -767,11 +765,11 @@ void rp_oracle_finish(struct rp_oracle *o)
 				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
 			if (pg->vpn % 16)
 				continue;
-			/* a contpte run: 16 PTEs, one block of order 4..8, consecutive pfns */
+			/* a contpte run: 16 PTEs, one block of order 4..max folio, consecutive pfns */
 			for (j = 0; j < 16 && run; j++) {
 				struct opage *q = find(o, pg->proc, pg->vpn + (uint64_t)j);
 
-				run = q && !q->zero && q->ord >= 4 && q->ord <= 8 &&
+				run = q && !q->zero && q->ord >= 4 && q->ord <= RP_MAX_FOLIO_ORDER &&
 				      q->ord == pg->ord && q->pfn == pg->pfn + (uint64_t)j &&
 				      pg->pfn % 16 == 0;
 			}
@@ -824,7 +822,7 @@ void rp_oracle_free(struct rp_oracle *o)
 	free(o->bucket);
 	free(o->procs);
 	free(o->freel);
-	free(o->ad_next);
-	free(o->ad_cur);
+	if (o->pol.ops->state_free)
+		o->pol.ops->state_free(o->pol_state);
 	free(o);
 }

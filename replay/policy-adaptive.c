@@ -7,7 +7,8 @@
  * lowers it by one. The fault then asks for cur, cur-1, ..., 1 like mthp. Reads and touches
  * of present pages do not change the state. Default max=64K (arm64 contpte size); 8K..1M.
  *
- * State: one struct rp_adaptive_vma (16 bytes) per vma_id, a flat array.
+ * State: one struct rp_adaptive_vma (16 bytes) per vma_id, a flat array. Simulation only
+ * (no knob hook): the 6.1 guest kernel has no per-VMA order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static int adaptive_parse(struct rp_policy *p, const char *args)
 			return error("unknown option '%s' (adaptive:max=SIZE)", args);
 		if (rp_parse_size(args + 4, &o))
 			return -1;
-		if (o < 1 || o > 8)
-			return error("max '%s' out of range 8K..1M", args + 4);
+		if (o < 1 || o > RP_MAX_FOLIO_ORDER)
+			return error("max '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, args + 4);
 	}
 	p->max_order = o;
 	rp_format_size(o, sz, sizeof(sz));
@@ -86,6 +87,32 @@ static unsigned int adaptive_orders(const struct rp_policy *p, void *state,
 	return n;
 }
 
+/*
+ * The oracle's reading of the rule (docs/policies.md, "adaptive"), step by step and
+ * deliberately not sharing code with adaptive_orders: 1. a fault in [next, next + 2^cur)
+ * grows cur up to max, 2. any other shrinks it down to 0, 3. ask cur, cur - 1, ..., 1.
+ */
+static unsigned int adaptive_ref_orders(const struct rp_policy *p, void *state,
+					const struct rp_fault *f, uint8_t out[RP_PMD_ORDER])
+{
+	struct adaptive_state *st = state;
+	unsigned int cur, k, n = 0;
+	uint64_t next;
+
+	if (f->vma_id == UINT32_MAX || f->vma_id >= st->nr)
+		return 0;	/* no VMA to keep state for: 4K */
+	next = st->vma[f->vma_id].next;
+	cur = st->vma[f->vma_id].cur;
+	if (next != 0 && f->vpn >= next && f->vpn - next < (1ULL << cur))
+		cur = cur + 1 > p->max_order ? p->max_order : cur + 1;
+	else
+		cur = cur ? cur - 1 : 0;
+	st->vma[f->vma_id].cur = (uint8_t)cur;
+	for (k = cur; k >= 1; k--)
+		out[n++] = (uint8_t)k;
+	return n;
+}
+
 static void adaptive_mapped(void *state, const struct rp_fault *f, uint64_t first_vpn,
 			    unsigned int order)
 {
@@ -97,10 +124,11 @@ static void adaptive_mapped(void *state, const struct rp_fault *f, uint64_t firs
 
 const struct rp_policy_ops rp_policy_adaptive = {
 	.name = "adaptive",
-	.grammar = "adaptive[:max=SIZE] (SIZE = 8K..1M, default 64K)",
+	.grammar = "adaptive[:max=SIZE] (SIZE = 8K.." RP_MAX_FOLIO_SIZE ", default 64K)",
 	.parse = adaptive_parse,
 	.orders = adaptive_orders,
 	.mapped = adaptive_mapped,
 	.state_new = adaptive_new,
 	.state_free = adaptive_free,
+	.ref_orders = adaptive_ref_orders,
 };

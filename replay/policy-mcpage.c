@@ -2,6 +2,7 @@
 /*
  * policy-mcpage.c - mcpage:N, the mcpage RFC: the naturally aligned 2^N-page block around
  * the fault if it lies inside the VMA and all its PTEs are none, else 4K (no descent).
+ * In a guest: the knob with order N alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +16,12 @@ static int mcpage_parse(struct rp_policy *p, const char *args)
 	long n;
 
 	if (!args)
-		return error("mcpage needs an order: mcpage:N with N = 1..8");
+		return error("mcpage needs an order: mcpage:N with N = 1..%u", RP_MAX_FOLIO_ORDER);
 	n = strtol(args, &end, 10);
-	if (*end || end == args || *args == '+' || *args == '-' || *args == ' ')
+	if (*end || end == args || *args == '+' || *args == '-')
 		return error("order '%s' is not a number", args);
-	if (n < 1 || n > 8)
-		return error("order must be 1..8");
+	if (n < 1 || n > RP_MAX_FOLIO_ORDER)
+		return error("order must be 1..%u", RP_MAX_FOLIO_ORDER);
 	p->order = (unsigned int)n;
 	snprintf(p->spec, sizeof(p->spec), "mcpage:%u", p->order);
 	return 0;
@@ -33,9 +34,16 @@ static unsigned int mcpage_orders(const struct rp_policy *p, void *state,
 	return 1;
 }
 
+static int mcpage_knob(const struct rp_policy *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u", p->order);
+	return 0;
+}
+
 const struct rp_policy_ops rp_policy_mcpage = {
 	.name = "mcpage",
-	.grammar = "mcpage:N (N = 1..8)",
+	.grammar = "mcpage:N (N = 1.." RP_STR(RP_MAX_FOLIO_ORDER) ")",
 	.parse = mcpage_parse,
 	.orders = mcpage_orders,
+	.knob = mcpage_knob,
 };

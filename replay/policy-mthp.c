@@ -2,7 +2,8 @@
 /*
  * policy-mthp.c - mthp:SIZE[,SIZE...], Linux 6.8+ multi-size THP for anonymous memory:
  * the largest enabled size whose aligned block fits the VMA, has all PTEs none and can be
- * allocated; then the next smaller enabled size; then 4K. Sizes 8K..1M (orders 1..8).
+ * allocated; then the next smaller enabled size; then 4K. Sizes 8K..1M (orders
+ * 1..RP_MAX_FOLIO_ORDER). In a guest: the knob with every enabled order.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,7 @@ static int mthp_parse(struct rp_policy *p, const char *args)
 	unsigned int o;
 
 	if (!args)
-		return error("mthp needs sizes: mthp:16K,32K,64K (8K..1M)");
+		return error("mthp needs sizes: mthp:16K,32K,64K (8K.." RP_MAX_FOLIO_SIZE ")");
 	if (strlen(args) >= sizeof(buf))
 		return error("size list too long");
 	snprintf(buf, sizeof(buf), "%s", args);
@@ -26,14 +27,14 @@ static int mthp_parse(struct rp_policy *p, const char *args)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (rp_parse_size(tok, &o))
 			return -1;
-		if (o < 1 || o > 8)
-			return error("size '%s' out of range 8K..1M", tok);
+		if (o < 1 || o > RP_MAX_FOLIO_ORDER)
+			return error("size '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, tok);
 		if (p->orders & (1U << o))
 			return error("size '%s' given twice", tok);
 		p->orders |= 1U << o;
 	}
 	off = (size_t)snprintf(p->spec, sizeof(p->spec), "mthp:");
-	for (o = 1; o <= 8; o++) {
+	for (o = 1; o <= RP_MAX_FOLIO_ORDER; o++) {
 		if (p->orders & (1U << o)) {
 			char sz[16];
 
@@ -51,15 +52,28 @@ static unsigned int mthp_orders(const struct rp_policy *p, void *state,
 	unsigned int n = 0;
 	int o;
 
-	for (o = 8; o >= 1; o--)
+	for (o = RP_MAX_FOLIO_ORDER; o >= 1; o--)
 		if (p->orders & (1U << o))
 			out[n++] = (uint8_t)o;
 	return n;
 }
 
+static int mthp_knob(const struct rp_policy *p, char *buf, size_t len)
+{
+	unsigned int o;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (o = 1; o <= RP_MAX_FOLIO_ORDER && n < len; o++)
+		if (p->orders & (1U << o))
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", n ? "," : "", o);
+	return 0;
+}
+
 const struct rp_policy_ops rp_policy_mthp = {
 	.name = "mthp",
-	.grammar = "mthp:SIZE[,SIZE...] (SIZE = 8K..1M, powers of two)",
+	.grammar = "mthp:SIZE[,SIZE...] (SIZE = 8K.." RP_MAX_FOLIO_SIZE ", powers of two)",
 	.parse = mthp_parse,
 	.orders = mthp_orders,
+	.knob = mthp_knob,
 };

@@ -13,8 +13,16 @@ static int order0_parse(struct rp_policy *p, const char *args)
 	return 0;
 }
 
+static int order0_knob(const struct rp_policy *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "none");
+	return 0;
+}
+
 const struct rp_policy_ops rp_policy_order0 = {
 	.name = "order0",
 	.grammar = "order0",
+	.flags = RP_POL_4K,
 	.parse = order0_parse,
+	.knob = order0_knob,
 };

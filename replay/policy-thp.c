@@ -24,10 +24,18 @@ static unsigned int thp_orders(const struct rp_policy *p, void *state,
 	return 1;
 }
 
+/* the kernel's own THP: the guest runner sets transparent_hugepage, not the order knob */
+static int thp_knob(const struct rp_policy *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "thp");
+	return 0;
+}
+
 const struct rp_policy_ops rp_policy_thp = {
 	.name = "thp",
 	.grammar = "thp",
 	.flags = RP_POL_PMD,
 	.parse = thp_parse,
 	.orders = thp_orders,
+	.knob = thp_knob,
 };

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * policy.c - the policy table and the spec parser shared by the simulator and the guest
- * knob: "name" or "name:args", one row per policy. Adding a policy is one file and one row.
+ * knob: "name" or "name:args", one row per policy. Adding a policy is one file and one row
+ * (docs/architecture.md, "Add a policy"). Everything that lists or runs policies (usage,
+ * errors, --list-policies, completion, the guest knob) asks this table and the ops.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,25 +13,71 @@
 #include "lib/error.h"
 #include "replay/policy.h"
 
-static const struct rp_policy_ops *const policies[] = {
-	&rp_policy_order0,
-	&rp_policy_mcpage,
-	&rp_policy_mthp,
-	&rp_policy_faultaround,
-	&rp_policy_thp,
-	&rp_policy_adaptive,
-	NULL
-};
+/*
+ * The policy table: one row per policy, in the order usage and --list-policies show them.
+ * Row X(name) is the ops rp_policy_<name> of replay/policy-<name>.c.
+ */
+#define POLICY_TABLE(X)	\
+	X(order0)	\
+	X(mcpage)	\
+	X(mthp)		\
+	X(faultaround)	\
+	X(thp)		\
+	X(adaptive)
 
-const char *const *rp_policy_names(void)
+#define POLICY_DECLARE(name) extern const struct rp_policy_ops rp_policy_##name;
+#define POLICY_ROW(name) &rp_policy_##name,
+POLICY_TABLE(POLICY_DECLARE)
+
+static const struct rp_policy_ops *const policies[] = { POLICY_TABLE(POLICY_ROW) NULL };
+
+#define NR_POLICIES (sizeof(policies) / sizeof(policies[0]) - 1)
+
+const char *const *rp_policy_templates(void)
 {
-	static const char *names[sizeof(policies) / sizeof(policies[0])];
+	static char buf[NR_POLICIES][64];
+	static const char *templates[NR_POLICIES + 1];
 	unsigned int i;
 
-	for (i = 0; policies[i]; i++)
-		names[i] = policies[i]->name;
-	names[i] = NULL;
-	return names;
+	for (i = 0; i < NR_POLICIES; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%.*s",
+			 (int)strcspn(policies[i]->grammar, " "), policies[i]->grammar);
+		templates[i] = buf[i];
+	}
+	templates[i] = NULL;
+	return templates;
+}
+
+/* "order0, mcpage:N, ..." into buf, for the "known:" part of an error */
+static void known_list(char *buf, size_t len)
+{
+	const char *const *t;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (t = rp_policy_templates(); *t && n < len; t++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", *t);
+}
+
+int rp_policy_in_guest(const struct rp_policy *p)
+{
+	char buf[64];
+
+	if (!p->ops->knob)
+		return 0;
+	if (p->ops->knob(p, buf, sizeof(buf))) {
+		error_clear();
+		return 0;
+	}
+	return 1;
+}
+
+int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
+{
+	if (!p->ops->knob)
+		return error("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
+			     p->spec);
+	return p->ops->knob(p, buf, len);
 }
 
 int rp_parse_size(const char *s, unsigned int *order)
@@ -80,21 +128,29 @@ void rp_format_size(unsigned int order, char *buf, size_t len)
 int rp_policy_parse(const char *spec, struct rp_policy *p)
 {
 	const struct rp_policy_ops *const *ops;
-	const char *colon;
+	const char *colon, *c;
 	size_t nlen;
 
 	memset(p, 0, sizeof(*p));
 	if (!spec || !*spec)
 		return error("bad policy '': empty spec");
+	/* one rule for every part of every spec: no blank, no control character anywhere */
+	for (c = spec; *c; c++)
+		if ((unsigned char)*c <= ' ' || *c == 0x7f)
+			return error("bad policy '%s': whitespace or control character at byte %zu "
+				     "(a spec has none)", spec, (size_t)(c - spec));
 	colon = strchr(spec, ':');
 	nlen = colon ? (size_t)(colon - spec) : strlen(spec);
 	for (ops = policies; *ops; ops++)
 		if (strlen((*ops)->name) == nlen && !strncmp((*ops)->name, spec, nlen))
 			break;
-	if (!*ops)
-		return error("bad policy '%s': unknown policy '%.*s' (known: order0, mcpage:N, "
-			     "mthp:SIZE,..., faultaround:N, thp, adaptive[:max=SIZE])",
-			     spec, (int)nlen, spec);
+	if (!*ops) {
+		char known[256];
+
+		known_list(known, sizeof(known));
+		return error("bad policy '%s': unknown policy '%.*s' (known: %s)", spec, (int)nlen,
+			     spec, known);
+	}
 	p->ops = *ops;
 	if (colon && !colon[1])
 		return error("bad policy '%s': empty argument after ':' (%s)", spec,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * policy.h - what a policy implements: one struct rp_policy_ops per replay/policy-<name>.c,
- * listed once in replay/policy.c. How to write one: docs/policies.md.
+ * policy.h - what a policy implements: one struct rp_policy_ops rp_policy_<name> per
+ * replay/policy-<name>.c, listed once in the table of replay/policy.c. How to write one:
+ * docs/policies.md.
  *
  * A policy only *chooses*: for a write fault on an absent page it returns the orders it
  * would like, largest first. The engine (replay/sim.c) checks each in turn exactly as the
@@ -26,23 +27,35 @@ struct rp_fault {
 	uint32_t proc_id;
 };
 
+/*
+ * Engine flags (ops->flags): what the simulator and the oracle do differently for a policy
+ * beyond the orders it asks for. A policy without flags maps PTEs, and the engine reports
+ * fallback reasons like the patched kernel with a large order enabled.
+ */
 #define RP_POL_PMD	0x1	/* an order-9 candidate is a PMD mapping; a read of an absent,
 				 * fitting 2M range maps the huge zero page (THP) */
+#define RP_POL_4K	0x2	/* maps 4K only, like the kernel with no large order enabled:
+				 * faults give no fallback reason (order0) */
 
 struct rp_policy_ops {
 	const char *name;	/* the spec's name part: "mcpage" */
-	const char *grammar;	/* for usage and errors: "mcpage:N (N = 1..8)" */
+	/*
+	 * The spec's template, a space, then its ranges: "mcpage:N (N = 1..8)". The template
+	 * (up to the first space) is what usage, the "known:" list and --list-policies show.
+	 */
+	const char *grammar;
 	unsigned int flags;	/* RP_POL_* */
 	/*
 	 * Parse the part after ':' (NULL if the spec has none) into p and write the canonical
 	 * spec into p->spec. Return: 0, or error() naming the bad part, without the spec
-	 * (the caller prefixes "bad policy 'SPEC'").
+	 * (the caller prefixes "bad policy 'SPEC'"). The spec holds no whitespace or control
+	 * character (checked before).
 	 */
 	int (*parse)(struct rp_policy *p, const char *args);
 	/*
 	 * Orders (each 1..RP_PMD_ORDER) to try for a write fault on an absent page, largest
 	 * first. Return: how many were written to out (0: map 4K, no fallback counted).
-	 * May be NULL (order0, faultaround).
+	 * May be NULL (order0; faultaround, which sets p->window instead).
 	 */
 	unsigned int (*orders)(const struct rp_policy *p, void *state, const struct rp_fault *f,
 			       uint8_t out[RP_PMD_ORDER]);
@@ -52,14 +65,26 @@ struct rp_policy_ops {
 	/* Optional per-simulator state (per-VMA arrays...); NULL return means none. */
 	void *(*state_new)(const struct rp_policy *p, const struct rp_trace *t);
 	void (*state_free)(void *state);
+	/*
+	 * Optional: the same decision as orders, read naively from docs/policies.md and
+	 * written without sharing code with orders, for the naive oracle (replay/oracle.c),
+	 * so the differential test checks the policy's decision too. Same contract and state
+	 * as orders. NULL: the oracle asks orders (worth it when orders is a line or two).
+	 */
+	unsigned int (*ref_orders)(const struct rp_policy *p, void *state,
+				   const struct rp_fault *f, uint8_t out[RP_PMD_ORDER]);
+	/*
+	 * Optional: the guest kernel's knob value for p (/sys/kernel/mm/anon_folio/orders:
+	 * "none", "2", "2,3,4"; "thp" for the kernel's own THP) into buf. Return: 0, or error()
+	 * if this spec cannot be run in a guest. NULL: simulation only (the safe default: a
+	 * policy is never sent to a guest whose kernel does not implement it).
+	 */
+	int (*knob)(const struct rp_policy *p, char *buf, size_t len);
 };
 
-extern const struct rp_policy_ops rp_policy_order0;
-extern const struct rp_policy_ops rp_policy_mcpage;
-extern const struct rp_policy_ops rp_policy_mthp;
-extern const struct rp_policy_ops rp_policy_faultaround;
-extern const struct rp_policy_ops rp_policy_thp;
-extern const struct rp_policy_ops rp_policy_adaptive;
+/* "8" for RP_MAX_FOLIO_ORDER in a string literal (grammar texts) */
+#define RP_STR_(x)	#x
+#define RP_STR(x)	RP_STR_(x)
 
 /*
  * rp_parse_size - "16K", "2M", "4096" (bytes; K and M are binary, case-insensitive) into

@@ -24,6 +24,14 @@
 #define RP_PAGE_SHIFT	12		/* base page: 4K (x86_64 and arm64 guests) */
 #define RP_PAGE_SIZE	(1ULL << RP_PAGE_SHIFT)
 #define RP_PMD_ORDER	9		/* 2M with 4K pages */
+/*
+ * Largest order a policy may ask for below the PMD: 1M, PTE-mapped. It is the patched guest
+ * kernel's ANON_FOLIO_MAX_ORDER (guest-kernel/patches, the knob takes orders 1..8), so every
+ * order the grammar accepts can also be run in a guest. RP_MAX_FOLIO_SIZE is its size for
+ * messages and must say the same.
+ */
+#define RP_MAX_FOLIO_ORDER 8
+#define RP_MAX_FOLIO_SIZE "1M"
 #define RP_MAX_ORDER	10		/* buddy orders 0..10, as /proc/buddyinfo */
 #define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags: MADV_NOHUGEPAGE */
 /* vm_flags: userfaultfd-armed (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR, 6.1 x86_64/arm64) */
@@ -46,29 +54,38 @@ struct rp_policy_ops;
 /* A parsed policy spec. Plain data: copy freely. */
 struct rp_policy {
 	const struct rp_policy_ops *ops;	/* which policy */
-	unsigned int order;		/* mcpage: the fixed order, 1..8 */
+	unsigned int order;		/* mcpage: the fixed order, 1..RP_MAX_FOLIO_ORDER */
 	unsigned int orders;		/* mthp: bitmask of enabled orders (bit N = order N) */
-	unsigned int fa_pages;		/* faultaround: window, pages (power of 2, 2..512) */
 	unsigned int max_order;		/* adaptive: largest order it may grow to */
+	/*
+	 * Engine parameter, set by a parser (faultaround): pages, a power of two 2..512. A write
+	 * fault maps every absent page of the aligned window around it, each order 0, instead
+	 * of asking ops->orders. 0: no window.
+	 */
+	unsigned int window;
 	char spec[64];			/* canonical spec string, e.g. "mthp:16K,64K" */
 };
 
 /*
  * rp_policy_parse - parse one spec of the policy grammar (docs/policies.md).
  * Return: 0 and *p filled (p->spec canonical), or error() naming the bad part, e.g.
- * "bad policy 'mcpage:12': order must be 1..8".
+ * "bad policy 'mcpage:12': order must be 1..8". A spec never contains whitespace or control
+ * characters.
  */
 int rp_policy_parse(const char *spec, struct rp_policy *p);
 /*
  * The policy as the guest kernel's /sys/kernel/mm/anon_folio/orders value ("none", "2",
- * "2,3,4"), or "thp" for the kernel's own THP (replay/policy-knob.c). rp_policy_in_guest()
- * is 0 for simulation-only policies (faultaround, adaptive, mthp sizes above 1M), for which
- * rp_policy_guest_knob() returns error().
+ * "2,3,4"), or "thp" for the kernel's own THP: the policy's knob hook (replay/policy.h).
+ * rp_policy_in_guest() is 0 for simulation-only policies (no knob hook: faultaround,
+ * adaptive), for which rp_policy_guest_knob() returns error().
  */
 int rp_policy_in_guest(const struct rp_policy *p);
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
-/* Names of the known policies, NULL-terminated (for usage text). */
-const char *const *rp_policy_names(void);
+/*
+ * Spec templates of the known policies in table order ("order0", "mcpage:N",
+ * "adaptive[:max=SIZE]"), NULL-terminated: usage text, errors, --list-policies, completion.
+ */
+const char *const *rp_policy_templates(void);
 
 /* ---- allocation failure model (replay/frag.c) ---- */
 

@@ -359,7 +359,7 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
 			 const struct rp_fault *f)
 {
-	uint64_t n = s->pol.fa_pages, b = f->vpn & ~(n - 1), v;
+	uint64_t n = s->pol.window, b = f->vpn & ~(n - 1), v;
 	uint64_t lo = b < f->vma_start ? f->vma_start : b;
 	uint64_t hi = b + n > f->vma_end ? f->vma_end : b + n;
 	uint64_t base = f->vpn & ~(uint64_t)LEAF_MASK, pfn;
@@ -400,7 +400,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	if (always4k) {
 		if (s->large && always4k != NO_THP)
 			reason = always4k;
-	} else if (s->pol.fa_pages) {
+	} else if (s->pol.window) {
 		fault_window(s, p, l, i, f);
 		return;
 	} else if (s->pol.ops->orders) {
@@ -778,7 +778,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->pol = *p;
-	s->large = p->ops != &rp_policy_order0;
+	s->large = !(p->ops->flags & RP_POL_4K);
 	s->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	s->vmas = t->vmas;
 	s->nr_vmas = t->nr_vmas;
@@ -844,7 +844,10 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 	}
 }
 
-/* Aligned 16-page groups of one block of order 4..8, all present (PTE mapped). */
+/*
+ * Aligned 16-page groups of one block of order 4..RP_MAX_FOLIO_ORDER (PTE-mapped; order 9 is
+ * THP's PMD), all present.
+ */
 static uint64_t contpte_count(const struct leaf *l)
 {
 	uint64_t runs = 0;
@@ -853,7 +856,8 @@ static uint64_t contpte_count(const struct leaf *l)
 	for (g = 0; g < LEAF_PAGES; g += 16) {
 		if (((l->present[g >> 6] >> (g & 63)) & 0xffff) != 0xffff)
 			continue;
-		if ((l->st[g] & PG_ZERO) || l->ord[g] < 4 || l->ord[g] > 8 || (l->pfn[g] & 15))
+		if ((l->st[g] & PG_ZERO) || l->ord[g] < 4 || l->ord[g] > RP_MAX_FOLIO_ORDER ||
+		    (l->pfn[g] & 15))
 			continue;
 		for (j = 1; j < 16; j++)
 			if ((l->st[g + j] & PG_ZERO) || l->ord[g + j] != l->ord[g] ||

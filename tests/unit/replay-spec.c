@@ -39,11 +39,28 @@ static const struct {
 	  "implausible buddyinfo: order 10 count 300: more free pages than the 262144 pages of "
 	  "the recorded memory" },
 };
+/* s with control characters as \n, \t or \xHH, for one-line TAP descriptions */
+static const char *show(const char *s)
+{
+	static char buf[128];
+	size_t n = 0;
+
+	for (; *s && n + 5 < sizeof(buf); s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c != 0x7f)
+			buf[n++] = (char)c;
+		else
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "\\x%02x", c);
+	}
+	buf[n] = '\0';
+	return buf;
+}
 
 static const struct {
 	const char *spec;
 	const char *canon;
-	unsigned int order, orders, fa_pages, max_order;
+	unsigned int order, orders, window, max_order;
 } valid[] = {
 	{ "order0", "order0", 0, 0, 0, 0 },
 	{ "mcpage:1", "mcpage:1", 1, 0, 0, 0 },
@@ -75,7 +92,7 @@ static const struct {
 	{ "mcpage:two", "bad policy 'mcpage:two': order 'two' is not a number" },
 	{ "mcpage:-1", "bad policy 'mcpage:-1': order '-1' is not a number" },
 	{ "order1", "bad policy 'order1': unknown policy 'order1' (known: order0, mcpage:N, "
-		    "mthp:SIZE,..., faultaround:N, thp, adaptive[:max=SIZE])" },
+		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE])" },
 	{ "order0:1", "bad policy 'order0:1': order0 takes no argument" },
 	{ "thp:2M", "bad policy 'thp:2M': thp takes no argument" },
 	{ "mthp:48K", "bad policy 'mthp:48K': size '48K' is not a power of two" },
@@ -92,6 +109,47 @@ static const struct {
 	{ "adaptive:max=2M", "bad policy 'adaptive:max=2M': max '2M' out of range 8K..1M" },
 	{ "adaptive:min=8K", "bad policy 'adaptive:min=8K': unknown option 'min=8K' "
 			     "(adaptive:max=SIZE)" },
+	/* one rule: no whitespace or control character anywhere, echoed escaped on one line */
+	{ " mcpage:2", "bad policy ' mcpage:2': whitespace or control character at byte 0 "
+		       "(a spec has none)" },
+	{ "mcpage:\t2", "bad policy 'mcpage:\\t2': whitespace or control character at byte 7 "
+			"(a spec has none)" },
+	{ "mcpage: 2", "bad policy 'mcpage: 2': whitespace or control character at byte 7 "
+		       "(a spec has none)" },
+	{ "faultaround:\n2", "bad policy 'faultaround:\\n2': whitespace or control character "
+			     "at byte 12 (a spec has none)" },
+	{ "thp\n", "bad policy 'thp\\n': whitespace or control character at byte 3 "
+		   "(a spec has none)" },
+	{ "mthp:16K, 32K", "bad policy 'mthp:16K, 32K': whitespace or control character at "
+			   "byte 9 (a spec has none)" },
+	{ "order0\r", "bad policy 'order0\\r': whitespace or control character at byte 6 "
+		      "(a spec has none)" },
+	{ "adaptive:max=\x7f", "bad policy 'adaptive:max=\\x7f': whitespace or control "
+			       "character at byte 13 (a spec has none)" },
+	{ "no\x1b[2Jpe", "bad policy 'no\\x1b[2Jpe': whitespace or control character at "
+			 "byte 2 (a spec has none)" },
+};
+
+/* The guest knob of each policy (docs/guest.md), NULL for simulation-only ones. */
+static const struct {
+	const char *spec;
+	const char *knob;
+} knobs[] = {
+	{ "order0", "none" },
+	{ "mcpage:2", "2" },
+	{ "mcpage:8", "8" },
+	{ "mthp:16K,32K,64K", "2,3,4" },
+	{ "mthp:8K,1M", "1,8" },
+	{ "thp", "thp" },
+	{ "faultaround:16", NULL },
+	{ "adaptive", NULL },
+	{ "adaptive:max=1M", NULL },
+};
+
+/* What usage, errors, --list-policies and the completion show, in table order. */
+static const char *const templates[] = {
+	"order0", "mcpage:N", "mthp:SIZE[,SIZE...]", "faultaround:N", "thp", "adaptive[:max=SIZE]",
+	NULL
 };
 
 static const struct {
@@ -110,7 +168,7 @@ int main(void)
 	uint64_t fb[RP_MAX_ORDER + 1];
 
 	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
-		   sizeof(frags) / sizeof(frags[0]) + 7 +
+		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 11 +
 		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0])));
 	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		struct rp_policy p, q;
@@ -120,7 +178,7 @@ int main(void)
 			diag("%s", error_text());
 		error_clear();
 		ok(!r && !strcmp(p.spec, valid[i].canon) && p.order == valid[i].order &&
-			   p.orders == valid[i].orders && p.fa_pages == valid[i].fa_pages &&
+			   p.orders == valid[i].orders && p.window == valid[i].window &&
 			   p.max_order == valid[i].max_order,
 		   "valid '%s' -> '%s'", valid[i].spec, valid[i].canon);
 		/* the canonical form parses to itself */
@@ -133,8 +191,50 @@ int main(void)
 		int r = rp_policy_parse(invalid[i].spec, &p);
 		const char *got = error_text();
 
-		if (!ok(r == -1 && !strcmp(got, invalid[i].err), "invalid '%s'", invalid[i].spec))
-			diag("  got '%s'", got);
+		if (!ok(r == -1 && !strcmp(got, invalid[i].err), "invalid '%s'",
+			show(invalid[i].spec)))
+			diag("  got '%s'", show(got));
+		error_clear();
+	}
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		struct rp_policy p;
+		char buf[64] = "";
+		int r = rp_policy_parse(knobs[i].spec, &p), in = !r && rp_policy_in_guest(&p);
+
+		r = r ? r : rp_policy_guest_knob(&p, buf, sizeof(buf));
+		if (!ok(knobs[i].knob ? in && !r && !strcmp(buf, knobs[i].knob) : !in && r == -1,
+			"guest knob of '%s': %s", knobs[i].spec, knobs[i].knob ? knobs[i].knob :
+			"simulation only"))
+			diag("  in_guest %d, knob '%s', error '%s'", in, buf, error_text());
+		error_clear();
+	}
+	{
+		const char *const *t = rp_policy_templates();
+
+		for (i = 0; templates[i] && t[i] && !strcmp(templates[i], t[i]); i++)
+			;
+		if (!ok(!templates[i] && !t[i], "policy templates, in table order"))
+			diag("  at %zu: got '%s'", i, t[i] ? t[i] : "(end)");
+	}
+	{
+		/* the maximum folio order: accepted by every policy that takes an order or size */
+		struct rp_policy p;
+
+		ok(!rp_policy_parse("mcpage:" RP_STR(RP_MAX_FOLIO_ORDER), &p) &&
+			   !rp_policy_parse("mthp:" RP_MAX_FOLIO_SIZE, &p) &&
+			   !rp_policy_parse("adaptive:max=" RP_MAX_FOLIO_SIZE, &p),
+		   "RP_MAX_FOLIO_ORDER %u (" RP_MAX_FOLIO_SIZE ") is accepted", RP_MAX_FOLIO_ORDER);
+		error_clear();
+		char sz[16];
+
+		rp_format_size(RP_MAX_FOLIO_ORDER, sz, sizeof(sz));
+		ok(!strcmp(sz, RP_MAX_FOLIO_SIZE), "RP_MAX_FOLIO_SIZE is the size of order %u",
+		   RP_MAX_FOLIO_ORDER);
+	}
+	{
+		/* any error text is one line: control characters reach it escaped */
+		error("path 'a\nb\tc\x01'");
+		ok(!strcmp(error_text(), "path 'a\\nb\\tc\\x01'"), "error(): control characters escaped");
 		error_clear();
 	}
 	for (i = 0; i < sizeof(frags) / sizeof(frags[0]); i++) {
