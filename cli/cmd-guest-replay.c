@@ -83,7 +83,7 @@ static int usage_error(const char *msg)
 	return cli_usage_error("guest replay", usage_text, msg);
 }
 
-/* 1 if the 6.1 knob cannot express the policy (replay/policy-knob.c). */
+/* 1 if the 6.1 knob cannot express the policy (its ops have no knob hook). */
 static int sim_only(const struct rp_policy *p)
 {
 	return !rp_policy_in_guest(p);

@@ -52,7 +52,8 @@ done
 case "$MODE" in record|run) ;; *) usage ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
-# simulator uses (replay/policy-knob.c), so a spec means the same thing in both.
+# simulator uses (the knob hook of replay/policy-<name>.c), so a spec means the same
+# thing in both.
 FT=$HERE/../build/foliotrace
 [ -x "$FT" ] || die "$FT is missing: run make first"
 ORDERS=$("$FT" guest knob "$POLICY") || exit 2
