@@ -2,302 +2,52 @@
 /*
  * cmd-ingest.c - foliotrace ingest: store a CTF trace in a trace database.
  *
- * Builds the babeltrace2 graph src.ctf.fs -> filter.utils.muxer -> our sink class (created
- * in-process, no plugin loading for it) and runs it. The sink does the work in one
- * transaction; this file turns babeltrace2's error causes into one line and, when the
- * database did not exist before, removes it again on failure so a failed ingest leaves the
- * file system as it found it.
+ * Parses the command line, calls ft_ingest() (tracer/ingest.h: the checks, babeltrace2 in a
+ * watched child process, the cleanup after a failure) and prints the outcome.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <babeltrace2/babeltrace.h>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "lib/error.h"
-#include "lib/outfile.h"
-#include "lib/strbuf.h"
-#include "tracer/sink.h"
+#include "tracer/ingest.h"
 
 static const char usage_text[] =
-	"usage: foliotrace ingest -o DB CTF_DIR\n"
+	"usage: foliotrace ingest [--allow-partial] -o DB CTF_DIR\n"
 	"\n"
 	"Store the CTF trace found under CTF_DIR (and CTF_DIR/header/) in the trace database\n"
 	"DB, created if missing. A trace already stored (same CTF UUID) is not stored again.\n"
+	"A damaged trace is refused, and so is one missing per-CPU streams unless\n"
+	"--allow-partial is given.\n"
 	"\n"
-	"    -o, --output DB   trace database to write\n"
-	"    -q, --quiet       print nothing on success\n"
-	"    -h, --help        show this help\n";
+	"    -o, --output DB     trace database to write\n"
+	"    -P, --allow-partial store a trace missing streams, marked partial\n"
+	"    -q, --quiet         print nothing on success\n"
+	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "allow-partial", no_argument, NULL, 'P' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
 
-/*
- * Append babeltrace2's error causes to ours, oldest first, each on one line. Causes from
- * the library itself ("component initialization method failed: status=ERROR, comp-addr=")
- * only restate the component's own cause with addresses, so they are left out.
- */
-static void take_bt_error(void)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	struct strbuf msg = STRBUF_INIT;
-	uint64_t i, n;
-
-	if (!err)
-		return;
-	n = bt_error_get_cause_count(err);
-	/* cause 0 is the root; the last one is the most recent context */
-	for (i = 0; i < n; i++) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-		char *p;
-
-		strbuf_reset(&msg);
-		switch (bt_error_cause_get_actor_type(c)) {
-		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
-			strbuf_addf(&msg, "%s: ",
-				    bt_error_cause_component_actor_get_component_name(c));
-			break;
-		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
-			strbuf_addf(&msg, "%s: ",
-				    bt_error_cause_message_iterator_actor_get_component_name(c));
-			break;
-		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT_CLASS:
-			break;
-		default:
-			if (n > 1)
-				continue;
-		}
-		strbuf_addstr(&msg, bt_error_cause_get_message(c));
-		for (p = msg.buf; *p; p++)
-			if (*p == '\n' || *p == '\t')
-				*p = ' ';
-		while (msg.len && msg.buf[msg.len - 1] == ' ')
-			msg.buf[--msg.len] = '\0';
-		if (msg.len)
-			error("%s", msg.buf);
-	}
-	strbuf_release(&msg);
-	bt_error_release(err);
-}
-
-/*
- * The ctf and utils plugins of the installed babeltrace2, found in one scan of the plugin
- * directories (each bt_plugin_find() call would load every plugin file again).
- */
-static int find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
-{
-	const bt_plugin_set *set = NULL;
-	uint64_t i, n;
-
-	if (bt_plugin_find_all(BT_TRUE, BT_FALSE, BT_TRUE, BT_TRUE, BT_FALSE, &set) !=
-	    BT_PLUGIN_FIND_ALL_STATUS_OK) {
-		take_bt_error();
-		return error("no babeltrace2 plugins found (package babeltrace2)");
-	}
-	n = bt_plugin_set_get_plugin_count(set);
-	for (i = 0; i < n; i++) {
-		const bt_plugin *p = bt_plugin_set_borrow_plugin_by_index_const(set, i);
-
-		if (!*ctf && !strcmp(bt_plugin_get_name(p), "ctf")) {
-			*ctf = p;
-			bt_plugin_get_ref(p);
-		} else if (!*utils && !strcmp(bt_plugin_get_name(p), "utils")) {
-			*utils = p;
-			bt_plugin_get_ref(p);
-		}
-	}
-	bt_plugin_set_put_ref(set);
-	if (!*ctf || !*utils)
-		return error("babeltrace2 plugin %s not found (package babeltrace2)",
-			     *ctf ? "utils" : "ctf");
-	return 0;
-}
-
-/* Connect every output port of src to a fresh input port of the muxer, the muxer to sink. */
-static int connect_all(bt_graph *graph, const bt_component_source *src,
-		       const bt_component_filter *mux, const bt_component_sink *sink)
-{
-	uint64_t i, n = bt_component_source_get_output_port_count(src);
-
-	if (!n)
-		return error("no trace stream found");
-	for (i = 0; i < n; i++) {
-		/* the muxer adds a new input port each time one gets connected */
-		if (bt_graph_connect_ports(graph,
-				bt_component_source_borrow_output_port_by_index_const(src, i),
-				bt_component_filter_borrow_input_port_by_index_const(mux, i),
-				NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-			return error("cannot connect the trace streams");
-	}
-	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_name_const(
-					   mux, "out"),
-				   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		return error("cannot connect the sink");
-	return 0;
-}
-
-/*
- * src.ctf.fs wants the trace directories themselves (those holding a metadata file):
- * LTTng writes CTF_DIR/trace/kernel/ or deeper. Collect every one under dir, header/ aside.
- * Return: number found, or -1.
- */
-static int find_ctf_dirs(const char *dir, bt_value *inputs, int depth)
-{
-	struct strbuf path = STRBUF_INIT;
-	struct dirent *de;
-	struct stat sb;
-	int found = 0, n;
-	DIR *d;
-
-	strbuf_addf(&path, "%s/metadata", dir);
-	if (!stat(path.buf, &sb) && S_ISREG(sb.st_mode)) {
-		strbuf_release(&path);
-		if (bt_value_array_append_string_element(inputs, dir))
-			return error("out of memory");
-		return 1;
-	}
-	d = opendir(dir);
-	if (!d) {
-		strbuf_release(&path);
-		return error("cannot read %s: %s", dir, strerror(errno));
-	}
-	while ((de = readdir(d)) && depth < 8) {
-		if (de->d_name[0] == '.' || (!depth && !strcmp(de->d_name, "header")))
-			continue;
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/%s", dir, de->d_name);
-		if (stat(path.buf, &sb) || !S_ISDIR(sb.st_mode))
-			continue;
-		n = find_ctf_dirs(path.buf, inputs, depth + 1);
-		if (n < 0) {
-			found = -1;
-			break;
-		}
-		found += n;
-	}
-	closedir(d);
-	strbuf_release(&path);
-	return found;
-}
-
-static int run_graph(const char *db, const char *dir, struct ft_sink_result *res)
-{
-	const bt_plugin *ctf = NULL, *utils = NULL;
-	const bt_component_class_source *src_cls;
-	const bt_component_class_filter *mux_cls;
-	bt_component_class_sink *sink_cls = NULL;
-	const bt_component_source *src;
-	const bt_component_filter *mux;
-	const bt_component_sink *sink;
-	bt_value *src_params = NULL, *sink_params = NULL, *inputs;
-	bt_graph *graph = NULL;
-	bt_graph_run_status st;
-	int ret = -1;
-
-	if (find_plugins(&ctf, &utils))
-		goto out;
-	src_cls = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
-	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
-	if (!src_cls || !mux_cls) {
-		error("babeltrace2 has no %s", src_cls ? "filter.utils.muxer" : "source.ctf.fs");
-		goto out;
-	}
-	sink_cls = ft_sink_class_create();
-	graph = sink_cls ? bt_graph_create(0) : NULL;
-	if (!graph)
-		goto out;
-	src_params = bt_value_map_create();
-	sink_params = bt_value_map_create();
-	if (!src_params || !sink_params ||
-	    bt_value_map_insert_empty_array_entry(src_params, "inputs", &inputs) ||
-	    bt_value_map_insert_string_entry(sink_params, "path", db) ||
-	    bt_value_map_insert_string_entry(sink_params, "input", dir)) {
-		error("out of memory");
-		goto out;
-	}
-	switch (find_ctf_dirs(dir, inputs, 0)) {
-	case -1:
-		goto out;
-	case 0:
-		error("no CTF trace (a directory with a metadata file) under %s", dir);
-		goto out;
-	}
-	if (bt_graph_add_source_component(graph, src_cls, "src", src_params,
-					  BT_LOGGING_LEVEL_NONE, &src)) {
-		take_bt_error();
-		error("cannot read a CTF trace in %s", dir);
-		goto out;
-	}
-	if (bt_graph_add_filter_component(graph, mux_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-					  &mux) ||
-	    bt_graph_add_sink_component_with_initialize_method_data(graph, sink_cls, "sink",
-				sink_params, res, BT_LOGGING_LEVEL_NONE, &sink)) {
-		take_bt_error();
-		goto out;
-	}
-	if (connect_all(graph, src, mux, sink)) {
-		take_bt_error();
-		goto out;
-	}
-	do {
-		st = bt_graph_run(graph);
-		if (st == BT_GRAPH_RUN_STATUS_AGAIN)
-			usleep(1000);
-	} while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (st != BT_GRAPH_RUN_STATUS_OK) {
-		take_bt_error();
-		goto out;
-	}
-	ret = 0;
-out:
-	/* destroying the graph finalizes the sink: an unfinished trace is rolled back */
-	bt_graph_put_ref(graph);
-	bt_value_put_ref(src_params);
-	bt_value_put_ref(sink_params);
-	bt_component_class_sink_put_ref(sink_cls);
-	bt_plugin_put_ref(ctf);
-	bt_plugin_put_ref(utils);
-	return ret;
-}
-
-/* Undo the creation of a database that did not exist (or was empty) before a failed run. */
-static void restore_missing(const char *db, int existed)
-{
-	struct strbuf journal = STRBUF_INIT;
-
-	strbuf_addf(&journal, "%s-journal", db);
-	unlink(journal.buf);
-	strbuf_release(&journal);
-	if (existed)
-		truncate(db, 0);
-	else
-		unlink(db);
-}
-
 int cmd_ingest(int argc, char **argv)
 {
-	const char *db = NULL, *dir;
-	struct ft_sink_result res = { 0 };
-	struct timespec t0, t1;
-	struct stat sb;
-	int c, quiet = 0, was_empty;
+	struct ft_ingest_opts o = { 0 };
+	struct ft_ingest_result res;
+	int c, quiet = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:Pqh", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			db = optarg;
+			o.db = optarg;
+			break;
+		case 'P':
+			o.allow_partial = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -310,41 +60,22 @@ int cmd_ingest(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!db || optind != argc - 1) {
-		fprintf(stderr, "foliotrace ingest: %s\n",
-			!db ? "missing -o DB" : "expected one CTF_DIR");
-		fputs(usage_text, stderr);
-		return 2;
-	}
-	dir = argv[optind];
-	if (outfile_check(db, "database") < 0)
+	if (!o.db || optind != argc - 1)
+		return cli_usage_error("ingest", usage_text,
+				       !o.db ? "missing -o DB" : "expected one CTF_DIR");
+	o.dir = argv[optind];
+	if (ft_ingest(&o, &res))
 		return 1;
-	if (stat(dir, &sb)) {
-		error("cannot read %s: %s", dir, strerror(errno));
-		return 1;
-	}
-	if (!S_ISDIR(sb.st_mode)) {
-		error("%s is not a directory (give the CTF trace directory)", dir);
-		return 1;
-	}
-	/* a missing or empty database is "nothing": a failure must leave nothing */
-	was_empty = !stat(db, &sb) ? (sb.st_size == 0 ? 1 : -1) : 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (run_graph(db, dir, &res)) {
-		if (was_empty >= 0)
-			restore_missing(db, was_empty);
-		error("cannot ingest %s", dir);
-		return 1;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (res.missing && !res.duplicate)
+		warning("%s is incomplete (streams missing: %u): stored marked partial", o.dir,
+			res.missing);
 	if (quiet)
 		return 0;
 	if (res.duplicate)
-		printf("%s: already stored as trace %lld\n", dir, (long long)res.trace_id);
+		printf("%s: already stored as trace %lld\n", o.dir, (long long)res.trace_id);
 	else
-		printf("%s: stored as trace %lld: %llu events, %llu anon records, %.2f s\n", dir,
+		printf("%s: stored as trace %lld: %llu events, %llu anon records, %.2f s\n", o.dir,
 		       (long long)res.trace_id, (unsigned long long)res.events,
-		       (unsigned long long)res.anon_records,
-		       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		       (unsigned long long)res.anon_records, res.seconds);
 	return 0;
 }

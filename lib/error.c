@@ -94,6 +94,11 @@ const char *error_text(void)
 	return joined;
 }
 
+const char *error_cause(int i)
+{
+	return i >= 0 && i < nr_causes ? causes[i] : NULL;
+}
+
 void error_print(const char *prog)
 {
 	fprintf(stderr, "%s: %s\n", prog, nr_causes ? error_text() : "unknown error");

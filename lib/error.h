@@ -27,6 +27,8 @@ void error_print(const char *prog);
 void error_clear(void);
 /* The chain as one line (static buffer, valid until the next error call). */
 const char *error_text(void);
+/* Cause i of the chain, oldest (the root) first; NULL past the newest. */
+const char *error_cause(int i);
 /* Print "prog: message" and exit(1). CLI only. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Print "warning: message" to stderr; never fails. */

@@ -27,6 +27,7 @@ struct ft_sink {
 	bt_message_iterator *it;
 	char *path;			/* database */
 	char *input;			/* CTF directory, or NULL */
+	char *partial;			/* missing streams of a partial trace, or NULL */
 	struct store store;
 	struct collect col;
 	struct evclass_cache ecs;
@@ -60,6 +61,7 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 	struct ft_sink *s = xcalloc(1, sizeof(*s));
 	const char *path = param_string(params, "path");
 	const char *input = param_string(params, "input");
+	const char *partial = param_string(params, "partial");
 	const char *delay = getenv("FT_TEST_INGEST_DELAY_US");
 
 	s->self = self;
@@ -73,9 +75,11 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 	}
 	s->path = xstrdup(path);
 	s->input = input ? xstrdup(input) : NULL;
+	s->partial = partial && *partial ? xstrdup(partial) : NULL;
 	s->delay_us = delay ? (unsigned int)atoi(delay) : 0;
 	if (store_open(&s->store, s->path))
 		goto fail;
+	s->store.beat = &s->result->progress;
 	collect_init(&s->col, &s->store);
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
@@ -94,6 +98,7 @@ fail:
 	evclass_cache_release(&s->ecs);
 	free(s->path);
 	free(s->input);
+	free(s->partial);
 	free(s);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
@@ -113,6 +118,7 @@ void ft_sink_finalize(bt_self_component_sink *self_sink)
 	evclass_cache_release(&s->ecs);
 	free(s->path);
 	free(s->input);
+	free(s->partial);
 	free(s);
 }
 
@@ -188,12 +194,22 @@ static int start_trace(struct ft_sink *s, const bt_stream *stream)
 	} else {
 		return error("the trace has no UUID: give its directory as parameter input");
 	}
+	if (s->partial) {
+		char *full = xmalloc(strlen(id) + strlen(s->partial) + 10);
+
+		sprintf(full, "%s+partial:%s", id, s->partial);
+		free(id);
+		id = full;
+	}
 	rc = store_begin(&s->store, id, s->input);
 	free(id);
 	if (rc)
 		return rc;
 	s->started = 1;
 	if (s->input && header_load(&s->store, s->input, &have_kernel, &s->header_discarded))
+		return -1;
+	if (s->partial && (store_trace_int(&s->store, "partial", 1) ||
+			   store_meta(&s->store, "missing_streams", s->partial)))
 		return -1;
 	return store_env(s, trace, have_kernel);
 }
@@ -259,6 +275,7 @@ static int on_event(struct ft_sink *s, const bt_message *msg)
 		ts = (uint64_t)ns;
 	}
 	ec->count++;
+	s->result->progress++;
 	if (!s->col.events++)
 		s->col.first_ts = ts;
 	s->col.last_ts = ts;

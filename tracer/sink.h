@@ -7,6 +7,10 @@
  *	path	string, required: the trace database (created if missing)
  *	input	string, optional: the CTF directory ingested; its header/ is loaded into
  *		trace_meta and it identifies traces without a CTF UUID
+ *	partial	string, optional: the streams missing from the input (tracer/ctfcheck.h);
+ *		the trace is stored with trace.partial = 1, trace_meta missing_streams, and
+ *		the identity "<uuid>+partial:<partial>", so the complete trace, ingested
+ *		later, is not taken for it (docs/schema.md)
  *
  * The same methods serve the plugin (tracer/plugin.c, for the babeltrace2 CLI) and
  * `foliotrace ingest`, which creates the class with ft_sink_class_create() and passes a
@@ -23,6 +27,8 @@ struct ft_sink_result {
 	int duplicate;		/* 1: the trace was already stored, nothing written */
 	uint64_t events;	/* events read, all types */
 	uint64_t anon_records;	/* records in the event stream */
+	uint64_t progress;	/* events read and rows written so far: a heartbeat that
+				 * tracer/ingest.c's watchdog reads from another process */
 };
 
 bt_component_class_initialize_method_status

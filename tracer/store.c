@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -35,6 +36,22 @@ static int sql_error(struct store *s, const char *what)
 	return error("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
 }
 
+/*
+ * Waiting for another writer's lock, up to 600 s: sqlite3_busy_timeout()'s wait, plus a
+ * heartbeat, so the ingest watchdog sees a process that waits, not one that hangs.
+ */
+static int busy_wait(void *arg, int count)
+{
+	struct store *s = arg;
+
+	if (count >= 60000)
+		return 0;
+	if (s->beat)
+		(*s->beat)++;
+	usleep(10000);
+	return 1;
+}
+
 int store_open(struct store *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
@@ -48,7 +65,7 @@ int store_open(struct store *s, const char *path)
 	 * fsyncs per trace. A large page cache keeps the transaction from spilling early.
 	 */
 	/* a concurrent ingest of the same trace waits for this one, then finds it stored */
-	sqlite3_busy_timeout(s->db, 600 * 1000);
+	sqlite3_busy_handler(s->db, busy_wait, s);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
 		store_close(s);
 		return error("cannot configure %s", path);
@@ -149,6 +166,8 @@ static int run(struct store *s, enum store_stmt which, const char *what)
 	sqlite3_stmt *st = s->st[which];
 	int rc = sqlite3_step(st);
 
+	if (s->beat)
+		(*s->beat)++;
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (rc != SQLITE_DONE)

@@ -27,6 +27,7 @@ struct store {
 	uint32_t proc_base;		/* first free process.proc_id */
 	uint32_t vma_base;		/* first free vma.vma_id */
 	int64_t chunk;			/* next event_chunk.chunk */
+	uint64_t *beat;			/* if set, bumped per row written and per busy wait */
 };
 
 /* Open (creating or migrating) the database; Return: 0 or -1. */
