@@ -27,7 +27,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/runs.h"
-#include "cli/spawn.h"
+#include "cli/runner.h"
 #include "cli/tracedir.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -35,6 +35,7 @@
 #include "replay/export.h"
 #include "replay/policy.h"
 #include "replay/run.h"
+#include "tracer/ingest.h"
 
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
@@ -250,61 +251,47 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 {
 	struct strbuf dir = STRBUF_INIT, guest_file = STRBUF_INIT;
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	char *run[32];
-	int n = 0, rc, ret = -1;
+	struct ft_runner_args ra = {
+		.arch = arch, .policy = pol->spec, .mem = o->mem, .cpus = o->cpus,
+		.timeout = o->timeout, .file = file,
+	};
+	struct ft_ingest_opts io = { .db = o->db };
+	struct ft_ingest_result ir;
+	char *cmd[2];
+	int rc, ret = -1;
 	int64_t guest_id, run_id;
 	uint64_t t0;
 
 	if (run_dir(&dir, o->db, arch, pol->spec, trace_id))
 		goto out;
 	strbuf_addf(&guest_file, "/mnt/out/in/%s", base);
-	run[n++] = (char *)ft_path("guest-kernel/run.sh");
-	run[n++] = "--arch";
-	run[n++] = (char *)arch;
-	run[n++] = "--policy";
-	run[n++] = (char *)pol->spec;
-	if (o->mem) {
-		run[n++] = "--mem";
-		run[n++] = (char *)o->mem;
-	}
-	if (o->cpus) {
-		run[n++] = "--cpus";
-		run[n++] = (char *)o->cpus;
-	}
-	if (o->timeout) {
-		run[n++] = "--timeout";
-		run[n++] = (char *)o->timeout;
-	}
-	run[n++] = "--file";
-	run[n++] = (char *)file;
-	run[n++] = "--out";
-	run[n++] = dir.buf;
-	run[n++] = "--";
-	run[n++] = "ft-replayer";
-	run[n++] = guest_file.buf;
-	run[n] = NULL;
+	cmd[0] = "ft-replayer";
+	cmd[1] = guest_file.buf;
+	ra.cmd = cmd;
+	ra.nr_cmd = 2;
+	ra.out = dir.buf;
 
 	t0 = now_ns();
-	rc = ft_spawn(run);
+	rc = ft_runner_run(&ra);
 	if (rc < 0)
 		goto out;
-	if (rc == 4) {
+	if (rc == FT_RUNNER_GUEST_FAILED) {
+		ft_runner_status(rc, dir.buf);
 		error("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
 		goto out;
 	}
-	if (rc != 0 && rc != 3) {
-		error("the guest could not be started (runner exit %d); see %s", rc, dir.buf);
+	/* the replayer's own status is checked by keep_map() */
+	if (rc != FT_RUNNER_OK && rc != FT_RUNNER_WORKLOAD_FAILED) {
+		ft_runner_status(rc, dir.buf);
+		ft_discard_trace_dir(dir.buf, o->db);
 		goto out;
 	}
 	if (keep_map(dir.buf))
 		goto out;
-	{
-		char *ingest[] = { "ingest", "-q", "-o", (char *)o->db, dir.buf, NULL };
-
-		if (cmd_ingest(5, ingest)) {
-			error("the guest trace in %s could not be stored", dir.buf);
-			goto out;
-		}
+	io.dir = dir.buf;
+	if (ft_ingest(&io, &ir)) {
+		error("the guest trace in %s could not be stored", dir.buf);
+		goto out;
 	}
 	run_id = link_run(o->db, dir.buf, trace_id, pol, filter, now_ns() - t0, &guest_id);
 	if (run_id < 0)

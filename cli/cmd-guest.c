@@ -8,12 +8,14 @@
  *	foliotrace guest replay DB --policy P [--arch A]	(cmd-guest-replay.c)
  *
  * build and run are thin: the work is in guest-kernel/build.sh and run.sh, which are
- * usable on their own; this file gives them the CLI's conventions (usage, exit status).
+ * usable on their own; this file gives them the CLI's conventions (usage, --help exit 0,
+ * exit status 0/1/2: run.sh's own statuses are mapped by cli/runner.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/runner.h"
 #include "cli/spawn.h"
 #include "lib/error.h"
 #include "replay/replay.h"
@@ -24,6 +26,17 @@ static const char guest_usage[] =
 	"                            [--timeout S] --out DIR -- CMD [ARG...]\n"
 	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n"
 	"   or: foliotrace guest knob P\n";
+
+/* 1 if argv[1..] asks for help: --help/-h before any "--" */
+static int wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return 1;
+	return 0;
+}
 
 /*
  * guest knob P: what the guest runner writes to /sys/kernel/mm/anon_folio/orders for the
@@ -77,20 +90,24 @@ static int guest_build(int argc, char **argv)
 	return 0;
 }
 
-/* Exit status of run.sh passes through: 0 ok, 3 workload failed, 4 guest failed. */
+/* run.sh with the user's arguments; its exit status mapped by ft_runner_status(). */
 static int guest_run(int argc, char **argv)
 {
-	char *args[argc + 2];
-	int i, ret;
+	const char *out = NULL;
+	int i, rc;
 
-	args[0] = (char *)ft_path("guest-kernel/run.sh");
-	for (i = 1; i < argc; i++)
-		args[i] = argv[i];
-	args[argc] = NULL;
-	ret = ft_spawn(args);
-	if (ret < 0)
+	for (i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--out"))
+			out = argv[i + 1];
+	rc = ft_runner_run_argv(argc, argv);
+	if (rc < 0)
 		return 1;
-	return ret;
+	rc = ft_runner_status(rc, out);
+	if (rc == 2) {
+		error_clear();
+		fputs(guest_usage, stderr);
+	}
+	return rc;
 }
 
 int cmd_guest(int argc, char **argv)
@@ -98,6 +115,11 @@ int cmd_guest(int argc, char **argv)
 	if (argc < 2) {
 		fputs(guest_usage, stderr);
 		return 2;
+	}
+	/* guest replay has its own --help */
+	if (strcmp(argv[1], "replay") && wants_help(argc, argv)) {
+		fputs(guest_usage, stdout);
+		return 0;
 	}
 	if (!strcmp(argv[1], "build"))
 		return guest_build(argc - 1, argv + 1);
@@ -109,10 +131,6 @@ int cmd_guest(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "knob"))
 		return guest_knob(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(guest_usage, stdout);
-		return 0;
-	}
 	fprintf(stderr, "foliotrace guest: unknown subcommand '%s'\n", argv[1]);
 	fputs(guest_usage, stderr);
 	return 2;

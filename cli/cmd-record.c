@@ -19,11 +19,13 @@
 #include <time.h>
 
 #include "cli/commands.h"
-#include "cli/spawn.h"
+#include "cli/output.h"
+#include "cli/runner.h"
 #include "cli/tracedir.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "tracer/ingest.h"
 
 static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
@@ -45,23 +47,6 @@ static const struct option options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
-
-/* The one-line value of file name (e.g. "header/guest_error") of trace directory dir. */
-static char *trace_value(const char *dir, const char *name)
-{
-	struct strbuf path = STRBUF_INIT, val = STRBUF_INIT;
-
-	strbuf_addf(&path, "%s/%s", dir, name);
-	if (strbuf_read_file(&val, path.buf)) {
-		error_clear();
-		strbuf_release(&path);
-		return NULL;
-	}
-	strbuf_release(&path);
-	while (val.len && (val.buf[val.len - 1] == '\n'))
-		val.buf[--val.len] = '\0';
-	return strbuf_detach(&val);
-}
 
 /* One paragraph about the trace just stored: the most recent non-replay trace of db. */
 static int print_summary(const char *db)
@@ -103,24 +88,32 @@ out:
 	return ret;
 }
 
+/* Store what the guest wrote; Return: 0 or -1 (error set). */
+static int store(const char *db, const char *dir, int partial)
+{
+	struct ft_ingest_opts io = { .db = db, .dir = dir, .allow_partial = partial };
+	struct ft_ingest_result res;
+
+	return ft_ingest(&io, &res);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	const char *arch = "x86_64", *policy = "order0", *mem = NULL, *cpus = NULL;
-	const char *timeout = NULL, *db = NULL, *libvirt = NULL;
+	struct ft_runner_args ra = { .arch = "x86_64", .policy = "order0" };
+	const char *db = NULL;
 	struct strbuf dir = STRBUF_INIT;
-	char *run[40];		/* 19 options and values, at most 16 of CMD, NULL */
-	int c, n = 0, i, rc, ret = 1;
+	int c, rc, ret = 1;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
 		switch (c) {
-		case 'a': arch = optarg; break;
-		case 'p': policy = optarg; break;
-		case 'm': mem = optarg; break;
-		case 'c': cpus = optarg; break;
-		case 't': timeout = optarg; break;
+		case 'a': ra.arch = optarg; break;
+		case 'p': ra.policy = optarg; break;
+		case 'm': ra.mem = optarg; break;
+		case 'c': ra.cpus = optarg; break;
+		case 't': ra.timeout = optarg; break;
 		case 'o': db = optarg; break;
-		case 'L': libvirt = optarg; break;
+		case 'L': ra.libvirt = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -129,113 +122,61 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!db || optind >= argc || argc - optind > 16) {
+	if (!db || optind >= argc || argc - optind > FT_RUNNER_MAX_CMD) {
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (ft_new_trace_dir(&dir, db, arch, policy,
+	/* refuse what can be refused before anything is created */
+	if (ft_runner_check(ra.arch, ra.policy)) {
+		ret = cli_usage_error("record", usage_text, error_text());
+		error_clear();
+		return ret;
+	}
+	ra.cmd = argv + optind;
+	ra.nr_cmd = argc - optind;
+	if (ft_new_trace_dir(&dir, db, ra.arch, ra.policy,
 			     strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 :
 							  argv[optind]))
 		return 1;
+	ra.out = dir.buf;
 
-	run[n++] = (char *)ft_path("guest-kernel/run.sh");
-	run[n++] = "--arch";
-	run[n++] = (char *)arch;
-	run[n++] = "--policy";
-	run[n++] = (char *)policy;
-	if (mem) {
-		run[n++] = "--mem";
-		run[n++] = (char *)mem;
-	}
-	if (cpus) {
-		run[n++] = "--cpus";
-		run[n++] = (char *)cpus;
-	}
-	if (timeout) {
-		run[n++] = "--timeout";
-		run[n++] = (char *)timeout;
-	}
-	if (libvirt) {
-		run[n++] = "--libvirt";
-		run[n++] = (char *)libvirt;
-	}
-	run[n++] = "--out";
-	run[n++] = dir.buf;
-	run[n++] = "--";
-	for (i = optind; i < argc; i++)
-		run[n++] = argv[i];
-	run[n] = NULL;
-
-	rc = ft_spawn(run);
+	rc = ft_runner_run(&ra);
 	if (rc < 0)
 		goto out;
-	if (rc == 2) {
-		error("bad arguments for the guest runner");
-		goto out;
-	}
-	if (rc != 0 && rc != 3 && rc != 4) {
-		/* the runner's reason, when it got as far as the trace directory */
-		char *why = trace_value(dir.buf, "run_error");
-
-		if (why && *why)
-			error("the guest could not be started: %s", why);
-		else
-			error("the guest could not be started (runner exit %d); see %s", rc,
-			      dir.buf);
-		free(why);
+	if (rc != FT_RUNNER_OK && rc != FT_RUNNER_WORKLOAD_FAILED &&
+	    rc != FT_RUNNER_GUEST_FAILED) {
+		ret = ft_runner_status(rc, dir.buf);
+		/* nothing ran: no directory per failed attempt */
+		ft_discard_trace_dir(dir.buf, db);
 		goto out;
 	}
 
 	/* Store what came out, complete or partial. */
-	if (rc == 4) {
-		char *why = trace_value(dir.buf, "header/guest_error");
+	if (rc == FT_RUNNER_GUEST_FAILED) {
 		struct strbuf trace = STRBUF_INIT;
 		struct stat st;
 		int stored = 0;
 
 		strbuf_addf(&trace, "%s/trace", dir.buf);
 		if (!stat(trace.buf, &st)) {
-			char *ingest[] = { "ingest", "-q", "-o", (char *)db, dir.buf, NULL };
-
-			stored = !cmd_ingest(5, ingest);
+			stored = !store(db, dir.buf, 1);
 			error_clear();
 		}
 		strbuf_release(&trace);
-		error("%s; %s %s", why ? why : "the guest failed",
-		      stored ? "the partial trace is stored, marked partial, and kept in" :
-			       "nothing was stored; what the guest wrote is in",
-		      dir.buf);
-		free(why);
+		ft_runner_status(rc, dir.buf);
+		error("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
+				       "nothing was stored; what the guest wrote is in", dir.buf);
 		goto out;
 	}
-	{
-		char *ingest[] = { "ingest", "-q", "-o", (char *)db, dir.buf, NULL };
-
-		if (cmd_ingest(5, ingest)) {
-			error("the trace in %s could not be stored", dir.buf);
-			goto out;
-		}
+	if (store(db, dir.buf, 0)) {
+		error("the trace in %s could not be stored", dir.buf);
+		goto out;
 	}
 	if (print_summary(db))
 		goto out;
-	{
-		char *out_path = NULL, *st = trace_value(dir.buf, "header/workload_status");
-		struct strbuf wo = STRBUF_INIT;
-
-		strbuf_addf(&wo, "%s/workload.out", dir.buf);
-		out_path = wo.buf;
-		fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s\n", dir.buf,
-			out_path);
-		if (rc == 3) {
-			error("the workload exited with status %s", st ? st : "?");
-			free(st);
-			strbuf_release(&wo);
-			goto out;
-		}
-		free(st);
-		strbuf_release(&wo);
-	}
-	ret = 0;
+	fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s/workload.out\n",
+		dir.buf, dir.buf);
+	ret = ft_runner_status(rc, dir.buf);
 out:
 	strbuf_release(&dir);
 	return ret;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracedir.c - the directories guest runs are kept in; see tracedir.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/tracedir.h"
 #include "lib/error.h"
@@ -46,4 +48,28 @@ int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const
 		strbuf_addf(dir, ".%d", i);
 	}
 	return 0;
+}
+
+void ft_discard_trace_dir(const char *dir, const char *db)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct dirent *de;
+	int others = 0;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d)))
+		others += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+			  strcmp(de->d_name, "run_error");
+	if (d)
+		closedir(d);
+	if (!d || others)
+		return;
+	strbuf_addf(&path, "%s/run_error", dir);
+	unlink(path.buf);
+	if (!rmdir(dir)) {
+		strbuf_reset(&path);
+		strbuf_addf(&path, "%s.ctf", db);
+		rmdir(path.buf);
+	}
+	strbuf_release(&path);
 }

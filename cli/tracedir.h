@@ -19,4 +19,11 @@ int ft_ctf_dir(struct strbuf *dir, const char *db);
 int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
 		     const char *tag);
 
+/*
+ * Remove a trace directory a failed run left with nothing but the runner's run_error, and
+ * DB.ctf if that leaves it empty: a failed attempt leaves no directory behind. A directory
+ * holding anything else (a trace, a console log) is kept.
+ */
+void ft_discard_trace_dir(const char *dir, const char *db);
+
 #endif /* FT_CLI_TRACEDIR_H */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/* runner.c - guest-kernel/run.sh for the CLI; see runner.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/runner.h"
+#include "cli/spawn.h"
+#include "lib/error.h"
+#include "lib/strbuf.h"
+#include "replay/replay.h"
+
+int ft_runner_check(const char *arch, const char *policy)
+{
+	struct rp_policy p;
+
+	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
+		return error("unknown arch '%s' (x86_64 or arm64)", arch);
+	if (rp_policy_parse(policy, &p))
+		return -1;
+	if (!rp_policy_in_guest(&p))
+		return error("policy %s is simulation-only: the 6.1 guest knob cannot express it "
+			     "(foliotrace replay simulates it)", policy);
+	return 0;
+}
+
+int ft_runner_run(const struct ft_runner_args *a)
+{
+	/* options and values (at most 20), --, the command, NULL */
+	char *argv[2 + 20 + 1 + FT_RUNNER_MAX_CMD + 1];
+	int n = 0, i;
+
+	if (a->nr_cmd > FT_RUNNER_MAX_CMD)
+		return error("at most %d words of command line", FT_RUNNER_MAX_CMD);
+	argv[n++] = (char *)ft_path("guest-kernel/run.sh");
+#define OPT(name, val) do { if (val) { argv[n++] = name; argv[n++] = (char *)(val); } } while (0)
+	OPT("--arch", a->arch);
+	OPT("--policy", a->policy);
+	OPT("--mem", a->mem);
+	OPT("--cpus", a->cpus);
+	OPT("--timeout", a->timeout);
+	OPT("--libvirt", a->libvirt);
+	OPT("--file", a->file);
+	OPT("--out", a->out);
+#undef OPT
+	argv[n++] = "--";
+	for (i = 0; i < a->nr_cmd; i++)
+		argv[n++] = a->cmd[i];
+	argv[n] = NULL;
+	return ft_spawn(argv);
+}
+
+int ft_runner_run_argv(int argc, char **argv)
+{
+	char *args[argc + 1];
+	int i;
+
+	args[0] = (char *)ft_path("guest-kernel/run.sh");
+	for (i = 1; i < argc; i++)
+		args[i] = argv[i];
+	args[argc] = NULL;
+	return ft_spawn(args);
+}
+
+char *ft_runner_value(const char *out, const char *name)
+{
+	struct strbuf path = STRBUF_INIT, val = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/%s", out, name);
+	if (strbuf_read_file(&val, path.buf)) {
+		error_clear();
+		strbuf_release(&path);
+		strbuf_release(&val);
+		return NULL;
+	}
+	strbuf_release(&path);
+	while (val.len && (val.buf[val.len - 1] == '\n'))
+		val.buf[--val.len] = '\0';
+	return strbuf_detach(&val);
+}
+
+int ft_runner_status(int rc, const char *out)
+{
+	char *why = NULL;
+
+	switch (rc) {
+	case FT_RUNNER_OK:
+		return 0;
+	case FT_RUNNER_USAGE:
+		error("bad arguments for the guest runner");
+		return 2;
+	case FT_RUNNER_NOT_STARTED:
+		why = out ? ft_runner_value(out, "run_error") : NULL;
+		if (why && *why)
+			error("the guest could not be started: %s", why);
+		else
+			error("the guest could not be started");
+		break;
+	case FT_RUNNER_WORKLOAD_FAILED:
+		why = out ? ft_runner_value(out, "header/workload_status") : NULL;
+		error("the workload exited with status %s", why && *why ? why : "?");
+		break;
+	case FT_RUNNER_GUEST_FAILED:
+		why = out ? ft_runner_value(out, "header/guest_error") : NULL;
+		error("%s", why && *why ? why : "the guest failed");
+		break;
+	default:
+		if (rc > 128)
+			error("the guest runner was killed by signal %d", rc - 128);
+		else if (rc >= 0)
+			error("the guest runner failed (exit %d)", rc);
+	}
+	free(why);
+	return 1;
+}

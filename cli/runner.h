@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runner.h - the guest runner, guest-kernel/run.sh, as the CLI uses it (record, guest run,
+ * guest replay): its arguments, its exit statuses, and the one mapping of those onto the
+ * CLI's 0 ok / 1 failure / 2 usage convention with the message that goes with each.
+ */
+#ifndef FT_CLI_RUNNER_H
+#define FT_CLI_RUNNER_H
+
+/* Exit statuses of run.sh (its header comment says the same). */
+enum ft_runner_exit {
+	FT_RUNNER_OK = 0,		/* the workload ran and exited 0 */
+	FT_RUNNER_NOT_STARTED = 1,	/* the run could not start: why in OUT/run_error */
+	FT_RUNNER_USAGE = 2,		/* bad arguments, or a policy the guest knob refuses */
+	FT_RUNNER_WORKLOAD_FAILED = 3,	/* the workload exited non-zero: its status in
+					 * OUT/header/workload_status; the trace is complete */
+	FT_RUNNER_GUEST_FAILED = 4,	/* panic, timeout, killed: what came out is kept,
+					 * header/partial is 1, why in header/guest_error */
+};
+
+struct ft_runner_args {
+	const char *arch;		/* x86_64 | arm64 */
+	const char *policy;		/* a policy spec the guest knob expresses */
+	const char *mem, *cpus, *timeout;	/* NULL: run.sh's defaults */
+	const char *libvirt;		/* libvirt URI, or NULL for QEMU directly */
+	const char *file;		/* --file copied to the share's in/, or NULL */
+	const char *out;		/* the share directory, created empty by the caller */
+	char *const *cmd;		/* the workload and its arguments */
+	int nr_cmd;			/* at most FT_RUNNER_MAX_CMD */
+};
+#define FT_RUNNER_MAX_CMD 16
+
+/*
+ * ft_runner_check - what the CLI can refuse before creating anything: an unknown arch, a
+ * policy that does not parse or that only the simulator implements.
+ * Return: 0, or -1 with error() naming the problem (a usage error: exit 2).
+ */
+int ft_runner_check(const char *arch, const char *policy);
+
+/* Run run.sh with a; Return: its exit status (enum ft_runner_exit, or other), or -1. */
+int ft_runner_run(const struct ft_runner_args *a);
+/* Run run.sh with the user's own arguments (argv[0] ignored, NULL-terminated). */
+int ft_runner_run_argv(int argc, char **argv);
+
+/*
+ * ft_runner_status - map run.sh's exit status rc onto the CLI's: 0 for FT_RUNNER_OK, 2 for
+ * FT_RUNNER_USAGE, 1 for anything else with error() saying why (from out's run_error,
+ * header/guest_error or header/workload_status when out is given).
+ */
+int ft_runner_status(int rc, const char *out);
+
+/* The one-line value of out/name (e.g. "header/workload_status"), or NULL. malloc'ed. */
+char *ft_runner_value(const char *out, const char *name);
+
+#endif /* FT_CLI_RUNNER_H */
