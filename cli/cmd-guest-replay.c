@@ -227,7 +227,7 @@ sql_rollback:
 	error("cannot link the guest trace: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	st = NULL;
-	ftdb_exec(db, "ROLLBACK");
+	ftdb_rollback(db);
 	goto out;
 sql_error:
 	error("cannot find the guest trace: %s", sqlite3_errmsg(db));

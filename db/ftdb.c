@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "lib/error.h"
 #include "lib/outfile.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "schema.h"
 
 #define SQLITE_MAGIC "SQLite format 3"	/* 16 bytes with its NUL, at offset 0 */
@@ -38,6 +40,12 @@ int ftdb_exec(sqlite3 *db, const char *sql)
 		return -1;
 	}
 	return 0;
+}
+
+void ftdb_rollback(sqlite3 *db)
+{
+	if (!sqlite3_get_autocommit(db))
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 static uint32_t be32(const unsigned char *p)
@@ -134,7 +142,7 @@ static int migrate(sqlite3 *db, const char *path)
 		goto fail;
 	}
 	if (ver == FT_SCHEMA_VERSION) {
-		ftdb_exec(db, "ROLLBACK");
+		ftdb_rollback(db);
 		return 0;
 	}
 	for (i = (int)ver; i < FT_SCHEMA_VERSION; i++) {
@@ -151,7 +159,7 @@ static int migrate(sqlite3 *db, const char *path)
 	return 0;
 fail:
 	strbuf_release(&sql);
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	ftdb_rollback(db);
 	return error("cannot migrate %s", path);
 }
 
@@ -214,6 +222,46 @@ fail:
 	return -1;
 }
 
+/*
+ * A writer killed mid-transaction leaves a hot rollback journal; a read-only handle cannot
+ * roll it back and fails every read with "attempt to write a readonly database". Open the
+ * database read-write just long enough for SQLite to roll the journal back on the first
+ * read (SQLite alone decides whether the journal is hot: a live writer's is not), then go
+ * on read-only. Return: 0 (nothing to do, or rolled back), or error() saying what to do.
+ */
+static int recover_journal(const char *path)
+{
+	struct strbuf journal = STRBUF_INIT;
+	char *dir = NULL;
+	struct stat sb;
+	sqlite3 *db;
+	int64_t n;
+	int ret = 0;
+
+	strbuf_addf(&journal, "%s-journal", path);
+	if (stat(journal.buf, &sb) || !sb.st_size)
+		goto out;
+	dir = xstrdup(path);
+	/* rolling back rewrites the database and deletes the journal from its directory */
+	if (access(path, W_OK) || access(journal.buf, W_OK) || access(dirname(dir), W_OK)) {
+		ret = error("%s has the journal of an interrupted write (%s) and this user "
+			    "cannot roll it back: run any foliotrace command that writes it (e.g. "
+			    "replay) as a user who may write it", path, journal.buf);
+		goto out;
+	}
+	if (open_handle(path, SQLITE_OPEN_READWRITE, &db)) {
+		ret = error("cannot roll back the interrupted write in %s", journal.buf);
+		goto out;
+	}
+	if (pragma_int(db, "SELECT count(*) FROM sqlite_schema", &n))
+		ret = error("cannot roll back the interrupted write in %s", journal.buf);
+	sqlite3_close(db);
+out:
+	free(dir);
+	strbuf_release(&journal);
+	return ret;
+}
+
 int ftdb_open(const char *path, int flags, sqlite3 **out)
 {
 	sqlite3 *db = NULL;
@@ -239,6 +287,8 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 			return -1;
 	}
 	if (!(flags & FTDB_WRITE)) {
+		if (recover_journal(path))
+			return -1;
 		if (open_handle(path, SQLITE_OPEN_READONLY, &db))
 			return -1;
 		if (pragma_int(db, "PRAGMA user_version", &ver))

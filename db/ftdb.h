@@ -18,7 +18,8 @@
 #define FTDB_APPLICATION_ID 0x466f6c54	/* "FolT" */
 
 enum ftdb_open_flags {
-	FTDB_READONLY = 0,	/* must exist, must be at the current version; never written */
+	FTDB_READONLY = 0,	/* must exist, must be at the current version; never written
+				   (but a hot journal of an interrupted writer is rolled back) */
 	FTDB_WRITE = 1,		/* must exist; migrated to the current version if older */
 	FTDB_CREATE = 3,	/* created if missing (implies FTDB_WRITE) */
 };
@@ -55,5 +56,12 @@ int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 
 /* Run a statement that returns no rows; Return: 0 or error() with SQLite's message. */
 int ftdb_exec(sqlite3 *db, const char *sql);
+
+/*
+ * ftdb_rollback - end a failed transaction, on an error path. Records no cause: SQLite
+ * already rolled back on some errors (SQLITE_FULL, SQLITE_IOERR), and "cannot rollback -
+ * no transaction is active" must not hide the error that matters (the disk is full).
+ */
+void ftdb_rollback(sqlite3 *db);
 
 #endif /* FT_DB_FTDB_H */

@@ -39,12 +39,16 @@ int outfile_check(const char *path, const char *what)
 
 	if (!path || !*path)
 		return error("empty %s path", what);
-	if (stat(path, &sb)) {
+	/* lstat first: a concurrent writer's rename() never makes path vanish in between */
+	if (lstat(path, &sb)) {
 		if (errno != ENOENT)
-			return error("cannot use %s as %s: %s", path, what, strerror(errno));
-		if (!lstat(path, &sb))
-			return error("%s is a dangling symlink: not written through", path);
+			return error("cannot use %s as the %s: %s", path, what, strerror(errno));
 		return 1;
+	}
+	if (S_ISLNK(sb.st_mode) && stat(path, &sb)) {
+		if (errno == ENOENT)
+			return error("%s is a dangling symlink: not written through", path);
+		return error("cannot use %s as the %s: %s", path, what, strerror(errno));
 	}
 	if (!S_ISREG(sb.st_mode))
 		return error("%s is %s, not a regular file: not used as the %s", path,

@@ -209,11 +209,13 @@ out:
 	sqlite3_finalize(run);
 	sqlite3_finalize(met);
 	if (ret) {
-		ftdb_exec(db, "ROLLBACK");
+		ftdb_rollback(db);
 		return -1;
 	}
-	if (ftdb_exec(db, "COMMIT"))
+	if (ftdb_exec(db, "COMMIT")) {
+		ftdb_rollback(db);
 		return error("cannot store replay runs");
+	}
 	return 0;
 }
 
