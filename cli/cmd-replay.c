@@ -18,15 +18,18 @@
 #include "cli/runs.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "replay/run.h"
 
-static const char usage_text[] =
+/* The usage text around the policy list, which comes from the policy table (usage()). */
+static const char usage_head[] =
 	"usage: foliotrace replay DB --policy P [--policy P ...] [--frag none|buddyinfo]\n"
 	"                         [--comm NAME] [--pid N] [--trace ID] [--format table|csv|json]\n"
+	"   or: foliotrace replay --list-policies\n"
 	"\n"
-	"    -P, --policy P      policy to replay (repeatable): order0, mcpage:N, mthp:16K,64K,\n"
-	"                        faultaround:N, thp, adaptive[:max=SIZE]; order0 is always\n"
-	"                        replayed too, as the baseline\n"
+	"    -P, --policy P      policy to replay (repeatable; order0 is always replayed too, as\n"
+	"                        the baseline), one of:";
+static const char usage_tail[] =
 	"    -F, --frag MODEL    allocation failure model: none (default) or buddyinfo (a buddy\n"
 	"                        allocator seeded from the recorded /proc/buddyinfo)\n"
 	"    -c, --comm NAME     only processes with this command name\n"
@@ -36,9 +39,42 @@ static const char usage_text[] =
 	"    -n, --dry-run       do not store the runs\n"
 	"        --check-oracle  also run the naive reference simulator; fail unless it\n"
 	"                        agrees on every metric (slow: for tests)\n"
+	"        --list-policies print the policy spec templates, one per line, and exit\n"
+	"                        (for shell completion)\n"
 	"    -h, --help          show this help\n";
 
-enum { OPT_CHECK_ORACLE = 256 };
+#define USAGE_INDENT	24	/* column of the option descriptions */
+#define USAGE_WIDTH	92	/* wrap the policy list before this column */
+
+/* The usage text, with the policy templates of the table wrapped under --policy. */
+static const char *usage(void)
+{
+	static struct strbuf sb = STRBUF_INIT;
+	const char *const *t;
+	size_t col = USAGE_WIDTH;
+
+	if (sb.len)
+		return sb.buf;
+	strbuf_addstr(&sb, usage_head);
+	for (t = rp_policy_templates(); *t; t++) {
+		size_t w = strlen(*t) + (t[1] ? 1 : 0);	/* the template and its comma */
+
+		if (col + 1 + w > USAGE_WIDTH) {
+			strbuf_addf(&sb, "\n%*s", USAGE_INDENT, "");
+			col = USAGE_INDENT;
+		} else {
+			strbuf_addch(&sb, ' ');
+			col++;
+		}
+		strbuf_addf(&sb, "%s%s", *t, t[1] ? "," : "");
+		col += w;
+	}
+	strbuf_addch(&sb, '\n');
+	strbuf_addstr(&sb, usage_tail);
+	return sb.buf;
+}
+
+enum { OPT_CHECK_ORACLE = 256, OPT_LIST_POLICIES };
 
 static const struct option options[] = {
 	{ "policy", required_argument, NULL, 'P' },
@@ -49,13 +85,14 @@ static const struct option options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "check-oracle", no_argument, NULL, OPT_CHECK_ORACLE },
+	{ "list-policies", no_argument, NULL, OPT_LIST_POLICIES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
 
 static int usage_error(const char *msg)
 {
-	return cli_usage_error("replay", usage_text, msg);
+	return cli_usage_error("replay", usage(), msg);
 }
 
 /* A bad value on the command line: the one-line cause, no usage dump. */
@@ -235,8 +272,15 @@ int cmd_replay(int argc, char **argv)
 		case OPT_CHECK_ORACLE:
 			o.check_oracle = 1;
 			break;
+		case OPT_LIST_POLICIES: {
+			const char *const *t;
+
+			for (t = rp_policy_templates(); *t; t++)
+				printf("%s\n", *t);
+			return 0;
+		}
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(usage(), stdout);
 			return 0;
 		default:
 			return usage_error(NULL);

@@ -1,6 +1,15 @@
 # bash completion for foliotrace. Install: source this file, or copy it to
 # /usr/share/bash-completion/completions/foliotrace. Subcommands come from
-# `foliotrace --list-commands`; options from each subcommand's --help.
+# `foliotrace --list-commands`, policies from `foliotrace replay --list-policies`, options
+# from each subcommand's --help.
+
+# Policy names from the templates ("mcpage:N" -> "mcpage:", "adaptive[:max=SIZE]" ->
+# "adaptive"): a name that needs arguments is offered with its colon.
+_foliotrace_policies()
+{
+	foliotrace replay --list-policies 2>/dev/null | sed 's/\[.*//; s/:.*/:/'
+}
+
 _foliotrace()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -12,8 +21,10 @@ _foliotrace()
 	fi
 	case "$prev" in
 	--arch) COMPREPLY=($(compgen -W "x86_64 arm64" -- "$cur")); return ;;
-	--policy|--baseline)
-		COMPREPLY=($(compgen -W "order0 mcpage:2 mcpage:4 mthp:16K,32K,64K faultaround:4 thp adaptive" -- "$cur"))
+	--policy|--baseline|-P)
+		COMPREPLY=($(compgen -W "$(_foliotrace_policies)" -- "$cur"))
+		# "mcpage:" wants its argument typed right after the colon
+		[ ${#COMPREPLY[@]} = 1 ] && [[ ${COMPREPLY[0]} == *: ]] && compopt -o nospace 2>/dev/null
 		return ;;
 	--format) COMPREPLY=($(compgen -W "table csv json" -- "$cur")); return ;;
 	--frag) COMPREPLY=($(compgen -W "none buddyinfo" -- "$cur")); return ;;

@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 49
+plan 51
 SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
 check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
@@ -55,6 +55,14 @@ check "bad policy: the one-line error names the bad part" \
 	test "$(cat "$T/err")" = "foliotrace: bad policy 'mcpage:12': order must be 1..8"
 "$FT" replay "$T/k.db" -P mthp:16K,48K 2> "$T/err"
 check "bad mthp size: exit 2, one line" sh -c "test $? = 2 && one=\$(wc -l < '$T/err') && test \$one = 1 && grep -q \"size '48K' is not a power of two\" '$T/err'"
+# a newline in a spec or a path is echoed escaped: still one line (issue 12 item 9)
+"$FT" replay "$T/k.db" -P "$(printf 'faultaround:\n2')" 2> "$T/err"
+rc=$?
+check "spec with a newline: exit 2, one line, escaped" sh -c "test $rc = 2 && test \$(wc -l < '$T/err') = 1 && grep -qF \"bad policy 'faultaround:\\\\n2': whitespace or control character at byte 12\" '$T/err'"
+"$FT" replay "$T/no
+such.db" -P order0 2> "$T/err"
+rc=$?
+check "database path with a newline: exit 1, one line, escaped" sh -c "test $rc = 1 && test \$(wc -l < '$T/err') = 1 && grep -qF 'no\\nsuch.db' '$T/err'"
 "$FT" replay "$T/k.db" -P order0 --frag fancy 2> "$T/err"
 rc=$?
 check "unknown frag model: exit 2, one line" sh -c "test $rc = 2 && test \$(wc -l < '$T/err') = 1 && grep -q \"bad frag model 'fancy'\" '$T/err'"
