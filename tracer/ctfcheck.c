@@ -173,14 +173,13 @@ static int check_metadata(const char *top, const char *path, uint64_t *bytes)
 			      (unsigned long long)off);
 			goto out;
 		}
-		if (content / 8 > size - off) {
-			error("%s is truncated: the packet at byte %llu holds %u bytes, the file "
+		if (psize / 8 > size - off) {
+			error("%s is truncated: the packet at byte %llu is %u bytes long, the file "
 			      "ends %llu bytes after its start", name, (unsigned long long)off,
-			      content / 8, (unsigned long long)(size - off));
+			      psize / 8, (unsigned long long)(size - off));
 			goto out;
 		}
-		/* only the last packet may lose padding (its content is all there) */
-		off += psize / 8 < size - off ? psize / 8 : size - off;
+		off += psize / 8;
 	}
 	ret = 0;
 out:
