@@ -1,0 +1,46 @@
+#!/bin/sh
+# guest-cli.sh - the guest commands' CLI conventions without booting a guest (issue 12
+# item 10, issue 11 item 1): --help exits 0 for every guest verb; record refuses a bad
+# policy, a simulation-only policy or an unknown arch with exit 2 before creating anything;
+# run.sh's statuses map onto 0/1/2 (1 = could not start, 2 = usage) with one line of ours;
+# a run that could not start leaves no DB, no DB.ctf/ directory behind.
+# Everything here stops before guest-kernel/run.sh builds or boots anything.
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 21
+cd "$T" || exit 1
+
+for verb in run build knob replay; do
+	"$FT" guest $verb --help > "$T/out" 2> "$T/err"
+	ok $? "guest $verb --help: exit 0"
+	grep -q "usage: foliotrace guest" "$T/out" && [ ! -s "$T/err" ]
+	ok $? "  ... usage on stdout, nothing on stderr"
+done
+
+# record_refused CASE ARGS...: exit 2, the error names the problem, nothing created
+record_refused() {
+	_case=$1 _pat=$2
+	shift 2
+	timeout 30 "$FT" record "$@" -o "$T/r.db" -- true > "$T/out" 2> "$T/err"
+	ok $([ $? = 2 ]; echo $?) "record $_case: exit 2"
+	head -1 "$T/err" | grep -q "^foliotrace record: .*$_pat"
+	ok $? "  ... says /$_pat/: $(head -1 "$T/err")"
+	[ ! -e "$T/r.db" ] && [ ! -e "$T/r.db.ctf" ]
+	ok $? "  ... nothing created (no r.db, no r.db.ctf/)"
+}
+record_refused "--policy bogus" "unknown policy 'bogus'" --policy bogus
+record_refused "--policy faultaround:4" "simulation-only" --policy faultaround:4
+record_refused "--arch mips" "unknown arch 'mips'" --arch mips
+
+# run.sh fails before the guest (no guest image here): exit 1, and the directory record
+# made for the run is gone again
+FT_GUEST_DIR="$T/no-guest" timeout 30 "$FT" record -o "$T/r.db" -- true > "$T/out" 2> "$T/err"
+ok $([ $? = 1 ]; echo $?) "record without a guest image: exit 1"
+grep -q "^foliotrace: the guest could not be started" "$T/err" && [ ! -e "$T/r.db" ] &&
+	[ ! -e "$T/r.db.ctf" ]
+ok $? "  ... 'could not be started', no r.db, no r.db.ctf/ left"
+timeout 30 "$FT" guest run --file "$T/none" --out "$T/o" -- true > "$T/out" 2> "$T/err"
+ok $([ $? = 1 ]; echo $?) "guest run, runner exit 1: exit 1 (not 'unknown error')"
+grep -q "^foliotrace: the guest could not be started" "$T/err"
+ok $? "  ... 'the guest could not be started'"
+done_testing
