@@ -58,7 +58,7 @@ static void print_json(const struct run_set *rs)
 
 	printf("[");
 	for (i = 0; i < rs->nr; i++) {
-		const struct run_row *run = &rs->run[i];
+		const struct rp_stored_run *run = &rs->run[i];
 		const struct rp_counters *c = &run->c;
 
 		printf("%s{\"policy\":", i ? "," : "");

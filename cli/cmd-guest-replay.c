@@ -14,7 +14,8 @@
  * is ingested with trace.parent_trace_id = the original and a replay_run row (kind guest,
  * guest_trace_id). Where the replayer placed each address range is kept in the guest
  * trace's header as replay_map, for `compare --sim-vs-real`. Policies the 6.1 knob cannot
- * express are simulated instead, and say so.
+ * express are simulated instead, and say so; the others are simulated too (stored next to
+ * their guest run, same selection, frag none), so that compare --sim-vs-real only reads.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -305,7 +306,11 @@ out:
 	return ret;
 }
 
-/* The simulation-only policies: simulated and stored instead, with the same selection. */
+/*
+ * Every policy simulated and stored with the same selection (frag none): instead of a
+ * guest for the simulation-only ones, next to the guest run for the others, so that
+ * compare --sim-vs-real finds both.
+ */
 static int simulate(const struct opts *o, int64_t trace_id, const struct rp_policy *pol,
 		    unsigned int nr)
 {
@@ -329,9 +334,9 @@ static int simulate(const struct opts *o, int64_t trace_id, const struct rp_poli
 	if (ret)
 		return -1;
 	for (i = 0; i < nr; i++)
-		printf("%s: simulation-only (the 6.1 guest knob cannot express it): simulated "
-		       "as replay run %lld, %llu faults\n", pol[i].spec,
-		       (long long)res[i].run_id,
+		printf("%s: %s as replay run %lld, %llu faults\n", pol[i].spec,
+		       sim_only(&pol[i]) ? "simulation-only (the 6.1 guest knob cannot "
+		       "express it): simulated" : "simulated", (long long)res[i].run_id,
 		       (unsigned long long)res[i].total.v[RP_M_FAULTS]);
 	return 0;
 }
@@ -451,6 +456,8 @@ int cmd_guest_replay(int argc, char **argv)
 		if (replay_one(&o, o.arch, trace_id, &guest[i], path.buf, filter)) {
 			error_print("foliotrace");
 			failed++;
+		} else {
+			sim[nr_sim++] = guest[i];
 		}
 	}
 	if (nr_sim && simulate(&o, trace_id, sim, nr_sim))

@@ -62,14 +62,14 @@ int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
 
 int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs)
 {
-	char filter[160];
+	struct rp_filter sel;
 	int64_t trace_id;
 
-	runs_filter(filter, sizeof(filter), ro->comm, ro->pid);
+	rp_filter_set(&sel, ro->comm, ro->pid);
 	if (ftdb_open(path, FTDB_READONLY, db))
 		return -1;
 	if (ftdb_pick_trace(*db, ro->want, &trace_id) ||
-	    runs_load(*db, trace_id, filter, ro->frag, ro->base.spec, rs)) {
+	    runs_load(*db, trace_id, &sel, ro->frag, ro->base.spec, rs)) {
 		ftdb_close(*db);
 		*db = NULL;
 		return -1;
@@ -77,96 +77,45 @@ int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct
 	return 0;
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t len)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, len, "%s", s ? (const char *)s : "");
-}
-
-int runs_load(sqlite3 *db, int64_t trace_id, const char *filter, const char *frag,
+int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const char *frag,
 	      const char *baseline, struct run_set *rs)
 {
+	struct rp_stored_run *all;
 	sqlite3_stmt *st = NULL;
-	size_t cap = 0;
+	size_t nr;
 	unsigned int i;
-	int rc;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->trace_id = trace_id;
 	rs->base = -1;
-	snprintf(rs->filter, sizeof(rs->filter), "%s", filter);
+	rp_filter_format(sel, rs->filter, sizeof(rs->filter));
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, '') FROM trace WHERE trace_id = ?",
 			       -1, &st, NULL) != SQLITE_OK)
-		goto sql_error;
+		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		col_text(st, 0, rs->recorded_policy, sizeof(rs->recorded_policy));
+		snprintf(rs->recorded_policy, sizeof(rs->recorded_policy), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 
-	if (frag) {
-		snprintf(rs->frag, sizeof(rs->frag), "%s", frag);
-	} else {
-		if (sqlite3_prepare_v2(db, "SELECT frag FROM replay_run WHERE trace_id = ?1 AND "
-				       "kind = 'sim' AND coalesce(filter, '') = ?2 ORDER BY run_id "
-				       "DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-			goto sql_error;
-		sqlite3_bind_int64(st, 1, trace_id);
-		sqlite3_bind_text(st, 2, filter, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			col_text(st, 0, rs->frag, sizeof(rs->frag));
-		else
-			snprintf(rs->frag, sizeof(rs->frag), "none");
-		sqlite3_finalize(st);
+	/* no frag asked for: that of the newest run with this selection, none without one */
+	snprintf(rs->frag, sizeof(rs->frag), "%s", frag ? frag : "none");
+	if (!frag) {
+		if (rp_runs_latest(db, trace_id, "sim", NULL, sel, NULL, &all, &nr))
+			return -1;
+		for (i = 0; i < nr; i++)
+			if (all[i].run_id > all[0].run_id)
+				all[0] = all[i];
+		if (nr)
+			snprintf(rs->frag, sizeof(rs->frag), "%s", all[0].frag);
+		free(all);
 	}
-
-	/* latest run per policy */
-	if (sqlite3_prepare_v2(db, "SELECT run_id, policy, frag, coalesce(filter, ''), "
-			       "created_at, coalesce(elapsed_ns, 0) FROM replay_run r WHERE "
-			       "trace_id = ?1 AND kind = 'sim' AND frag = ?2 AND "
-			       "coalesce(filter, '') = ?3 AND run_id = (SELECT max(run_id) FROM "
-			       "replay_run s WHERE s.trace_id = r.trace_id AND s.kind = 'sim' AND "
-			       "s.frag = r.frag AND coalesce(s.filter, '') = ?3 AND "
-			       "s.policy = r.policy) ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
-		goto sql_error;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_text(st, 2, rs->frag, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, filter, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct run_row *r;
-
-		XGROW(rs->run, cap, rs->nr + 1);
-		r = &rs->run[rs->nr++];
-		memset(r, 0, sizeof(*r));
-		r->run_id = sqlite3_column_int64(st, 0);
-		col_text(st, 1, r->policy, sizeof(r->policy));
-		col_text(st, 2, r->frag, sizeof(r->frag));
-		col_text(st, 3, r->filter, sizeof(r->filter));
-		col_text(st, 4, r->created_at, sizeof(r->created_at));
-		r->elapsed_ns = sqlite3_column_int64(st, 5);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
-
-	if (sqlite3_prepare_v2(db, "SELECT name, value FROM replay_metric WHERE run_id = ? AND "
-			       "proc_id IS NULL", -1, &st, NULL) != SQLITE_OK)
-		goto sql_error;
-	for (i = 0; i < rs->nr; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, rs->run[i].run_id);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			int m = rp_metric_lookup((const char *)sqlite3_column_text(st, 0));
-
-			if (m >= 0)
-				rs->run[i].c.v[m] = (uint64_t)sqlite3_column_int64(st, 1);
-		}
-	}
-	sqlite3_finalize(st);
-
+	if (rp_runs_latest(db, trace_id, "sim", rs->frag, sel, NULL, &rs->run, &nr))
+		return -1;
+	rs->nr = (unsigned int)nr;
 	for (i = 0; i < rs->nr; i++) {
 		if (baseline && !strcmp(rs->run[i].policy, baseline)) {
-			struct run_row tmp = rs->run[i];
+			struct rp_stored_run tmp = rs->run[i];
 
 			memmove(&rs->run[1], &rs->run[0], i * sizeof(rs->run[0]));
 			rs->run[0] = tmp;
@@ -175,8 +124,6 @@ int runs_load(sqlite3 *db, int64_t trace_id, const char *filter, const char *fra
 		}
 	}
 	return 0;
-sql_error:
-	return error("cannot read replay runs: %s", sqlite3_errmsg(db));
 }
 
 void runs_release(struct run_set *rs)

@@ -12,33 +12,24 @@
 
 #include "lib/strbuf.h"
 #include "replay/replay.h"
-
-struct run_row {
-	int64_t run_id;
-	char policy[64];		/* canonical spec */
-	char frag[16];
-	char filter[160];		/* "" for none */
-	char created_at[40];
-	int64_t elapsed_ns;
-	struct rp_counters c;		/* totals (replay_metric rows with proc_id NULL) */
-};
+#include "replay/runs.h"
 
 struct run_set {
 	int64_t trace_id;
 	char recorded_policy[64];	/* trace.policy, "" if unknown */
 	char frag[16];			/* frag model of the runs selected */
 	char filter[160];		/* filter of the runs selected, "" for none */
-	struct run_row *run;		/* one per policy, baseline first, then by run_id */
+	struct rp_stored_run *run;	/* one per policy, baseline first, then by run_id */
 	unsigned int nr;
 	int base;			/* index of the baseline run, -1 if none */
 };
 
 /*
- * runs_load - the latest run of every policy for trace_id with the given filter ("" for
- * none) and frag model (NULL: that of the most recent such run). The baseline, if run,
- * is moved first. Return: 0 (rs->nr may be 0), or -1 with error().
+ * runs_load - the latest sim run of every policy for trace_id with the selection sel and
+ * frag model (NULL: that of the most recent run with sel). The baseline, if run, is moved
+ * first. Return: 0 (rs->nr may be 0), or -1 with error().
  */
-int runs_load(sqlite3 *db, int64_t trace_id, const char *filter, const char *frag,
+int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const char *frag,
 	      const char *baseline, struct run_set *rs);
 void runs_release(struct run_set *rs);
 

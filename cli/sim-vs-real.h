@@ -12,12 +12,13 @@
 
 /*
  * sim_vs_real - for every policy with a guest replay of the trace (latest run each), the
- * simulated metrics (latest sim run of that policy, frag none, same selection; simulated
- * and stored now if there is none) next to the real ones counted in the guest trace, with
- * the error in percent, and real fault latency percentiles per order; simulation-only
- * policies with a stored sim run as rows without a real value. comm/pid narrow the
- * comparison to the replayed processes recorded with that name/tgid (NULL/-1: the guest
- * replay's own selection).
+ * simulated metrics (latest sim run of that policy, frag none, same selection) next to the
+ * real ones measured in the guest trace (replay/measure.h), with the error in percent, and
+ * real fault latency percentiles per order; simulation-only policies with a stored sim run
+ * as rows without a real value. comm/pid narrow the comparison to the replayed processes
+ * recorded with that name/tgid (NULL/-1: the guest replay's own selection). Opens the
+ * database read-only: a missing simulation is an error naming the `foliotrace replay`
+ * command that stores it.
  * Return: 0 after printing, or -1 with error().
  */
 int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_t pid,

@@ -80,6 +80,7 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 		p = &t->procs[id];
 		p->pid = sqlite3_column_int64(q, 1);
 		snprintf(p->comm, sizeof(p->comm), "%s", (const char *)sqlite3_column_text(q, 2));
+		p->present = 1;
 		p->selected = (uint8_t)sqlite3_column_int(q, 3);
 		t->nr_selected += p->selected;
 		t->nr_rows++;

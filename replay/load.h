@@ -18,7 +18,8 @@
 struct rp_proc_info {
 	int64_t pid;			/* recorded tgid; 0 for an unused proc_id */
 	char comm[16];			/* command name, "" if unknown */
-	uint8_t selected;		/* 1: matches the selection */
+	uint8_t present;		/* 1: the trace has a process with this proc_id */
+	uint8_t selected;		/* 1: present and matches the selection */
 };
 
 struct rp_loaded {

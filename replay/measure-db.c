@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * measure-db.c - measure a guest replay stored in a trace database: the replay map from
+ * the guest trace's trace_meta, the selection from the original trace and the guest
+ * processes from the guest trace (both through the trace loader, load.h), then one pass
+ * over the guest trace's stream. See measure.h.
+ */
+#include <stdlib.h>
+
+#include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/load.h"
+#include "replay/measure.h"
+
+static char *meta(sqlite3 *db, int64_t trace_id, const char *key)
+{
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int feed_one(const struct ft_event *ev, void *arg)
+{
+	rp_measure_feed(arg, ev);
+	return 0;
+}
+
+int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct rp_filter *sel,
+		  struct rp_measured *out)
+{
+	struct rp_replay_map m = { 0 };
+	struct rp_loaded orig = { 0 }, guest = { 0 };
+	struct rp_measure *w;
+	int32_t *family = NULL;
+	char *text = meta(db, guest_id, "replay_map");
+	uint32_t id;
+	size_t i;
+	int ret = -1;
+
+	if (!text)
+		return error("guest trace %lld has no replay_map in trace_meta",
+			     (long long)guest_id);
+	if (rp_replay_map_parse(text, &m) || rp_load(db, trace_id, sel, &orig) ||
+	    rp_load(db, guest_id, NULL, &guest))
+		goto out;
+	/* a guest process is measured if it replayed a selected recorded process */
+	family = xmalloc(guest.nr_procs * sizeof(*family));
+	for (id = 0; id < guest.nr_procs; id++) {
+		family[id] = -1;
+		if (!guest.procs[id].present)
+			continue;
+		for (i = 0; i < m.nr_p; i++)
+			if (m.p[i].pid == guest.procs[id].pid && m.p[i].proc_id < orig.nr_procs &&
+			    orig.procs[m.p[i].proc_id].selected)
+				family[id] = (int32_t)m.p[i].root;
+	}
+	w = rp_measure_new(&m, family, guest.nr_procs, guest.page_shift ? guest.page_shift : 12);
+	if (ftdb_stream_foreach(db, guest_id, feed_one, w)) {
+		rp_measure_finish(w, out);
+		rp_measured_release(out);
+		error("cannot read guest trace %lld", (long long)guest_id);
+		goto out;
+	}
+	rp_measure_finish(w, out);
+	ret = 0;
+out:
+	free(family);
+	rp_load_release(&orig);
+	rp_load_release(&guest);
+	rp_replay_map_release(&m);
+	free(text);
+	return ret;
+}
