@@ -101,16 +101,19 @@ static void shell_word(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '\'');
 }
 
-/* The simulations missing: error() naming the one command that stores them. */
+/*
+ * The simulations missing (names: "p1, p2", flags: " --policy p1 --policy p2"): error()
+ * naming the one command that stores them.
+ */
 static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_filter *sel,
-			const char *what, const struct strbuf *policies)
+			const char *what, const char *names, const char *flags)
 {
 	struct strbuf cmd = STRBUF_INIT;
 	char pid[32];
 
 	strbuf_addstr(&cmd, "foliotrace replay ");
 	shell_word(&cmd, dbpath);
-	strbuf_addf(&cmd, " --trace %lld%s", (long long)trace_id, policies->buf);
+	strbuf_addf(&cmd, " --trace %lld%s", (long long)trace_id, flags);
 	if (sel->has_comm) {
 		strbuf_addstr(&cmd, " --comm ");
 		shell_word(&cmd, sel->comm);
@@ -119,8 +122,8 @@ static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_fi
 		snprintf(pid, sizeof(pid), " --pid %lld", (long long)sel->pid);
 		strbuf_addstr(&cmd, pid);
 	}
-	error("no simulation (frag none%s%s) of a policy replayed in a guest: run %s", *what ?
-	      ", " : "", what, cmd.buf);
+	error("no stored simulation of %s (frag none%s%s) to set against the guest replay: run "
+	      "%s", names, *what ? ", " : "", what, cmd.buf);
 	strbuf_release(&cmd);
 	return -1;
 }
@@ -152,7 +155,7 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 	static const char *const cols[] = { "policy", "metric", "sim", "real", "error_pct",
 					    "kind" };
 	struct rp_stored_run *runs = NULL, *sims = NULL;
-	struct strbuf missing = STRBUF_INIT;
+	struct strbuf missing = STRBUF_INIT, names = STRBUF_INIT;
 	size_t nr = 0, nr_sims = 0, i;
 	struct rp_counters *sim = NULL;
 	struct rp_filter sel;
@@ -201,11 +204,13 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		rc = load_sim(db, trace_id, runs[i].policy, &sel, &sim[i]);
 		if (rc < 0)
 			goto out_db;
-		if (rc > 0)
+		if (rc > 0) {
 			strbuf_addf(&missing, " --policy %s", runs[i].policy);
+			strbuf_addf(&names, "%s%s", names.len ? ", " : "", runs[i].policy);
+		}
 	}
 	if (missing.len) {
-		missing_sims(dbpath, trace_id, &sel, filter, &missing);
+		missing_sims(dbpath, trace_id, &sel, filter, names.buf, missing.buf);
 		goto out_db;
 	}
 
@@ -254,6 +259,7 @@ out_db:
 	free(sim);
 	free(runs);
 	strbuf_release(&missing);
+	strbuf_release(&names);
 	ftdb_close(db);
 	return ret;
 }

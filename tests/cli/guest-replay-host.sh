@@ -8,7 +8,7 @@
 # peak RSS and COW count on the synthetic one.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan $((12 + 2 * 6))
+plan $((14 + 2 * 6))
 DB=$T/k.db
 "$BUILD/testprogs/synth-db" "$DB" kbuild-like 3 20000 > /dev/null	# built by make
 REPLAYER=$TOP/build/workloads/x86_64/ft-replayer
@@ -49,14 +49,26 @@ sqlite3 "$DB" "INSERT INTO trace_meta VALUES (1, 'replay_map', '$map');
 	INSERT INTO replay_run(trace_id, policy, frag, kind, guest_trace_id, tool_version,
 	created_at) VALUES (1, 'order0', 'none', 'guest', 1, 'test', 'now')"
 "$FT" guest replay "$DB" --policy faultaround:16 > "$T/fa.out" 2>&1
+# compare only reads: without the order0 simulation it names the command that stores it
+cp "$DB" "$T/before.db"
+"$FT" compare "$DB" --sim-vs-real > /dev/null 2> "$T/nosim.err"
+rc=$?
+cmd=$(sed -n 's/.*: run \(foliotrace replay .* --policy order0\)$/\1/p' "$T/nosim.err")
+ok $([ $rc = 1 ] && [ "$(wc -l < "$T/nosim.err")" = 1 ] && [ -n "$cmd" ] &&
+	cmp -s "$DB" "$T/before.db"; echo $?) \
+	"compare --sim-vs-real without the order0 simulation: exit 1, one line naming the command, database untouched"
+eval "set -- $cmd"
+shift
+"$FT" "$@" > /dev/null
+ok $? "the command it names runs: $cmd"
 "$FT" compare "$DB" --sim-vs-real --format json > "$T/svr.json" 2> "$T/svr.err"
-ok $? "compare --sim-vs-real --format json (the missing order0 simulation is run and stored)"
-ok $(jq -e '(.[] | select(.policy == "order0" and .metric == "peak_rss_bytes") |
+ok $? "compare --sim-vs-real --format json (reads the stored order0 simulation)"
+ok $([ -s "$T/svr.json" ] && jq -e '(.[] | select(.policy == "order0" and .metric == "peak_rss_bytes") |
 	.error_pct == 0 and .sim > 0) and (.[] | select(.policy == "order0" and
 	.metric == "cow_faults") | .error_pct == 0 and .sim > 0)' "$T/svr.json" > /dev/null
 	echo $?) \
 	"identity replay: real peak RSS and COW faults equal the order0 simulation"
-ok $(jq -e '(.[] | select(.policy == "faultaround:16" and .metric == "faults") |
+ok $([ -s "$T/svr.json" ] && jq -e '(.[] | select(.policy == "faultaround:16" and .metric == "faults") |
 	.kind == "sim-only" and .real == null and .sim > 0) and all(.[]; has("policy") and
 	has("metric") and has("sim") and has("real") and has("error_pct"))' "$T/svr.json" \
 	> /dev/null; echo $?) \
@@ -80,8 +92,9 @@ for t in $("$FT" query "$RDB" --format csv sql "SELECT trace_id FROM trace" | ta
 	sqlite3 "$RDB" "INSERT INTO trace_meta VALUES ($t, 'replay_map', '$map');
 		INSERT INTO replay_run(trace_id, policy, frag, kind, guest_trace_id, tool_version,
 		created_at) VALUES ($t, 'order0', 'none', 'guest', $t, 'test', 'now')"
-	"$FT" compare "$RDB" --trace "$t" --sim-vs-real --format json > "$T/r$t.json" 2> /dev/null
-	ok $(jq -e 'all(.[] | select(.policy == "order0" and (.metric == "faults" or
+	"$FT" replay "$RDB" --trace "$t" --policy order0 > /dev/null &&
+		"$FT" compare "$RDB" --trace "$t" --sim-vs-real --format json > "$T/r$t.json"
+	ok $([ $? = 0 ] && jq -e 'all(.[] | select(.policy == "order0" and (.metric == "faults" or
 		.metric == "peak_rss_bytes" or .metric == "zeroed_bytes" or
 		.metric == "cow_faults")); .error_pct == 0 and .sim == .real) and
 		([.[] | select(.metric == "faults")] | length == 1)' "$T/r$t.json" > /dev/null
