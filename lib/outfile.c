@@ -18,7 +18,7 @@
 #include "lib/error.h"
 #include "lib/outfile.h"
 
-static const char *kind_of(mode_t m)
+const char *file_kind(mode_t m)
 {
 	if (S_ISDIR(m))
 		return "a directory";
@@ -52,7 +52,7 @@ int outfile_check(const char *path, const char *what)
 	}
 	if (!S_ISREG(sb.st_mode))
 		return error("%s is %s, not a regular file: not used as the %s", path,
-			     kind_of(sb.st_mode), what);
+			     file_kind(sb.st_mode), what);
 	return 0;
 }
 

@@ -18,7 +18,12 @@
 
 #include <stddef.h>
 
+#include <sys/types.h>
+
 #include "lib/strbuf.h"
+
+/* What a non-regular file is, for messages: "a FIFO", "a character device", ... */
+const char *file_kind(mode_t m);
 
 /*
  * outfile_check - may path be written as a regular file? what names it in errors

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "lib/xalloc.h"
 #include "tracer/ctfcheck.h"
 
@@ -59,19 +60,6 @@ static const char *rel(const char *top, const char *path)
 	return path;
 }
 
-static const char *kind_of(mode_t m)
-{
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISBLK(m))
-		return "a block device";
-	if (S_ISSOCK(m))
-		return "a socket";
-	return "not a regular file";
-}
-
 /*
  * Open a regular file for reading: stat() first, and O_NONBLOCK with a second check after
  * the open in case it was swapped meanwhile. sb gets its fstat().
@@ -84,7 +72,7 @@ static int open_regular(const char *path, const char *name, struct stat *sb)
 	if (stat(path, sb))
 		return error("cannot read %s: %s", name, strerror(errno));
 	if (!S_ISREG(sb->st_mode))
-		return error("%s is %s", name, kind_of(sb->st_mode));
+		return error("%s is %s", name, file_kind(sb->st_mode));
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return error("cannot open %s: %s", name, strerror(errno));
@@ -286,7 +274,7 @@ static int check_stream(struct ctf_check *c, struct ctf_dir *d, const char *top,
 	if (S_ISDIR(sb.st_mode))
 		goto out;	/* index/, and nothing babeltrace2 reads */
 	if (!S_ISREG(sb.st_mode)) {
-		add_missing(c, top, path.buf, kind_of(sb.st_mode));
+		add_missing(c, top, path.buf, file_kind(sb.st_mode));
 		goto out;
 	}
 	if (!sb.st_size) {
