@@ -45,6 +45,8 @@ int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_s
 			root = &x->p[root->parent];
 		if (root == p)
 			continue;
+		if (!p->nr_mapped)	/* mapped is NULL while empty */
+			continue;
 		XGROW(root->mapped, root->cap_mapped, root->nr_mapped + p->nr_mapped);
 		memcpy(root->mapped + root->nr_mapped, p->mapped,
 		       p->nr_mapped * sizeof(*p->mapped));
@@ -75,7 +77,8 @@ int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_s
 		strbuf_add(out, ip->comm, clen);
 		if (p->parent == UINT32_MAX) {
 			x->st.families++;
-			qsort(p->mapped, p->nr_mapped, sizeof(*p->mapped), cmp_range);
+			if (p->nr_mapped)	/* mapped is NULL while empty */
+				qsort(p->mapped, p->nr_mapped, sizeof(*p->mapped), cmp_range);
 			for (k = 0; k < p->nr_mapped; k++) {
 				if (n && p->mapped[k].start <= p->mapped[n - 1].end) {
 					if (p->mapped[k].end > p->mapped[n - 1].end)

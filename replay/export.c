@@ -293,7 +293,8 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		p->parent = parent;
 		p->m.n = 0;
 		XGROW(p->m.v, p->m.cap, pp->m.n);
-		memcpy(p->m.v, pp->m.v, pp->m.n * sizeof(*pp->m.v));
+		if (pp->m.n)	/* m.v is NULL while empty */
+			memcpy(p->m.v, pp->m.v, pp->m.n * sizeof(*pp->m.v));
 		p->m.n = pp->m.n;
 		{
 			uint64_t idx = (uint64_t)p->index;

@@ -176,7 +176,8 @@ static struct rp_page_val *take_copy(struct rp_measure *w, uint32_t proc, uint64
 
 	*n = rp_pageset_take(&w->pg, proc, lo, hi, &w->tmp, &w->tmp_cap);
 	copy = xmalloc((*n + 1) * sizeof(*copy));
-	memcpy(copy, w->tmp, *n * sizeof(*copy));
+	if (*n)	/* tmp is NULL until a take found something */
+		memcpy(copy, w->tmp, *n * sizeof(*copy));
 	return copy;
 }
 

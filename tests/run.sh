@@ -11,6 +11,8 @@
 #
 #   sh tests/run.sh [FILE...]  only these files (*.sh and *.t run with sh, others executed)
 #   FT_SKIP_GUEST=1   skip tests/guest (developer shortcut; CI never sets it)
+#   FT_SUITES=LIST    the suites to run, of "unit cli guest" (the default: all three);
+#                     make check-asan runs "unit cli"
 #   FT_TESTS=PATTERN  only files whose name contains PATTERN
 #   FT_BUILD=DIR      test the binaries of DIR (default build; build-asan: make check-asan)
 #   FT_TEST_LOGS=DIR  where each file's TAP output goes (default $FT_BUILD/test-logs)
@@ -93,19 +95,26 @@ if [ $# -gt 0 ]; then
 		esac
 	done
 else
-	for t in "$build"/tests/*; do
-		[ -x "$t" ] && [ -f "$t" ] && run_one "$t" "$t"
-	done
-	for t in tests/cli/*.sh; do
-		[ -f "$t" ] && run_one "$t" sh "$t"
-	done
-	if [ -z "${FT_SKIP_GUEST:-}" ]; then
-		for t in tests/guest/*.sh; do
+	suites=" ${FT_SUITES:-unit cli guest} "
+	case "$suites" in *" unit "*)
+		for t in "$build"/tests/*; do
+			[ -x "$t" ] && [ -f "$t" ] && run_one "$t" "$t"
+		done
+	esac
+	case "$suites" in *" cli "*)
+		for t in tests/cli/*.sh; do
 			[ -f "$t" ] && run_one "$t" sh "$t"
 		done
-	else
-		echo "SKIP tests/guest (FT_SKIP_GUEST set)"
-	fi
+	esac
+	case "$suites" in *" guest "*)
+		if [ -z "${FT_SKIP_GUEST:-}" ]; then
+			for t in tests/guest/*.sh; do
+				[ -f "$t" ] && run_one "$t" sh "$t"
+			done
+		else
+			echo "SKIP tests/guest (FT_SKIP_GUEST set)"
+		fi
+	esac
 fi
 echo "$((total - failed)) of $total test files passed"
 [ $total -gt 0 ] && [ $failed = 0 ]
