@@ -522,7 +522,8 @@ int ctf_check(const char *dir, struct ctf_check *c)
 		XGROW(v, cap, n + 1);
 		v[n++] = p;
 	}
-	qsort(v, n, sizeof(*v), by_name);
+	if (n)	/* v is NULL when nothing is missing */
+		qsort(v, n, sizeof(*v), by_name);
 	for (i = 0; i < n; i++)
 		strbuf_addf(&c->missing_id, "%s%s", i ? "," : "", v[i]);
 	free(v);
