@@ -4,8 +4,9 @@
  *
  * The database is opened with SQLITE_OPEN_READONLY (ftdb_open FTDB_READONLY) for every
  * view; `sql` additionally refuses any statement sqlite3_stmt_readonly() does not vouch
- * for, so a query can never change the database. Output: --format table|csv|json, JSON
- * names documented in docs/cli-json.md.
+ * for (PRAGMA reads excepted: see query_sql()), so a query can never change the database.
+ * Output: --format table|csv|json, JSON names documented in docs/cli-json.md; sql streams
+ * its rows.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -46,15 +47,15 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Run sql with the trace id (and --pid, --limit) bound, one table row per result row. */
-static int sql_table(const struct query_opts *o, const char *sql, struct out_table *t,
-		     const char *const *hex_cols)
+/*
+ * Run the prepared st with the trace id (and --pid, --limit) bound, one table row per
+ * result row (printed as it comes if t streams); finalizes st.
+ */
+static int sql_rows(const struct query_opts *o, sqlite3_stmt *st, struct out_table *t,
+		    const char *const *hex_cols)
 {
-	sqlite3_stmt *st;
 	int i, n, rc, k;
 
-	if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("query failed: %s", sqlite3_errmsg(o->db));
 	for (i = 1; i <= sqlite3_bind_parameter_count(st); i++) {
 		const char *name = sqlite3_bind_parameter_name(st, i);
 
@@ -102,6 +103,17 @@ static int sql_table(const struct query_opts *o, const char *sql, struct out_tab
 	if (rc != SQLITE_DONE)
 		return error("query failed: %s", sqlite3_errmsg(o->db));
 	return 0;
+}
+
+/* sql_rows() of one of our own statements. */
+static int sql_table(const struct query_opts *o, const char *sql, struct out_table *t,
+		     const char *const *hex_cols)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("query failed: %s", sqlite3_errmsg(o->db));
+	return sql_rows(o, st, t, hex_cols);
 }
 
 static const char summary_sql[] =
@@ -221,30 +233,58 @@ static const char orders_sql[] =
 	"(SELECT page_size FROM trace WHERE trace_id = :trace) AS mapped_bytes "
 	"FROM fault_order WHERE trace_id = :trace GROUP BY order_ ORDER BY order_";
 
-/* sql: exactly one statement, and a read-only one. */
+/* What the authorizer saw while the user's statement was prepared. */
+struct sql_auth {
+	int pragma_read;	/* a PRAGMA without a value: "PRAGMA journal_mode" */
+	int pragma_set;		/* a PRAGMA with a value or argument */
+};
+
+static int sql_auth_cb(void *arg, int action, const char *a1, const char *a2, const char *db,
+		       const char *trigger)
+{
+	struct sql_auth *a = arg;
+
+	if (action == SQLITE_PRAGMA)
+		*(a2 ? &a->pragma_set : &a->pragma_read) = 1;
+	return SQLITE_OK;
+}
+
+/*
+ * sql: exactly one statement (comments and semicolons around it are fine), and one that
+ * reads: sqlite3_stmt_readonly() vouches for it, or it is a PRAGMA read, which SQLite
+ * counts as a possible write for a few pragmas (journal_mode) although without a value
+ * it only reports. The handle is read-only besides. Rows are printed as they are read.
+ */
 static int query_sql(const struct query_opts *o, const char *sql)
 {
 	struct out_table t = { 0 };
-	sqlite3_stmt *st;
+	struct sql_auth auth = { 0 };
+	sqlite3_stmt *st, *next;
 	const char *tail;
-	int ret;
+	int ret, rc;
 
-	if (sqlite3_prepare_v2(o->db, sql, -1, &st, &tail) != SQLITE_OK)
+	sqlite3_set_authorizer(o->db, sql_auth_cb, &auth);
+	rc = sqlite3_prepare_v2(o->db, sql, -1, &st, &tail);
+	sqlite3_set_authorizer(o->db, NULL, NULL);
+	if (rc != SQLITE_OK)
 		return error("invalid SQL: %s", sqlite3_errmsg(o->db));
 	if (!st)
 		return error("empty SQL statement");
-	while (*tail == ' ' || *tail == '\t' || *tail == '\n' || *tail == ';')
-		tail++;
-	if (*tail) {
-		sqlite3_finalize(st);
-		return error("only one SQL statement at a time");
+	/* what follows may only be comments, blanks and semicolons: SQLite's own lexer says */
+	while (*tail) {
+		if (sqlite3_prepare_v2(o->db, tail, -1, &next, &tail) != SQLITE_OK || next) {
+			sqlite3_finalize(next);
+			sqlite3_finalize(st);
+			return error("only one SQL statement at a time");
+		}
 	}
-	if (!sqlite3_stmt_readonly(st)) {
+	if (!sqlite3_stmt_readonly(st) && !(auth.pragma_read && !auth.pragma_set)) {
 		sqlite3_finalize(st);
 		return error("refusing a statement that writes: query is read-only");
 	}
-	sqlite3_finalize(st);
-	ret = sql_table(o, sql, &t, NULL);
+	/* stream: the first row is out before the last is read, memory stays flat */
+	out_stream(&t, o->format, stdout);
+	ret = sql_rows(o, st, &t, NULL);
 	if (!ret)
 		out_print(&t, o->format, stdout);
 	out_release(&t);
@@ -265,12 +305,40 @@ int cmd_query(int argc, char **argv)
 	struct query_opts o = { .format = OUT_TABLE, .limit = -1, .pid = -1 };
 	static const char *const hex_cols[] = { "mm", "start", "end", "flags", NULL };
 	int64_t want = 0;
-	const char *path, *view;
+	const char *path, *view, *pos[3];	/* DB, view, SQL */
 	struct out_table t = { 0 };
-	int c, i, ret = 1;
+	int c, i, ret = 1, nr_pos = 0, end_of_opts = 0, sql_next_done = 0;
 
+	/*
+	 * Options may come anywhere before the SQL; "--" ends them; the argument after the
+	 * view "sql" is the SQL even when it starts with "-" ("-- a comment\nSELECT ...").
+	 * '+': getopt stops at the first non-option, this loop collects the positionals.
+	 */
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:f:p:n:h", options, NULL)) != -1) {
+	while (optind < argc) {
+		const char *a = argv[optind];
+
+		if (nr_pos == 2 && !strcmp(pos[1], "sql") && !sql_next_done) {
+			if (!strcmp(a, "--"))
+				optind++;
+			sql_next_done = 1;
+			if (optind < argc)
+				pos[nr_pos++] = argv[optind++];
+			continue;
+		}
+		if (end_of_opts || a[0] != '-' || !a[1]) {
+			if (nr_pos < 3)
+				pos[nr_pos] = a;
+			nr_pos++;
+			optind++;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			end_of_opts = 1;
+			optind++;
+			continue;
+		}
+		c = getopt_long(argc, argv, "+t:f:p:n:h", options, NULL);
 		switch (c) {
 		case 't':
 			if (cli_parse_num("query", "--trace", optarg, &want))
@@ -295,16 +363,16 @@ int cmd_query(int argc, char **argv)
 			return usage_error(NULL);
 		}
 	}
-	if (argc - optind < 2)
+	if (nr_pos < 2)
 		return usage_error("expected DB and a view");
-	path = argv[optind];
-	view = argv[optind + 1];
+	path = pos[0];
+	view = pos[1];
 	for (i = 0; views[i]; i++)
 		if (!strcmp(views[i], view))
 			break;
 	if (!views[i])
 		return usage_error("unknown view");
-	if (argc - optind != (strcmp(view, "sql") ? 2 : 3))
+	if (nr_pos != (strcmp(view, "sql") ? 2 : 3))
 		return usage_error(strcmp(view, "sql") ? "too many arguments"
 						       : "sql wants one SQL statement");
 
@@ -317,7 +385,7 @@ int cmd_query(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(view, "sql")) {
-		ret = query_sql(&o, argv[optind + 2]) ? 1 : 0;
+		ret = query_sql(&o, pos[2]) ? 1 : 0;
 		goto out;
 	}
 	if (!strcmp(view, "procs"))

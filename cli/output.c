@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,8 @@ static void print_row(const struct out_table *t, size_t r, size_t index, enum ou
 				fputs("null", fp);
 			else if (c->type == OUT_INT)
 				fprintf(fp, "%" PRId64, c->i);
+			else if (c->type == OUT_REAL && !isfinite(c->d))
+				fputs("null", fp);	/* JSON has no inf, -inf, nan */
 			else if (c->type == OUT_REAL)
 				fprintf(fp, "%.17g", c->d);
 			else

@@ -5,9 +5,14 @@
  *
  * Percentiles are nearest-rank: pN is the value at 1-based rank ceil(N/100 * n) of the
  * sorted latencies, so every reported value was measured. Exact means every latency is
- * kept: 8 bytes per fault while the view runs.
+ * kept: 8 bytes per fault while the view runs. The mean is exact too (a 128-bit sum).
+ *
+ * Latencies are u64 in the trace but int64 in every output (SQL, JSON): a value, percentile
+ * or mean above INT64_MAX (292 years; only a damaged trace holds one) is saturated to
+ * INT64_MAX, never wrapped to a negative number (docs/cli-json.md).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +59,12 @@ static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
 	return 0;
 }
 
+/* A u64 ns value as the int64 the outputs hold: saturated, never negative. */
+static int64_t sat_ns(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
 static int32_t pid_of(const struct pid_map *m, uint32_t proc_id)
 {
 	int64_t i = (int64_t)proc_id - m->base;
@@ -90,7 +101,7 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	out_int(c->t, ev->nr_ptes);
 	out_int(c->t, !!(ev->flags & FT_EVF_ZERO_PAGE));
 	out_text(c->t, ft_fallback_name(ev->reason));
-	out_int(c->t, (int64_t)ev->aux);
+	out_int(c->t, sat_ns(ev->aux));
 	out_int(c->t, ev->proc_id);
 	out_int(c->t, ev->vma_id);
 	return 0;
@@ -170,22 +181,23 @@ int query_latency(const struct query_opts *o, struct out_table *t)
 	for (order = 0; order < 256; order++) {
 		for (z = 0; z < 2; z++) {
 			struct lat_group *g = &c->g[order][z];
-			double sum = 0;
+			unsigned __int128 sum = 0, mean;
 			size_t i;
 
 			if (!g->n)
 				continue;
 			qsort(g->v, g->n, sizeof(*g->v), cmp_u64);
 			for (i = 0; i < g->n; i++)
-				sum += (double)g->v[i];
+				sum += g->v[i];
+			mean = (sum + g->n / 2) / g->n;	/* rounded half up, <= max */
 			out_int(t, order);
 			out_int(t, z);
 			out_int(t, (int64_t)g->n);
-			out_int(t, (int64_t)rank(g, 50));
-			out_int(t, (int64_t)rank(g, 90));
-			out_int(t, (int64_t)rank(g, 99));
-			out_int(t, (int64_t)g->v[g->n - 1]);
-			out_int(t, (int64_t)llround(sum / (double)g->n));
+			out_int(t, sat_ns(rank(g, 50)));
+			out_int(t, sat_ns(rank(g, 90)));
+			out_int(t, sat_ns(rank(g, 99)));
+			out_int(t, sat_ns(g->v[g->n - 1]));
+			out_int(t, sat_ns((uint64_t)mean));
 		}
 	}
 	ret = 0;

@@ -85,18 +85,53 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	sb->len += (size_t)n;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF) at s, 1..4, or 0 if s does not start one. s is NUL-terminated:
+ * a NUL continuation byte fails the test before anything past it is read.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0))
+			return 0;	/* overlong, surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+			return 0;	/* overlong, above U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
 void strbuf_add_json_str(struct strbuf *sb, const char *s)
 {
-	strbuf_addch(sb, '"');
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			strbuf_addf(sb, "\\%c", c);
-		else if (c < 0x20)
-			strbuf_addf(sb, "\\u%04x", c);
+	strbuf_addch(sb, '"');
+	while (p && *p) {
+		size_t n = utf8_len(p);
+
+		if (*p == '"' || *p == '\\')
+			strbuf_addf(sb, "\\%c", *p);
+		else if (*p < 0x20)
+			strbuf_addf(sb, "\\u%04x", *p);
+		else if (!n)
+			strbuf_addstr(sb, "\\ufffd");	/* one per byte not valid UTF-8 */
 		else
-			strbuf_addch(sb, c);
+			strbuf_add(sb, p, n);
+		p += n ? n : 1;
 	}
 	strbuf_addch(sb, '"');
 }

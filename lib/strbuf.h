@@ -27,7 +27,10 @@ void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, int c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Append s quoted as a JSON string (with the quotes). */
+/*
+ * Append s quoted as a JSON string (with the quotes). The result is always valid UTF-8:
+ * each byte of s that is not part of a well-formed UTF-8 sequence becomes \ufffd.
+ */
 void strbuf_add_json_str(struct strbuf *sb, const char *s);
 /* Read a whole file; Return: 0, or error() naming the file. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
