@@ -146,12 +146,6 @@ static const struct {
 	{ "adaptive:max=1M", NULL },
 };
 
-/* What usage, errors, --list-policies and the completion show, in table order. */
-static const char *const templates[] = {
-	"order0", "mcpage:N", "mthp:SIZE[,SIZE...]", "faultaround:N", "thp", "adaptive[:max=SIZE]",
-	NULL
-};
-
 static const struct {
 	const char *name;
 	int ok;
@@ -168,7 +162,7 @@ int main(void)
 	uint64_t fb[RP_MAX_ORDER + 1];
 
 	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
-		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 11 +
+		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 10 +
 		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0])));
 	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		struct rp_policy p, q;
@@ -207,14 +201,6 @@ int main(void)
 			"simulation only"))
 			diag("  in_guest %d, knob '%s', error '%s'", in, buf, error_text());
 		error_clear();
-	}
-	{
-		const char *const *t = rp_policy_templates();
-
-		for (i = 0; templates[i] && t[i] && !strcmp(templates[i], t[i]); i++)
-			;
-		if (!ok(!templates[i] && !t[i], "policy templates, in table order"))
-			diag("  at %zu: got '%s'", i, t[i] ? t[i] : "(end)");
 	}
 	{
 		/* the maximum folio order: accepted by every policy that takes an order or size */
