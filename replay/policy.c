@@ -14,8 +14,9 @@
 #include "replay/policy.h"
 
 /*
- * The policy table: one row per policy, in the order usage and --list-policies show them.
- * Row X(name) is the ops rp_policy_<name> of replay/policy-<name>.c.
+ * The policy table: one row per policy, in the order usage and --list-policies show them
+ * (and docs/policies.md's table). Row X(name) is the ops rp_policy_<name> of
+ * replay/policy-<name>.c. Every row ends with a backslash: a new row is one added line.
  */
 #define POLICY_TABLE(X)	\
 	X(order0)	\
@@ -23,7 +24,8 @@
 	X(mthp)		\
 	X(faultaround)	\
 	X(thp)		\
-	X(adaptive)
+	X(adaptive)	\
+	/* end of the policy table */
 
 #define POLICY_DECLARE(name) extern const struct rp_policy_ops rp_policy_##name;
 #define POLICY_ROW(name) &rp_policy_##name,
