@@ -277,13 +277,13 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	if (rc < 0)
 		goto out;
 	if (rc == FT_RUNNER_GUEST_FAILED) {
-		ft_runner_status(rc, dir.buf);
+		ft_runner_status(rc, dir.buf, 0);
 		error("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
 		goto out;
 	}
 	/* the replayer's own status is checked by keep_map() */
 	if (rc != FT_RUNNER_OK && rc != FT_RUNNER_WORKLOAD_FAILED) {
-		ft_runner_status(rc, dir.buf);
+		ft_runner_status(rc, dir.buf, 0);
 		ft_discard_trace_dir(dir.buf, o->db);
 		goto out;
 	}

@@ -102,7 +102,7 @@ static int guest_run(int argc, char **argv)
 	rc = ft_runner_run_argv(argc, argv);
 	if (rc < 0)
 		return 1;
-	rc = ft_runner_status(rc, out);
+	rc = ft_runner_status(rc, out, 1);
 	if (rc == 2) {
 		error_clear();
 		fputs(guest_usage, stderr);

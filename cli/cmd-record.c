@@ -145,7 +145,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (rc != FT_RUNNER_OK && rc != FT_RUNNER_WORKLOAD_FAILED &&
 	    rc != FT_RUNNER_GUEST_FAILED) {
-		ret = ft_runner_status(rc, dir.buf);
+		ret = ft_runner_status(rc, dir.buf, 0);
 		/* nothing ran: no directory per failed attempt */
 		ft_discard_trace_dir(dir.buf, db);
 		goto out;
@@ -163,7 +163,7 @@ int cmd_record(int argc, char **argv)
 			error_clear();
 		}
 		strbuf_release(&trace);
-		ft_runner_status(rc, dir.buf);
+		ft_runner_status(rc, dir.buf, 0);
 		error("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
 				       "nothing was stored; what the guest wrote is in", dir.buf);
 		goto out;
@@ -176,7 +176,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s/workload.out\n",
 		dir.buf, dir.buf);
-	ret = ft_runner_status(rc, dir.buf);
+	ret = ft_runner_status(rc, dir.buf, 0);
 out:
 	strbuf_release(&dir);
 	return ret;

@@ -79,7 +79,7 @@ char *ft_runner_value(const char *out, const char *name)
 	return strbuf_detach(&val);
 }
 
-int ft_runner_status(int rc, const char *out)
+int ft_runner_status(int rc, const char *out, int user_args)
 {
 	char *why = NULL;
 
@@ -87,8 +87,8 @@ int ft_runner_status(int rc, const char *out)
 	case FT_RUNNER_OK:
 		return 0;
 	case FT_RUNNER_USAGE:
-		error("bad arguments for the guest runner");
-		return 2;
+		error("the guest runner refused its arguments (exit 2)");
+		return user_args ? 2 : 1;
 	case FT_RUNNER_NOT_STARTED:
 		why = out ? ft_runner_value(out, "run_error") : NULL;
 		if (why && *why)

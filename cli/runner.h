@@ -43,11 +43,14 @@ int ft_runner_run(const struct ft_runner_args *a);
 int ft_runner_run_argv(int argc, char **argv);
 
 /*
- * ft_runner_status - map run.sh's exit status rc onto the CLI's: 0 for FT_RUNNER_OK, 2 for
- * FT_RUNNER_USAGE, 1 for anything else with error() saying why (from out's run_error,
- * header/guest_error or header/workload_status when out is given).
+ * ft_runner_status - map run.sh's exit status rc onto the CLI's: 0 for FT_RUNNER_OK; 2 for
+ * FT_RUNNER_USAGE when the user wrote run.sh's arguments (user_args: `guest run`); 1 for
+ * anything else, with error() saying why (from out's run_error, header/guest_error or
+ * header/workload_status when out is given). Arguments the CLI built itself were checked
+ * first (ft_runner_check()), so run.sh refusing them, or dash exiting 2 on a failed
+ * redirection, is a failure, not a usage error.
  */
-int ft_runner_status(int rc, const char *out);
+int ft_runner_status(int rc, const char *out, int user_args);
 
 /* The one-line value of out/name (e.g. "header/workload_status"), or NULL. malloc'ed. */
 char *ft_runner_value(const char *out, const char *name);
