@@ -5,20 +5,14 @@
  * babeltrace2 2.0.4 trusts its input: a packet of packetized metadata longer than the file
  * makes its metadata decoder spin forever, and an LTTng index entry pointing past its stream
  * file trips an assertion (abort). What can be checked from the file layout alone is checked
- * here, without decoding events:
+ * before it reads anything:
  *
- *  - metadata: packetized (CTF 1.8 section 7.1.1: magic 0x75d11d57, uuid, checksum,
- *    content_size, packet_size in bits, compression/encryption/checksum schemes 0, version
- *    1.8): every packet header complete, the same uuid and byte order throughout, the content
- *    of every packet present, packets tiling the file (only the last one's padding may be
- *    cut). Text metadata is left to babeltrace2's parser, which fails cleanly on it.
- *  - LTTng index files (index/<stream>.idx: big-endian header magic 0xC1F1DCC1, major 1,
- *    entry length, then one entry per packet: offset, packet_size and content_size in bits,
- *    ...): entries that tile their stream file exactly, each packet starting with the CTF
- *    packet magic 0xC1FC1FC1.
- *  - streams: every stream a regular non-empty file (never opened otherwise: a FIFO would
- *    block), an index for a stream that has one and a stream for every index, and for LTTng's
- *    per-CPU streams (<channel>_<cpu>) one per CPU of the header's cpu count (header/cpus).
+ *  - the metadata and LTTng index files (formats and checks in tracer/ctflayout.h);
+ *  - the streams: every entry of a CTF directory but metadata, dot files and directories is
+ *    a stream (as for babeltrace2's src.ctf.fs), and must be a regular non-empty file (never
+ *    opened otherwise: a FIFO would block); every index has its stream; and LTTng's per-CPU
+ *    streams (all names <channel>_<cpu>) number one per CPU of the header's cpu count
+ *    (header/cpus) in each channel.
  *
  * Damage is refused (-1). A missing, empty or non-regular per-CPU stream is not damage but
  * an incomplete trace: it is listed in ctf_check.missing and left out of ctf_check's good
@@ -35,7 +29,7 @@
 /* One CTF directory (a directory holding a metadata file) of the trace. */
 struct ctf_dir {
 	char *path;		/* the directory, as found under the ingested one */
-	char **streams;		/* names of the stream files that passed, in readdir order */
+	char **streams;		/* names of the stream files that passed, in name order */
 	unsigned char *indexed;	/* per stream: 1 if index/<name>.idx exists (and passed) */
 	size_t nr_streams, cap_streams;
 };
