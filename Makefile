@@ -98,18 +98,19 @@ $(B)/workloads/arm64/%: workloads/%.sh
 	install -m 755 $< $@
 
 # Unit tests: one TAP program per tests/unit/*.c, linked with everything but the CLI.
-# Test programs the shell tests run (tests/cli/synth-db.c), and the C files of the harness
-# self-test (tests/harness/, TAP files that must fail), are built the same way.
+# Test programs the shell tests run (tests/cli/synth-db.c, set-latency.c), and the C files
+# of the harness self-test (tests/harness/, TAP files that must fail), are built the same way.
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(BT_LIBS) $(LDLIBS)
-$(B)/testprogs/synth-db: tests/cli/synth-db.c $(B)/libft.a
+$(B)/testprogs/%: tests/cli/%.c $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
 $(B)/harness/%: tests/harness/%.c tests/unit/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
-$(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC)) $(B)/testprogs/synth-db \
+$(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC)) \
+		  $(B)/testprogs/synth-db $(B)/testprogs/set-latency \
 		  $(patsubst tests/harness/%.c,$(B)/harness/%,$(HARNESS_SRC))
 	@touch $@
 

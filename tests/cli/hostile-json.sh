@@ -3,15 +3,15 @@
 # trace holds (issue 12 item 12): header text that is not UTF-8 (each bad byte becomes
 # \ufffd), reals that are not finite (null); and a fault latency of 2^64-1 (item 13)
 # saturates at 2^63-1 in faults and latency instead of showing -1, with an exact mean.
-# Fixture: SYNTHETIC tests/data/synthetic-anon-tiny; tests/cli/set-latency.c damages it.
+# Fixture: SYNTHETIC tests/data/synthetic-anon-tiny; tests/cli/set-latency.c (built by make)
+# damages it.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/trace-lib.inc"
 
 plan 16
 
-${CC:-cc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$T/set-latency" \
-	"$TOP/tests/cli/set-latency.c" "$TOP/build/libft.a" -lsqlite3 -lm
-ok $? "build set-latency"
+SETLAT=$BUILD/testprogs/set-latency	# built by make from tests/cli/set-latency.c
+check "set-latency is built (make)" test -x "$SETLAT"
 
 # a trace whose workload header is not UTF-8: valid é, lone bytes, an overlong "/", a
 # surrogate, a code point above U+10FFFF, a truncated sequence
@@ -55,7 +55,7 @@ ok $? "summary: the same workload string"
 L="$T/l.db"
 "$FT" ingest -q -o "$L" "$TINY"
 "$FT" query "$L" --format csv faults | tail -n +2 > "$T/clean.csv"
-"$T/set-latency" "$L" 1 18446744073709551615
+"$SETLAT" "$L" 1 18446744073709551615
 ok $? "set the first fault's latency to 2^64-1"
 "$FT" query "$L" --format json latency > "$T/lat.json"
 ok $? "query latency: exit 0"
