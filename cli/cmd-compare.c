@@ -2,7 +2,8 @@
 /*
  * cmd-compare.c - foliotrace compare: the latest stored replay run of each policy, side by
  * side, normalised to a baseline policy like the tables of the mcpage and large-anon-folio
- * threads: faults, RSS, bloat, bytes zeroed, fallbacks.
+ * threads: faults, RSS, bloat, bytes zeroed, fallbacks. The columns and JSON fields are the
+ * metric table's (replay/metrics.c, RP_SHOW_COLUMN and RP_SHOW_JSON), in its order.
  *
  * Exit status: 0; 1 if there is no run of the baseline (or no run at all); 2 for a usage
  * error, a bad --baseline spec included.
@@ -51,15 +52,79 @@ static int usage_error(const char *msg)
 	return cli_usage_error("compare", usage_text, msg);
 }
 
+/* Sum over the rows of group g that have flag, in run c. */
+static uint64_t group_sum(const char *g, unsigned int flag, const struct rp_counters *c)
+{
+	const struct rp_metric_info *mt;
+	uint64_t sum = 0;
+	size_t j, n;
+
+	mt = rp_metric_table(&n);
+	for (j = 0; j < n; j++)
+		if (mt[j].group && !strcmp(mt[j].group, g) && (mt[j].show & flag))
+			sum += c->v[mt[j].id];
+	return sum;
+}
+
+/* 1 if row j of the metric table starts its group (rows of a group are adjacent). */
+static int group_start(const struct rp_metric_info *mt, size_t j, unsigned int flag)
+{
+	size_t k;
+
+	for (k = j; k-- > 0;)
+		if ((mt[k].show & flag) && mt[k].group && !strcmp(mt[k].group, mt[j].group))
+			return 0;
+	return 1;
+}
+
+static const char *column(const struct rp_metric_info *m)
+{
+	return m->column ? m->column : m->name;
+}
+
+/* The metric table's RP_SHOW_JSON rows of one run, after its other fields. */
+static void json_metrics(const struct rp_counters *c, const struct rp_counters *b)
+{
+	const struct rp_metric_info *mt, *open = NULL;
+	size_t j, n;
+
+	mt = rp_metric_table(&n);
+	for (j = 0; j <= n; j++) {
+		const struct rp_metric_info *m = j < n ? &mt[j] : NULL;
+
+		if (m && !(m->show & RP_SHOW_JSON))
+			continue;
+		if (open && (!m || !m->group || strcmp(m->group, open->group))) {
+			printf("}");
+			if (open->show & RP_SHOW_TOTAL)
+				printf(",\"%s_total\":%llu", open->group,
+				       (unsigned long long)group_sum(open->group, RP_SHOW_TOTAL, c));
+			open = NULL;
+		}
+		if (!m)
+			break;
+		if (m->group) {
+			printf(open ? "," : ",\"%s\":{", m->group);
+			printf("\"%s\":%llu", m->key, (unsigned long long)c->v[m->id]);
+			open = m;
+			continue;
+		}
+		printf(",\"%s\":%llu", m->name, (unsigned long long)c->v[m->id]);
+		if (m->show & RP_SHOW_VS_BASE) {
+			printf(",\"%s_vs_baseline\":", column(m));
+			out_json_ratio(stdout, c->v[m->id], b->v[m->id]);
+		}
+	}
+}
+
 static void print_json(const struct run_set *rs)
 {
 	const struct rp_counters *b = &rs->run[rs->base].c;
-	unsigned int i, r, k;
+	unsigned int i;
 
 	printf("[");
 	for (i = 0; i < rs->nr; i++) {
 		const struct rp_stored_run *run = &rs->run[i];
-		const struct rp_counters *c = &run->c;
 
 		printf("%s{\"policy\":", i ? "," : "");
 		out_json_str(stdout, run->policy);
@@ -71,34 +136,8 @@ static void print_json(const struct run_set *rs)
 		out_json_str_or_null(stdout, run->filter);
 		printf(",\"recorded_policy\":");
 		out_json_str_or_null(stdout, rs->recorded_policy);
-		printf(",\"faults\":%llu,\"faults_vs_baseline\":",
-		       (unsigned long long)c->v[RP_M_FAULTS]);
-		out_json_ratio(stdout, c->v[RP_M_FAULTS], b->v[RP_M_FAULTS]);
-		printf(",\"peak_rss_bytes\":%llu,\"peak_rss_vs_baseline\":",
-		       (unsigned long long)c->v[RP_M_PEAK_RSS]);
-		out_json_ratio(stdout, c->v[RP_M_PEAK_RSS], b->v[RP_M_PEAK_RSS]);
-		printf(",\"final_rss_bytes\":%llu,\"bloat_bytes\":%llu,\"zeroed_bytes\":%llu,"
-		       "\"zeroed_vs_baseline\":",
-		       (unsigned long long)c->v[RP_M_FINAL_RSS],
-		       (unsigned long long)c->v[RP_M_BLOAT], (unsigned long long)c->v[RP_M_ZEROED]);
-		out_json_ratio(stdout, c->v[RP_M_ZEROED], b->v[RP_M_ZEROED]);
-		printf(",\"fallbacks\":{");
-		for (r = 1; r < FT_FB_NR; r++)
-			printf("%s\"%s\":%llu", r > 1 ? "," : "", ft_fallback_name(r),
-			       (unsigned long long)c->v[RP_M_FB_0 + r]);
-		printf("},\"fallbacks_total\":%llu,\"alloc_by_order\":{",
-		       (unsigned long long)runs_fallbacks(c));
-		for (k = 0; k <= RP_PMD_ORDER; k++)
-			printf("%s\"%u\":%llu", k ? "," : "", k,
-			       (unsigned long long)c->v[RP_M_ALLOC_0 + k]);
-		printf("},\"zero_wp_faults\":%llu,\"cow_faults\":%llu,\"pte_writes\":%llu,"
-		       "\"contpte_runs\":%llu,\"contpte_runs_final\":%llu,\"pmd_maps\":%llu,"
-		       "\"elapsed_ns\":%lld}",
-		       (unsigned long long)c->v[RP_M_ZERO_WP], (unsigned long long)c->v[RP_M_COW],
-		       (unsigned long long)c->v[RP_M_PTE_WRITES],
-		       (unsigned long long)c->v[RP_M_CONTPTE_RUNS],
-		       (unsigned long long)c->v[RP_M_CONTPTE_FINAL],
-		       (unsigned long long)c->v[RP_M_PMD_MAPS], (long long)run->elapsed_ns);
+		json_metrics(&run->c, b);
+		printf(",\"elapsed_ns\":%lld}", (long long)run->elapsed_ns);
 	}
 	printf("]\n");
 }
@@ -130,13 +169,51 @@ static void cell_delta(struct out_table *t, enum out_format f, uint64_t v, uint6
 	}
 }
 
+/*
+ * The metric table's RP_SHOW_COLUMN rows as columns: a metric's value (and its change
+ * against the baseline), a group's sum. Called once with t's columns to add (c NULL), then
+ * once per run.
+ */
+static void table_metrics(struct out_table *t, enum out_format f, const struct rp_counters *c,
+			  const struct rp_counters *b)
+{
+	const struct rp_metric_info *mt;
+	char name[80];
+	size_t j, n;
+
+	mt = rp_metric_table(&n);
+	for (j = 0; j < n; j++) {
+		const struct rp_metric_info *m = &mt[j];
+
+		if (!(m->show & RP_SHOW_COLUMN))
+			continue;
+		if (m->group) {
+			if (!group_start(mt, j, RP_SHOW_COLUMN))
+				continue;
+			if (c)
+				out_int(t, (int64_t)group_sum(m->group, RP_SHOW_COLUMN, c));
+			else
+				out_add_col(t, m->group);
+			continue;
+		}
+		if (!c)
+			out_add_col(t, column(m));
+		else if (m->show & RP_SHOW_BYTES)
+			cell_bytes(t, f, c->v[m->id]);
+		else
+			out_int(t, (int64_t)c->v[m->id]);
+		if (!(m->show & RP_SHOW_VS_BASE))
+			continue;
+		snprintf(name, sizeof(name), "%s_vs_base", column(m));
+		if (!c)
+			out_add_col(t, name);
+		else
+			cell_delta(t, f, c->v[m->id], b->v[m->id]);
+	}
+}
+
 static void print_table(const struct run_set *rs, enum out_format f)
 {
-	static const char *const cols[] = {
-		"policy", "faults", "faults_vs_base", "peak_rss", "peak_rss_vs_base", "final_rss",
-		"bloat", "zeroed", "zeroed_vs_base", "fallbacks", "pte_writes", "contpte_runs",
-		"pmd_maps"
-	};
 	const struct rp_counters *b = &rs->run[rs->base].c;
 	struct out_table t;
 	unsigned int i;
@@ -145,23 +222,12 @@ static void print_table(const struct run_set *rs, enum out_format f)
 		printf("trace %lld, frag=%s%s%s: latest run of each policy against %s\n\n",
 		       (long long)rs->trace_id, rs->frag, *rs->filter ? ", " : "", rs->filter,
 		       rs->run[rs->base].policy);
-	out_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
+	out_init(&t, NULL, 0);
+	out_add_col(&t, "policy");
+	table_metrics(&t, f, NULL, b);
 	for (i = 0; i < rs->nr; i++) {
-		const struct rp_counters *c = &rs->run[i].c;
-
 		out_text(&t, rs->run[i].policy);
-		out_int(&t, (int64_t)c->v[RP_M_FAULTS]);
-		cell_delta(&t, f, c->v[RP_M_FAULTS], b->v[RP_M_FAULTS]);
-		cell_bytes(&t, f, c->v[RP_M_PEAK_RSS]);
-		cell_delta(&t, f, c->v[RP_M_PEAK_RSS], b->v[RP_M_PEAK_RSS]);
-		cell_bytes(&t, f, c->v[RP_M_FINAL_RSS]);
-		cell_bytes(&t, f, c->v[RP_M_BLOAT]);
-		cell_bytes(&t, f, c->v[RP_M_ZEROED]);
-		cell_delta(&t, f, c->v[RP_M_ZEROED], b->v[RP_M_ZEROED]);
-		out_int(&t, (int64_t)runs_fallbacks(c));
-		out_int(&t, (int64_t)c->v[RP_M_PTE_WRITES]);
-		out_int(&t, (int64_t)c->v[RP_M_CONTPTE_RUNS]);
-		out_int(&t, (int64_t)c->v[RP_M_PMD_MAPS]);
+		table_metrics(&t, f, &rs->run[i].c, b);
 	}
 	out_print(&t, f, stdout);
 	out_release(&t);

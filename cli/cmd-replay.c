@@ -102,24 +102,15 @@ static int bad_value(void)
 	return 2;
 }
 
-/* Rows worth printing: the core metrics always, the others when some policy has them. */
+/* Rows worth printing: those shown always, the others when some policy has them. */
 static int show_metric(unsigned int m, const struct rp_run_result *res, unsigned int n)
 {
 	unsigned int i;
 
-	switch (m) {
-	case RP_M_FAULTS:
-	case RP_M_PEAK_RSS:
-	case RP_M_FINAL_RSS:
-	case RP_M_BLOAT:
-	case RP_M_ZEROED:
-	case RP_M_PTE_WRITES:
-	case RP_M_CONTPTE_RUNS:
-	case RP_M_PMD_MAPS:
-		return 1;
-	}
-	if (m == RP_M_FB_0 + FT_FB_NONE)
+	if (!rp_metric_public(m))
 		return 0;
+	if (rp_metric_info(m)->show & RP_SHOW_ALWAYS)
+		return 1;
 	for (i = 0; i < n; i++)
 		if (res[i].total.v[m])
 			return 1;
@@ -154,7 +145,7 @@ static void print_json(const struct rp_trace_info *info, const struct rp_run_res
 		out_json_ratio(stdout, res[i].total.v[RP_M_FAULTS], res[0].total.v[RP_M_FAULTS]);
 		printf(",\"metrics\":{");
 		for (m = 0; m < RP_NR_METRICS; m++) {
-			if (m == RP_M_FB_0 + FT_FB_NONE)
+			if (!rp_metric_public(m))
 				continue;
 			printf("%s\"%s\":%llu", m ? "," : "", rp_metric_name(m),
 			       (unsigned long long)res[i].total.v[m]);

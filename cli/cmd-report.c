@@ -16,7 +16,6 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/query.h"
 #include "cli/runs.h"
 #include "cli/svg.h"
 #include "db/ftdb.h"
@@ -24,6 +23,7 @@
 #include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "replay/latency.h"
 #include "replay/policy.h"
 #include "replay/run.h"
 
@@ -151,27 +151,32 @@ static void section_faults(struct strbuf *sb, const struct run_set *rs, const ch
 	free(v);
 }
 
+/* The byte metrics the metric table charts (RP_SHOW_CHART), in its order, one series each. */
 static void section_memory(struct strbuf *sb, const struct run_set *rs, const char **rows)
 {
-	static const unsigned int ms[] = { RP_M_PEAK_RSS, RP_M_FINAL_RSS, RP_M_BLOAT,
-					   RP_M_ZEROED };
-	static const char *const names[] = { "peak RSS", "final RSS", "bloat (never touched)",
-					     "zeroed" };
-	static const char *const colors[] = { "#4080bf", "#8cb3d9", "#d62728", "#ff7f0e" };
-	struct svg_series s[4];
-	double *v = xcalloc(4 * rs->nr, sizeof(*v));
-	unsigned int i, k;
+	static const char *const colors[] = { "#4080bf", "#8cb3d9", "#d62728", "#ff7f0e",
+					      "#2ca02c", "#9467bd", "#8c564b", "#e377c2" };
+	const struct rp_metric_info *mt;
+	struct svg_series s[RP_NR_METRICS];
+	double *v = xcalloc(RP_NR_METRICS * rs->nr, sizeof(*v));
+	unsigned int i, k = 0;
+	size_t j, n;
 
-	for (k = 0; k < 4; k++) {
-		s[k].name = names[k];
-		s[k].color = colors[k];
+	mt = rp_metric_table(&n);
+	for (j = 0; j < n; j++) {
+		if (mt[j].group || (mt[j].show & (RP_SHOW_CHART | RP_SHOW_BYTES)) !=
+				   (RP_SHOW_CHART | RP_SHOW_BYTES))
+			continue;
+		s[k].name = mt[j].label ? mt[j].label : mt[j].name;
+		s[k].color = colors[k % (sizeof(colors) / sizeof(colors[0]))];
 		s[k].v = v + k * rs->nr;
 		for (i = 0; i < rs->nr; i++)
-			v[k * rs->nr + i] = (double)rs->run[i].c.v[ms[k]];
+			v[k * rs->nr + i] = (double)rs->run[i].c.v[mt[j].id];
+		k++;
 	}
 	strbuf_addstr(sb, "<h2>Memory per policy</h2>\n");
 	svg_hbars(sb, "memory", "Anonymous memory: RSS, bloat and bytes zeroed", rows, NULL,
-		  rs->nr, s, 4, fmt_b);
+		  rs->nr, s, k, fmt_b);
 	free(v);
 }
 
@@ -235,8 +240,7 @@ static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const
 
 static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int64_t pid)
 {
-	struct query_opts qo = { .db = db, .trace_id = trace_id, .limit = -1, .pid = pid };
-	struct out_table t = { 0 };
+	struct rp_latency_row *r;
 	size_t rows, i, known = 0;
 	const char **labels;
 	double *v;
@@ -244,24 +248,21 @@ static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int
 				   { "p99", "#1a334d", NULL } };
 
 	strbuf_addstr(sb, "<h2>Fault latency per mapped order (recorded)</h2>\n");
-	if (query_latency(&qo, &t))
+	if (rp_latency_rows(db, trace_id, pid, &r, &rows))
 		return -1;
-	rows = t.nr_cols ? t.nr_cells / t.nr_cols : 0;
 	labels = xcalloc(rows + 1, sizeof(*labels));
 	v = xcalloc(3 * (rows + 1), sizeof(*v));
 	for (i = 0; i < rows; i++) {
-		const struct out_cell *c = &t.cells[i * t.nr_cols];
 		char buf[48];
 
-		/* order, zero_page, faults, p50, p90, p99, max, mean */
-		if (c[6].i <= 0)
+		if (r[i].max_ns <= 0)
 			continue;
-		snprintf(buf, sizeof(buf), "order %lld%s", (long long)c[0].i,
-			 c[1].i ? " zero page" : "");
+		snprintf(buf, sizeof(buf), "order %u%s", r[i].order,
+			 r[i].zero_page ? " zero page" : "");
 		labels[known] = xstrdup(buf);
-		v[known] = (double)c[3].i;
-		v[(rows + 1) + known] = (double)c[4].i;
-		v[2 * (rows + 1) + known] = (double)c[5].i;
+		v[known] = (double)r[i].p50_ns;
+		v[(rows + 1) + known] = (double)r[i].p90_ns;
+		v[2 * (rows + 1) + known] = (double)r[i].p99_ns;
 		known++;
 	}
 	if (!known) {
@@ -275,15 +276,13 @@ static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int
 		strbuf_addstr(sb, "<table class=\"m\"><tr><th>order</th><th>zero page</th>"
 			      "<th>faults</th><th>p50 ns</th><th>p90 ns</th><th>p99 ns</th>"
 			      "<th>max ns</th><th>mean ns</th></tr>\n");
-		for (i = 0; i < rows; i++) {
-			const struct out_cell *c = &t.cells[i * t.nr_cols];
-			size_t k;
-
-			strbuf_addstr(sb, "<tr>");
-			for (k = 0; k < 8; k++)
-				strbuf_addf(sb, "<td>%lld</td>", (long long)c[k].i);
-			strbuf_addstr(sb, "</tr>\n");
-		}
+		for (i = 0; i < rows; i++)
+			strbuf_addf(sb, "<tr><td>%u</td><td>%d</td><td>%lld</td><td>%lld</td>"
+				    "<td>%lld</td><td>%lld</td><td>%lld</td><td>%lld</td></tr>\n",
+				    r[i].order, r[i].zero_page, (long long)r[i].faults,
+				    (long long)r[i].p50_ns, (long long)r[i].p90_ns,
+				    (long long)r[i].p99_ns, (long long)r[i].max_ns,
+				    (long long)r[i].mean_ns);
 		strbuf_addstr(sb, "</table>\n<p class=\"note\">Latency is what the recording "
 			      "kernel measured (policy in the header); the simulator does not "
 			      "invent latencies for other policies.</p>\n");
@@ -292,7 +291,7 @@ static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int
 		free((void *)labels[i]);
 	free(labels);
 	free(v);
-	out_release(&t);
+	free(r);
 	return 0;
 }
 
@@ -309,7 +308,7 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
 	}
 	strbuf_addstr(sb, "</tr>\n");
 	for (m = 0; m < RP_NR_METRICS; m++) {
-		if (m == RP_M_FB_0 + FT_FB_NONE)
+		if (!rp_metric_public(m))
 			continue;
 		strbuf_addf(sb, "<tr><td>%s</td>", rp_metric_name(m));
 		for (i = 0; i < rs->nr; i++)

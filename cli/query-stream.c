@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * query-stream.c - the query views that decode the event stream: faults (one row per
- * anon_fault record) and latency (exact percentiles of latency_ns per mapped order).
- *
- * Percentiles are nearest-rank: pN is the value at 1-based rank ceil(N/100 * n) of the
- * sorted latencies, so every reported value was measured. Exact means every latency is
- * kept: 8 bytes per fault while the view runs. The mean is exact too (a 128-bit sum).
+ * anon_fault record) and latency (exact percentiles of latency_ns per mapped order,
+ * computed by replay/latency.c).
  *
  * Latencies are u64 in the trace but int64 in every output (SQL, JSON): a value, percentile
  * or mean above INT64_MAX (292 years; only a damaged trace holds one) is saturated to
  * INT64_MAX, never wrapped to a negative number (docs/cli-json.md).
  */
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +16,7 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/latency.h"
 
 /* proc_id -> pid of one trace: its proc_ids are contiguous (assigned at ingest). */
 struct pid_map {
@@ -59,12 +56,6 @@ static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
 	return 0;
 }
 
-/* A u64 ns value as the int64 the outputs hold: saturated, never negative. */
-static int64_t sat_ns(uint64_t v)
-{
-	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
-}
-
 static int32_t pid_of(const struct pid_map *m, uint32_t proc_id)
 {
 	int64_t i = (int64_t)proc_id - m->base;
@@ -101,7 +92,7 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	out_int(c->t, ev->nr_ptes);
 	out_int(c->t, !!(ev->flags & FT_EVF_ZERO_PAGE));
 	out_text(c->t, ft_fallback_name(ev->reason));
-	out_int(c->t, sat_ns(ev->aux));
+	out_int(c->t, rp_latency_sat(ev->aux));
 	out_int(c->t, ev->proc_id);
 	out_int(c->t, ev->vma_id);
 	return 0;
@@ -125,87 +116,26 @@ int query_faults(const struct query_opts *o, struct out_table *t)
 	return ret < 0 ? -1 : 0;
 }
 
-/* Latencies of one (order, zero_page) group. */
-struct lat_group {
-	uint64_t *v;		/* ns */
-	size_t n, cap;
-};
-
-struct lat_ctx {
-	const struct query_opts *o;
-	struct pid_map pids;
-	struct lat_group g[256][2];	/* [order][zero_page] */
-};
-
-static int lat_add(const struct ft_event *ev, void *arg)
-{
-	struct lat_ctx *c = arg;
-	struct lat_group *g;
-
-	if (ev->kind != FT_EV_FAULT)
-		return 0;
-	if (c->o->pid >= 0 && pid_of(&c->pids, ev->proc_id) != c->o->pid)
-		return 0;
-	g = &c->g[ev->order][!!(ev->flags & FT_EVF_ZERO_PAGE)];
-	XGROW(g->v, g->cap, g->n + 1);
-	g->v[g->n++] = ev->aux;
-	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t rank(const struct lat_group *g, double pct)
-{
-	size_t r = (size_t)ceil(pct / 100.0 * (double)g->n);
-
-	return g->v[r ? r - 1 : 0];
-}
-
 int query_latency(const struct query_opts *o, struct out_table *t)
 {
 	static const char *const cols[] = { "order", "zero_page", "faults", "p50_ns", "p90_ns",
 					    "p99_ns", "max_ns", "mean_ns" };
-	struct lat_ctx *c = xcalloc(1, sizeof(*c));
-	int order, z, ret = -1;
+	struct rp_latency_row *rows;
+	size_t nr, i;
 
 	out_init(t, cols, sizeof(cols) / sizeof(cols[0]));
-	c->o = o;
-	if (load_pids(o->db, o->trace_id, &c->pids) ||
-	    ftdb_stream_foreach(o->db, o->trace_id, lat_add, c))
-		goto out;
-	for (order = 0; order < 256; order++) {
-		for (z = 0; z < 2; z++) {
-			struct lat_group *g = &c->g[order][z];
-			unsigned __int128 sum = 0, mean;
-			size_t i;
-
-			if (!g->n)
-				continue;
-			qsort(g->v, g->n, sizeof(*g->v), cmp_u64);
-			for (i = 0; i < g->n; i++)
-				sum += g->v[i];
-			mean = (sum + g->n / 2) / g->n;	/* rounded half up, <= max */
-			out_int(t, order);
-			out_int(t, z);
-			out_int(t, (int64_t)g->n);
-			out_int(t, sat_ns(rank(g, 50)));
-			out_int(t, sat_ns(rank(g, 90)));
-			out_int(t, sat_ns(rank(g, 99)));
-			out_int(t, sat_ns(g->v[g->n - 1]));
-			out_int(t, sat_ns((uint64_t)mean));
-		}
+	if (rp_latency_rows(o->db, o->trace_id, o->pid, &rows, &nr))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		out_int(t, rows[i].order);
+		out_int(t, rows[i].zero_page);
+		out_int(t, rows[i].faults);
+		out_int(t, rows[i].p50_ns);
+		out_int(t, rows[i].p90_ns);
+		out_int(t, rows[i].p99_ns);
+		out_int(t, rows[i].max_ns);
+		out_int(t, rows[i].mean_ns);
 	}
-	ret = 0;
-out:
-	for (order = 0; order < 256; order++)
-		for (z = 0; z < 2; z++)
-			free(c->g[order][z].v);
-	free(c->pids.pid);
-	free(c);
-	return ret;
+	free(rows);
+	return 0;
 }

@@ -132,16 +132,6 @@ void runs_release(struct run_set *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-uint64_t runs_fallbacks(const struct rp_counters *c)
-{
-	uint64_t n = 0;
-	unsigned int r;
-
-	for (r = 1; r < FT_FB_NR; r++)
-		n += c->v[RP_M_FB_0 + r];
-	return n;
-}
-
 void fmt_bytes(char *buf, size_t len, uint64_t b)
 {
 	if (b >= (1ULL << 30))

@@ -60,8 +60,6 @@ int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
  */
 int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs);
 
-/* Sum of the fallback_* metrics, "none" excluded. */
-uint64_t runs_fallbacks(const struct rp_counters *c);
 /* "12.3M", "512K", "17" for a byte count (binary units). */
 void fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* "-70.1%" change of v against base; "-" if base is 0. */

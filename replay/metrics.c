@@ -1,67 +1,110 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * metrics.c - names of the replay metrics as stored in replay_metric.name. The names are an
- * interface (SQL users, docs/metrics.md, compare/report): never rename, only add.
+ * metrics.c - the metric table: one row per replay metric, its stored name and how compare,
+ * replay and report show it (replay.h, enum rp_metric_show). Adding a metric is an enum
+ * constant (replay.h), one row here, its computation (sim.c and oracle.c) and its line in
+ * docs/metrics.md; compare, replay, report and the stored runs follow the row.
+ *
+ * The names are an interface (SQL users, docs/metrics.md, compare/report JSON): never
+ * rename, only add. The rows are in display order: compare's columns and JSON fields
+ * appear in this order, a group's rows next to each other.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "replay/replay.h"
 
-static const char *const names[RP_NR_METRICS] = {
-	[RP_M_FAULTS] = "faults",
-	[RP_M_ZERO_MAPS] = "zero_page_maps",
-	[RP_M_HUGE_ZERO_MAPS] = "huge_zero_maps",
-	[RP_M_ZERO_WP] = "zero_wp_faults",
-	[RP_M_COW] = "cow_faults",
-	[RP_M_TOUCHES] = "touches",
-	[RP_M_PEAK_RSS] = "peak_rss_bytes",
-	[RP_M_FINAL_RSS] = "final_rss_bytes",
-	[RP_M_BLOAT] = "bloat_bytes",
-	[RP_M_ZEROED] = "zeroed_bytes",
-	[RP_M_PTE_WRITES] = "pte_writes",
-	[RP_M_CONTPTE_RUNS] = "contpte_runs",
-	[RP_M_CONTPTE_FINAL] = "contpte_runs_final",
-	[RP_M_PMD_MAPS] = "pmd_maps",
-	[RP_M_FREE_BYTES] = "lazyfree_bytes",
-	[RP_M_ALLOC_FAILS] = "alloc_fails",
-	[RP_M_OOM] = "oom",
-	[RP_M_ALLOC_0 + 0] = "alloc_order_0",
-	[RP_M_ALLOC_0 + 1] = "alloc_order_1",
-	[RP_M_ALLOC_0 + 2] = "alloc_order_2",
-	[RP_M_ALLOC_0 + 3] = "alloc_order_3",
-	[RP_M_ALLOC_0 + 4] = "alloc_order_4",
-	[RP_M_ALLOC_0 + 5] = "alloc_order_5",
-	[RP_M_ALLOC_0 + 6] = "alloc_order_6",
-	[RP_M_ALLOC_0 + 7] = "alloc_order_7",
-	[RP_M_ALLOC_0 + 8] = "alloc_order_8",
-	[RP_M_ALLOC_0 + 9] = "alloc_order_9",
-	[RP_M_FB_0 + FT_FB_NONE] = "fallback_none",
-	[RP_M_FB_0 + FT_FB_VMA_EDGE] = "fallback_vma_edge",
-	[RP_M_FB_0 + FT_FB_PTE_POPULATED] = "fallback_pte_populated",
-	[RP_M_FB_0 + FT_FB_ALLOC_FAILED] = "fallback_alloc_failed",
-	[RP_M_FB_0 + FT_FB_NOHUGEPAGE] = "fallback_nohugepage",
-	[RP_M_FB_0 + FT_FB_UFFD] = "fallback_uffd",
-	[RP_M_FB_0 + FT_FB_RACE] = "fallback_race",
-	[RP_M_FB_0 + FT_FB_READ] = "fallback_read",
+#define B RP_SHOW_BYTES
+#define A RP_SHOW_ALWAYS
+#define C RP_SHOW_COLUMN
+#define V RP_SHOW_VS_BASE
+#define J RP_SHOW_JSON
+#define T RP_SHOW_TOTAL
+#define G RP_SHOW_CHART
+
+#define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T | G }
+#define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, J | G }
+
+static const struct rp_metric_info table[] = {
+	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J | G },
+	{ RP_M_PEAK_RSS, "peak_rss_bytes", "peak_rss", NULL, NULL, "peak RSS",
+	  B | A | C | V | J | G },
+	{ RP_M_FINAL_RSS, "final_rss_bytes", "final_rss", NULL, NULL, "final RSS",
+	  B | A | C | J | G },
+	{ RP_M_BLOAT, "bloat_bytes", "bloat", NULL, NULL, "bloat (never touched)",
+	  B | A | C | J | G },
+	{ RP_M_ZEROED, "zeroed_bytes", "zeroed", NULL, NULL, "zeroed", B | A | C | V | J | G },
+	FB(FT_FB_VMA_EDGE, "vma_edge"),
+	FB(FT_FB_PTE_POPULATED, "pte_populated"),
+	FB(FT_FB_ALLOC_FAILED, "alloc_failed"),
+	FB(FT_FB_NOHUGEPAGE, "nohugepage"),
+	FB(FT_FB_UFFD, "uffd"),
+	FB(FT_FB_RACE, "race"),
+	FB(FT_FB_READ, "read"),
+	AO(0), AO(1), AO(2), AO(3), AO(4), AO(5), AO(6), AO(7), AO(8), AO(9),
+	{ RP_M_ZERO_WP, "zero_wp_faults", NULL, NULL, NULL, NULL, J },
+	{ RP_M_COW, "cow_faults", NULL, NULL, NULL, NULL, J },
+	{ RP_M_PTE_WRITES, "pte_writes", NULL, NULL, NULL, NULL, A | C | J },
+	{ RP_M_CONTPTE_RUNS, "contpte_runs", NULL, NULL, NULL, NULL, A | C | J },
+	{ RP_M_CONTPTE_FINAL, "contpte_runs_final", NULL, NULL, NULL, NULL, J },
+	{ RP_M_PMD_MAPS, "pmd_maps", NULL, NULL, NULL, NULL, A | C | J },
+	{ RP_M_ZERO_MAPS, "zero_page_maps", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_HUGE_ZERO_MAPS, "huge_zero_maps", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_TOUCHES, "touches", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_FREE_BYTES, "lazyfree_bytes", NULL, NULL, NULL, NULL, B },
+	{ RP_M_ALLOC_FAILS, "alloc_fails", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_OOM, "oom", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_FB_0 + FT_FB_NONE, "fallback_none", NULL, NULL, NULL, NULL, RP_SHOW_INTERNAL },
 };
+
+#define NR_ROWS (sizeof(table) / sizeof(table[0]))
+
+_Static_assert(NR_ROWS == RP_NR_METRICS, "one row per metric in replay/metrics.c");
+
+static const struct rp_metric_info unknown = { RP_NR_METRICS, "?", NULL, NULL, NULL, NULL,
+					       RP_SHOW_INTERNAL };
+
+const struct rp_metric_info *rp_metric_table(size_t *n)
+{
+	*n = NR_ROWS;
+	return table;
+}
+
+const struct rp_metric_info *rp_metric_info(unsigned int m)
+{
+	static const struct rp_metric_info *by_id[RP_NR_METRICS];
+	size_t i;
+
+	if (m >= RP_NR_METRICS)
+		return &unknown;
+	if (!by_id[m])
+		for (i = 0; i < NR_ROWS; i++)
+			if (table[i].id < RP_NR_METRICS)
+				by_id[table[i].id] = &table[i];
+	return by_id[m] ? by_id[m] : &unknown;
+}
 
 const char *rp_metric_name(unsigned int m)
 {
-	return m < RP_NR_METRICS && names[m] ? names[m] : "?";
+	return rp_metric_info(m)->name;
 }
 
 int rp_metric_lookup(const char *name)
 {
-	unsigned int m;
+	size_t i;
 
-	for (m = 0; m < RP_NR_METRICS; m++)
-		if (names[m] && !strcmp(names[m], name))
-			return (int)m;
+	for (i = 0; i < NR_ROWS; i++)
+		if (!strcmp(table[i].name, name))
+			return (int)table[i].id;
 	return -1;
 }
 
 int rp_metric_is_bytes(unsigned int m)
 {
-	return m == RP_M_PEAK_RSS || m == RP_M_FINAL_RSS || m == RP_M_BLOAT ||
-	       m == RP_M_ZEROED || m == RP_M_FREE_BYTES;
+	return !!(rp_metric_info(m)->show & RP_SHOW_BYTES);
+}
+
+int rp_metric_public(unsigned int m)
+{
+	return !(rp_metric_info(m)->show & RP_SHOW_INTERNAL);
 }

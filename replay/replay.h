@@ -141,12 +141,44 @@ enum rp_metric {
 	RP_NR_METRICS = RP_M_FB_0 + FT_FB_NR
 };
 
+/*
+ * How a metric is shown (its row in replay/metrics.c). compare's table and CSV columns,
+ * its JSON fields and report's memory chart follow the table's order; replay's and
+ * report's lists of every metric follow enum rp_metric.
+ */
+enum rp_metric_show {
+	RP_SHOW_BYTES = 1 << 0,		/* a byte count: tables print it as "12.3M" */
+	RP_SHOW_ALWAYS = 1 << 1,	/* replay prints its row even when every run has 0 */
+	RP_SHOW_COLUMN = 1 << 2,	/* compare has a column (a group: one, the group's sum) */
+	RP_SHOW_VS_BASE = 1 << 3,	/* compare follows it with its change vs the baseline */
+	RP_SHOW_JSON = 1 << 4,		/* compare JSON has it (a group: in the group's object) */
+	RP_SHOW_TOTAL = 1 << 5,		/* a group: compare JSON adds "<group>_total" */
+	RP_SHOW_CHART = 1 << 6,		/* report draws it (bytes: in the memory chart) */
+	RP_SHOW_INTERNAL = 1 << 7,	/* never stored nor shown (fallback_none) */
+};
+
+struct rp_metric_info {
+	unsigned int id;		/* enum rp_metric */
+	const char *name;		/* replay_metric.name; compare's JSON field */
+	const char *column;		/* compare's column, NULL: name; "<column>_vs_base" */
+	const char *group;		/* compare JSON object it belongs to, NULL: none */
+	const char *key;		/* its field in that object */
+	const char *label;		/* report's legend, NULL: name */
+	unsigned int show;		/* enum rp_metric_show */
+};
+
+/* Every metric once, in display order; *n rows. */
+const struct rp_metric_info *rp_metric_table(size_t *n);
+/* The row of metric m (m < RP_NR_METRICS). */
+const struct rp_metric_info *rp_metric_info(unsigned int m);
 /* Name of a metric as stored in replay_metric.name: "faults", "alloc_order_4", ... */
 const char *rp_metric_name(unsigned int m);
 /* Return: the metric's index, or -1 if name is unknown. */
 int rp_metric_lookup(const char *name);
 /* 1 if the metric is a byte count (formatting). */
 int rp_metric_is_bytes(unsigned int m);
+/* 1 if the metric is stored and shown (not RP_SHOW_INTERNAL). */
+int rp_metric_public(unsigned int m);
 
 struct rp_counters {
 	uint64_t v[RP_NR_METRICS];	/* indexed by enum rp_metric */

@@ -185,7 +185,7 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 			if (!c)
 				continue;
 			for (m = 0; m < RP_NR_METRICS; m++) {
-				if (m == RP_M_FB_0 + FT_FB_NONE)
+				if (!rp_metric_public(m))
 					continue;
 				if (pid != ps->nr_procs && !c->v[m])
 					continue;
