@@ -410,7 +410,8 @@ int cmd_report(int argc, char **argv)
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;
 	}
-	if (build(db, rs.trace_id, &rs, ro.pid, &sb) || write_file_atomic(out, sb.buf, sb.len, "output"))
+	if (build(db, rs.trace_id, &rs, ro.pid, &sb) ||
+	    write_file_atomic(out, sb.buf, sb.len, "output"))
 		goto out_runs;
 	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)rs.trace_id);
 	ret = 0;

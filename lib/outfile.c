@@ -152,7 +152,8 @@ int write_file_atomic(const char *path, const void *buf, size_t len, const char 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			error("cannot write %s: %s", o.tmp.buf, n ? strerror(errno) : "short write");
+			error("cannot write %s: %s", o.tmp.buf,
+			      n ? strerror(errno) : "short write");
 			outfile_abort(&o);
 			return -1;
 		}

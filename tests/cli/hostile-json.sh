@@ -24,7 +24,7 @@ ok $? "ingest and replay a trace with a non-UTF-8 workload"
 # parses CASE CMD...: stdout of CMD is one JSON document (python3 json.loads of the bytes)
 parses() {
 	_c=$1; shift
-	"$@" > "$T/out.json" 2> "$T/err"
+	timeout 60 "$@" > "$T/out.json" 2> "$T/err"
 	_s=$?
 	python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read())' "$T/out.json" \
 		2> "$T/perr" || _s=1
@@ -34,10 +34,12 @@ parses() {
 for v in summary procs vmas faults orders latency; do
 	parses "query $v" "$FT" query "$DB" --format json $v
 done
-parses "query sql" "$FT" query "$DB" --format json sql "SELECT workload, 1e999 AS inf, -1e999 AS ninf, CAST(x'ff41c0' AS TEXT) AS bytes, 0.5 AS half FROM trace"
+SQL="SELECT workload, 1e999 AS inf, -1e999 AS ninf, CAST(x'ff41c0' AS TEXT) AS bytes,
+	0.5 AS half FROM trace"
+parses "query sql" "$FT" query "$DB" --format json sql "$SQL"
 parses "replay --dry-run" "$FT" replay "$DB" -P mcpage:2 --dry-run --format json
 parses "compare" "$FT" compare "$DB" --format json
-"$FT" query "$DB" --format json sql "SELECT workload, 1e999 AS inf, -1e999 AS ninf, CAST(x'ff41c0' AS TEXT) AS bytes, 0.5 AS half FROM trace" > "$T/sql.json"
+"$FT" query "$DB" --format json sql "$SQL" > "$T/sql.json"
 python3 - "$T/sql.json" <<'PY'
 import json, sys
 d = json.loads(open(sys.argv[1], "rb").read())[0]
@@ -48,7 +50,9 @@ assert d["bytes"] == "\ufffdA\ufffd", repr(d["bytes"])
 assert d["half"] == 0.5
 PY
 ok $? "bad bytes are \\ufffd one for one, valid UTF-8 kept, inf and -inf are null"
-"$FT" query "$DB" --format json summary | python3 -c 'import json, sys; d = json.loads(sys.stdin.buffer.read()); assert d["workload"].startswith("caf\u00e9 \ufffd\ufffd"), d["workload"]'
+"$FT" query "$DB" --format json summary | python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read())
+assert d["workload"].startswith("caf\u00e9 \ufffd\ufffd"), d["workload"]'
 ok $? "summary: the same workload string"
 
 # latency 2^64-1 on the first fault; expected values computed here from the clean trace

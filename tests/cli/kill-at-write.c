@@ -25,6 +25,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 	static ssize_t (*real)(int, const void *, size_t, off_t);
 	static long count;
 	const char *suffix = getenv("KILL_AT_WRITE_FILE");
+	const char *nth = getenv("KILL_AT_WRITE_N"), *sig = getenv("KILL_AT_WRITE_SIG");
 	char link[64], path[PATH_MAX];
 	ssize_t len;
 
@@ -37,8 +38,8 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 
 		path[len] = '\0';
 		if ((size_t)len >= sl && !strcmp(path + len - sl, suffix) &&
-		    ++count == atol(getenv("KILL_AT_WRITE_N") ? getenv("KILL_AT_WRITE_N") : "1"))
-			raise(getenv("KILL_AT_WRITE_SIG") ? atoi(getenv("KILL_AT_WRITE_SIG")) : SIGKILL);
+		    ++count == (nth ? atol(nth) : 1))
+			raise(sig ? atoi(sig) : SIGKILL);
 	}
 	return real(fd, buf, n, off);
 }
