@@ -58,10 +58,38 @@ KKEY=$( { pkgver linux-source-6.1 lttng-modules-dkms; echo "$ARCH"; hash_inputs 
 	sha256sum | cut -c1-16)
 KDIR=$CACHE/kernel-$ARCH-$KKEY
 
+# Objects a full build of each arch's tree writes (kernel + lttng-modules), measured on
+# a cold build (docs/times.md); a build replaces it with its own count for the next one.
+expected_objects() {
+	cat "$CACHE/objects-$ARCH" 2>/dev/null && return
+	case "$ARCH" in x86_64) echo 1483 ;; arm64) echo 1700 ;; esac
+}
+count_objects() {
+	find "$CACHE/obj-$ARCH" "$CACHE/lttng-$ARCH" -name '*.o' 2>/dev/null | wc -l
+}
+# progress_ticker PID: while PID lives, one line a minute (a cold build takes 20-40 minutes
+# here): objects written so far against the expected total, and the elapsed time. sleep
+# gets no copy of stderr, so a killed ticker never holds a caller's pipe open.
+progress_ticker() {
+	t0=$(date +%s)
+	total=$(expected_objects)
+	while sleep 60 < /dev/null > /dev/null 2>&1 && kill -0 "$1" 2>/dev/null; do
+		el=$(( $(date +%s) - t0 ))
+		echo "build.sh: $ARCH kernel: $(count_objects) of about $total objects," \
+			"$((el / 60))m$((el % 60))s elapsed" >&2
+	done
+}
+
 build_kernel() {
 	tmp=$CACHE/tmp-kernel-$ARCH-$KKEY
 	rm -rf "$tmp"
-	sh "$HERE/build-kernel.sh" "$ARCH" "$tmp" >&2
+	# the build runs in the foreground (so ^C reaches make); the ticker stops when this
+	# shell ($$ in the subshell too) is gone or kills it after the build
+	progress_ticker $$ &
+	tpid=$!
+	sh "$HERE/build-kernel.sh" "$ARCH" "$tmp" >&2 || { kill $tpid 2>/dev/null; exit 1; }
+	kill $tpid 2>/dev/null
+	count_objects > "$CACHE/objects-$ARCH"
 	rm -rf "$KDIR"
 	mv "$tmp" "$KDIR"
 	for old in "$CACHE"/kernel-$ARCH-*; do
