@@ -22,11 +22,11 @@
 #define T RP_SHOW_TOTAL
 #define G RP_SHOW_CHART
 
-#define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T | G }
-#define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, J | G }
+#define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T }
+#define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, J }
 
 static const struct rp_metric_info table[] = {
-	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J | G },
+	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J },
 	{ RP_M_PEAK_RSS, "peak_rss_bytes", "peak_rss", NULL, NULL, "peak RSS",
 	  B | A | C | V | J | G },
 	{ RP_M_FINAL_RSS, "final_rss_bytes", "final_rss", NULL, NULL, "final RSS",

@@ -153,7 +153,7 @@ enum rp_metric_show {
 	RP_SHOW_VS_BASE = 1 << 3,	/* compare follows it with its change vs the baseline */
 	RP_SHOW_JSON = 1 << 4,		/* compare JSON has it (a group: in the group's object) */
 	RP_SHOW_TOTAL = 1 << 5,		/* a group: compare JSON adds "<group>_total" */
-	RP_SHOW_CHART = 1 << 6,		/* report draws it (bytes: in the memory chart) */
+	RP_SHOW_CHART = 1 << 6,		/* a byte count report draws in its memory chart */
 	RP_SHOW_INTERNAL = 1 << 7,	/* never stored nor shown (fallback_none) */
 };
 
