@@ -67,9 +67,9 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
 # tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
-workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer) \
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch) \
 	   $(B)/testprogs/x86_64/hello-anon
-workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer) \
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch) \
 		 $(B)/testprogs/arm64/hello-anon
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
@@ -81,6 +81,13 @@ $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
 $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+# the guest's workload launcher (guest-kernel/ft-launch.c), bundled the same way
+$(B)/workloads/x86_64/ft-launch: guest-kernel/ft-launch.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $<
+$(B)/workloads/arm64/ft-launch: guest-kernel/ft-launch.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
 $(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)

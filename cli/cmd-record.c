@@ -3,7 +3,7 @@
  * cmd-record.c - foliotrace record: boot a guest, record a workload, ingest the trace.
  *
  *	foliotrace record [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
- *			  [--libvirt URI] -o DB -- CMD [ARG...]
+ *			  [--libvirt URI] [--rootfs DIR] [--env NAME]... -o DB -- CMD [ARG...]
  *
  * The CTF trace is kept beside the database, in DB.ctf/<time>-<arch>-<policy>-<cmd>/, so it
  * can be ingested again or read with babeltrace2. A guest that fails (panic, timeout,
@@ -20,21 +20,30 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/resolve.h"
 #include "cli/runner.h"
 #include "cli/tracedir.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "tracer/ingest.h"
 
 static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
-	"                         [--timeout SECONDS] [--libvirt URI] -o DB -- CMD [ARG...]\n"
+	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
+	"                         [--env NAME[=VALUE]]... -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
-	"(a bundled workload's name or a static executable on the host) with LTTng, and store\n"
-	"the trace in DB. The CTF trace is kept in DB.ctf/. QEMU is started directly, or with\n"
+	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
+	"executable, or any program of the root filesystem (the host's / unless --rootfs),\n"
+	"found through PATH and run chrooted in a read-only share of it with a writable layer\n"
+	"in guest memory, in the current directory, with PATH, HOME, LANG, LC_*, TERM and the\n"
+	"--env variables. The CTF trace is kept in DB.ctf/. QEMU is started directly, or with\n"
 	"--libvirt as a transient domain of the libvirt daemon at URI (e.g. qemu:///system).\n";
+
+/* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
+#define FT_RECORD_MEM "2G"
 
 static const struct option options[] = {
 	{ "arch", required_argument, NULL, 'a' },
@@ -43,6 +52,8 @@ static const struct option options[] = {
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "libvirt", required_argument, NULL, 'L' },
+	{ "rootfs", required_argument, NULL, 'R' },
+	{ "env", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -99,10 +110,12 @@ static int store(const char *db, const char *dir, int partial)
 
 int cmd_record(int argc, char **argv)
 {
-	struct ft_runner_args ra = { .arch = "x86_64", .policy = "order0" };
+	struct ft_runner_args ra = { .arch = "x86_64", .policy = "order0", .mem = FT_RECORD_MEM };
 	const char *db = NULL;
+	const char **envs = xcalloc((size_t)argc, sizeof(*envs));	/* --env NAMEs */
 	struct strbuf dir = STRBUF_INIT;
-	int c, rc, ret = 1;
+	struct ft_cmd cmd = { 0 };
+	int c, i, rc, ret = 1, nr_envs = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
@@ -114,30 +127,50 @@ int cmd_record(int argc, char **argv)
 		case 't': ra.timeout = optarg; break;
 		case 'o': db = optarg; break;
 		case 'L': ra.libvirt = optarg; break;
+		case 'R': ra.rootfs = optarg; break;
+		case 'e': envs[nr_envs++] = optarg; break;
 		case 'h':
+			free(envs);
 			fputs(usage_text, stdout);
 			return 0;
 		default:
+			free(envs);
 			fputs(usage_text, stderr);
 			return 2;
 		}
 	}
 	if (!db || optind >= argc || argc - optind > FT_RUNNER_MAX_CMD) {
+		free(envs);
 		fputs(usage_text, stderr);
 		return 2;
 	}
 	/* refuse what can be refused before anything is created */
 	if (ft_runner_check(ra.arch, ra.policy)) {
+		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());
 		error_clear();
 		return ret;
+	}
+	/* a command that cannot run is an error before anything is created or booted */
+	for (i = optind; i < argc; i++)
+		if (strchr(argv[i], '\n')) {
+			error("argument %d of the command has a newline", i - optind);
+			goto out;
+		}
+	if (ft_resolve_cmd(ra.arch, ra.rootfs, argv[optind], envs, nr_envs, &cmd))
+		goto out;
+	if (cmd.kind == FT_CMD_ROOT) {
+		ra.exec = cmd.exec;
+		ra.cwd = cmd.cwd;
+		ra.env = cmd.env;
+		ra.nr_env = cmd.nr_env;
 	}
 	ra.cmd = argv + optind;
 	ra.nr_cmd = argc - optind;
 	if (ft_new_trace_dir(&dir, db, ra.arch, ra.policy,
 			     strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 :
 							  argv[optind]))
-		return 1;
+		goto out;
 	ra.out = dir.buf;
 
 	rc = ft_runner_run(&ra);
@@ -179,5 +212,7 @@ int cmd_record(int argc, char **argv)
 	ret = ft_runner_status(rc, dir.buf, 0);
 out:
 	strbuf_release(&dir);
+	ft_cmd_release(&cmd);
+	free(envs);
 	return ret;
 }

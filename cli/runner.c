@@ -8,6 +8,7 @@
 #include "cli/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 #include "replay/replay.h"
 
 int ft_runner_check(const char *arch, const char *policy)
@@ -26,12 +27,13 @@ int ft_runner_check(const char *arch, const char *policy)
 
 int ft_runner_run(const struct ft_runner_args *a)
 {
-	/* options and values (at most 20), --, the command, NULL */
-	char *argv[2 + 20 + 1 + FT_RUNNER_MAX_CMD + 1];
-	int n = 0, i;
+	/* options and values (at most 26), the --env pairs, --, the command, NULL */
+	char **argv;
+	int n = 0, i, rc;
 
 	if (a->nr_cmd > FT_RUNNER_MAX_CMD)
 		return error("at most %d words of command line", FT_RUNNER_MAX_CMD);
+	argv = xcalloc((size_t)(2 + 26 + 2 * a->nr_env + 1 + a->nr_cmd + 1), sizeof(*argv));
 	argv[n++] = (char *)ft_path("guest-kernel/run.sh");
 #define OPT(name, val) do { if (val) { argv[n++] = name; argv[n++] = (char *)(val); } } while (0)
 	OPT("--arch", a->arch);
@@ -42,12 +44,19 @@ int ft_runner_run(const struct ft_runner_args *a)
 	OPT("--libvirt", a->libvirt);
 	OPT("--file", a->file);
 	OPT("--out", a->out);
+	OPT("--exec", a->exec);
+	OPT("--cwd", a->cwd);
+	OPT("--rootfs", a->rootfs);
+	for (i = 0; i < a->nr_env; i++)
+		OPT("--env", a->env[i]);
 #undef OPT
 	argv[n++] = "--";
 	for (i = 0; i < a->nr_cmd; i++)
 		argv[n++] = a->cmd[i];
 	argv[n] = NULL;
-	return ft_spawn(argv);
+	rc = ft_spawn(argv);
+	free(argv);
+	return rc;
 }
 
 int ft_runner_run_argv(int argc, char **argv)
@@ -79,6 +88,20 @@ char *ft_runner_value(const char *out, const char *name)
 	return strbuf_detach(&val);
 }
 
+/* When the OOM killer ran during the workload (header/oom_kills), say so and name --mem. */
+static void oom_error(const char *out)
+{
+	char *n = out ? ft_runner_value(out, "header/oom_kills") : NULL;
+	char *mem = n && strcmp(n, "0") ? ft_runner_value(out, "header/mem_bytes") : NULL;
+
+	if (n && strcmp(n, "0"))
+		error("the guest ran out of memory (the OOM killer ended %s processes; guest "
+		      "memory %lld MiB): give it more with --mem", n,
+		      mem ? atoll(mem) >> 20 : 0LL);
+	free(n);
+	free(mem);
+}
+
 int ft_runner_status(int rc, const char *out, int user_args)
 {
 	char *why = NULL;
@@ -99,6 +122,7 @@ int ft_runner_status(int rc, const char *out, int user_args)
 	case FT_RUNNER_WORKLOAD_FAILED:
 		why = out ? ft_runner_value(out, "header/workload_status") : NULL;
 		error("the workload exited with status %s", why && *why ? why : "?");
+		oom_error(out);
 		break;
 	case FT_RUNNER_GUEST_FAILED:
 		why = out ? ft_runner_value(out, "header/guest_error") : NULL;

@@ -25,10 +25,15 @@ struct ft_runner_args {
 	const char *libvirt;		/* libvirt URI, or NULL for QEMU directly */
 	const char *file;		/* --file copied to the share's in/, or NULL */
 	const char *out;		/* the share directory, created empty by the caller */
+	/* a program of a root filesystem (cli/resolve.h): exec NULL for the others */
+	const char *exec, *cwd;		/* resolved path, directory to run in */
+	const char *rootfs;		/* the root, NULL for the host's / */
+	char *const *env;		/* NAME=VALUE, the workload's whole environment */
+	int nr_env;
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most FT_RUNNER_MAX_CMD */
 };
-#define FT_RUNNER_MAX_CMD 16
+#define FT_RUNNER_MAX_CMD 256
 
 /*
  * ft_runner_check - what the CLI can refuse before creating anything: an unknown arch, a

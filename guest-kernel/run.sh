@@ -3,10 +3,14 @@
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
 #               [--timeout SECONDS] [--libvirt URI] [--mode record|run] [--file PATH]...
+#               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...]
 #               --out DIR -- CMD [ARG...]
 #
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
-# on the host, copied into the guest. DIR receives the virtio-9p share: header/ (the trace
+# on the host, copied into the guest. With --exec, CMD is a program of a root filesystem
+# (--rootfs, default the host's /), shared read-only over a second virtio-9p export: the
+# guest runs PATH (already resolved, absolute or relative to DIR) with argv CMD [ARG...]
+# chrooted into an overlay of it, in DIR, with exactly the --env variables (docs/guest.md). DIR receives the virtio-9p share: header/ (the trace
 # header), trace/ (LTTng CTF), workload.out, console.log. QEMU runs with KVM when a probe
 # boot under KVM succeeds on this machine (the result is cached per guest build), else
 # TCG, and always under `timeout`; with --libvirt the same machine is a transient domain
@@ -18,7 +22,7 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
-LIBVIRT=
+LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS=
 usage() {
 	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
 	exit 2
@@ -44,11 +48,17 @@ while [ $# -gt 0 ]; do
 	--file) [ -f "$2" ] || die "no such file: $2"
 		FILES="$FILES$2
 "; shift 2 ;;
+	--exec) EXEC=$2; shift 2 ;;
+	--cwd) CWD=$2; shift 2 ;;
+	--rootfs) ROOTFS=$2; shift 2 ;;
+	--env) ENVS="$ENVS$2
+"; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
 	esac
 done
 [ -n "$OUT" ] && [ $# -gt 0 ] || usage
+[ -z "$EXEC" ] || [ -n "$CWD" ] || usage
 case "$MODE" in record|run) ;; *) usage ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
@@ -75,8 +85,24 @@ if [ -n "$FILES" ]; then
 	printf '%s' "$FILES" | while IFS= read -r f; do cp "$f" "$OUT/in/"; done
 fi
 
-# The workload: a bundled name, or a host static executable copied onto the share.
-if [ -f "$1" ] && [ -x "$1" ]; then
+# The workload: a program of the root filesystem, a bundled name, or a host static
+# executable copied onto the share.
+ROOTSHARE=
+if [ -n "$EXEC" ]; then
+	[ -x "$ROOTFS/bin/sh" ] && [ -d "$ROOTFS/usr" ] ||
+		die "$ROOTFS is not a root filesystem (no /bin/sh or no /usr)"
+	[ -z "$LIBVIRT" ] || die "--libvirt cannot share a root filesystem yet: record a bundled workload or a static executable"
+	case "$ROOTFS" in *,* | *[[:space:]]*) die "a root filesystem path with a comma or a space cannot be shared: $ROOTFS" ;; esac
+	ROOTFS=$(cd "$ROOTFS" && pwd)
+	printf '%s\n' "$EXEC" > "$OUT/exec"
+	printf '%s\n' "$CWD" > "$OUT/cwd"
+	printf '%s' "$ENVS" > "$OUT/env"
+	mkdir -p "$OUT/header"
+	printf '%s\n' "$ROOTFS" > "$OUT/header/rootfs"
+	# read-only: the guest cannot write the host; QEMU reads as the user running this.
+	# multidevs=remap: the root spans several devices whose inode numbers could collide.
+	ROOTSHARE="-virtfs local,path=$ROOTFS,mount_tag=rootfs,security_model=none,readonly=on,multidevs=remap"
+elif [ -f "$1" ] && [ -x "$1" ]; then
 	readelf -l "$1" 2>/dev/null | grep -q 'Requesting program interpreter' &&
 		die "$1 is dynamically linked: the guest has no libc, build it with -static"
 	mkdir -p "$OUT/bin"
@@ -106,6 +132,7 @@ FT_THP=$THP
 FT_SUBBUF=${FT_SUBBUF:-8M}
 FT_NSUBBUF=${FT_NSUBBUF:-8}
 FT_EVENTS=$EVENTS
+FT_ROOT=$([ -n "$ROOTSHARE" ] && echo 1 || echo 0)
 EOF
 }
 
@@ -125,7 +152,7 @@ esac
 qemu() { # qemu ACCEL TIMEOUT CONSOLE_LOG
 	timeout -k 5 "$2" $QEMU -accel "$1" -smp "$CPUS" -m "$MEM" -nographic -no-reboot \
 		-nic none -kernel "$IMAGE" -initrd "$GDIR/initrd.cpio" \
-		-virtfs local,path="$OUT",mount_tag=out,security_model=none \
+		-virtfs local,path="$OUT",mount_tag=out,security_model=none $ROOTSHARE \
 		-append "$APPEND" > "$3" 2>&1 < /dev/null
 }
 
@@ -171,12 +198,16 @@ if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")
 	[ "$st" = 0 ] && exit 0
 	echo "run.sh: the workload exited with status $st" >&2
+	[ "$(cat "$H/oom_kills" 2>/dev/null || echo 0)" = 0 ] ||
+		echo "run.sh: the guest ran out of memory ($MEM): the OOM killer ended $(cat "$H/oom_kills") processes" >&2
 	exit 3
 fi
 # The guest did not finish: say why, mark the trace partial, keep what came out.
 elapsed=$(( $(date +%s) - start ))
 if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ $elapsed -ge "$TIMEOUT" ]; }; then
 	why="guest timed out after $TIMEOUT s"
+elif grep -q 'Out of memory' "$OUT/console.log" 2>/dev/null; then
+	why="the guest ran out of memory ($MEM; --mem sets it): $(grep -m1 'Out of memory' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null; then
 	why="guest kernel panic: $(grep -m1 'Kernel panic' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif [ -f "$H/guest_error" ]; then

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * resolve.h - what `foliotrace record -- CMD` runs in the guest, decided on the host before
+ * any guest boots: a bundled workload, a static executable copied in, or a program of a
+ * root filesystem (the host's / by default) found through PATH as a shell would find it,
+ * with the environment the workload gets.
+ */
+#ifndef FT_CLI_RESOLVE_H
+#define FT_CLI_RESOLVE_H
+
+enum ft_cmd_kind {
+	FT_CMD_BUNDLED,		/* a bundled workload's name: runs from the initramfs */
+	FT_CMD_STATIC,		/* a path to a static executable: copied to the share */
+	FT_CMD_ROOT,		/* a program of the root filesystem: runs chrooted in it */
+};
+
+struct ft_cmd {
+	enum ft_cmd_kind kind;
+	char *exec;		/* FT_CMD_ROOT: the path to execute in the root (absolute, or
+				 * relative to cwd when CMD was a relative path) */
+	char *cwd;		/* FT_CMD_ROOT: directory to run in, absolute within the root */
+	char **env;		/* FT_CMD_ROOT: NAME=VALUE, NULL-terminated */
+	int nr_env;
+};
+
+/*
+ * ft_resolve_cmd - decide how argv0 runs on arch. rootfs: the root given with --rootfs,
+ * or NULL (the host's /; bundled names and static executables keep running from the
+ * initramfs). envs[0..nr_envs): the --env NAMEs (NAME or NAME=VALUE) passed on top of
+ * PATH, HOME, LANG, LC_* and TERM.
+ * Return: 0 with *cmd filled (release with ft_cmd_release), or -1 with error() set: the
+ * command is not found, a root that is not one, an unset --env variable.
+ */
+int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
+		   const char *const *envs, int nr_envs, struct ft_cmd *cmd);
+
+void ft_cmd_release(struct ft_cmd *cmd);
+
+#endif /* FT_CLI_RESOLVE_H */
