@@ -10,6 +10,11 @@
  * Names: sched_process_exec/fork/exit and the LTTng statedump give names by pid (tgid).
  * A name applies to the pid's live processes and to any of its processes still unnamed;
  * a dead mm keeps the name it had (an exec's old mm is torn down before the exec event).
+ *
+ * Workload: a process is the workload's when its pid is in the workload's tree at its
+ * creation, except an mm copied by fork, which is the workload's exactly when the mm it was
+ * copied from is: the copy of the launcher's mm that the workload's root starts with
+ * (before its exec) is the guest's setup, the copies its own forks make are the workload's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +33,8 @@ const struct collect_event_desc collect_events[CK_NR] = {
 	[CK_ZAP] = { "anon_zap", { "mm", "pid", "start", "end", "cause", "?new_addr" } },
 	[CK_MM_DUP] = { "anon_mm_dup", { "mm", "parent_mm", "pid", "parent_pid" } },
 	[CK_EXEC] = { "sched_process_exec", { "filename", "tid" } },
-	[CK_FORK] = { "sched_process_fork", { "child_comm", "child_tid", "?child_pid" } },
+	[CK_FORK] = { "sched_process_fork", { "child_comm", "child_tid", "?child_pid",
+					      "?parent_pid" } },
 	[CK_EXIT] = { "sched_process_exit", { "comm", "tid" } },
 	[CK_STATEDUMP] = { "lttng_statedump_process_state", { "name", "tid", "pid" } },
 };
@@ -50,6 +56,7 @@ void collect_init(struct collect *c, struct store *store)
 	idmap_init(&c->by_pid);
 	idmap_init(&c->by_shape);
 	idmap_init(&c->comm_by_pid);
+	idmap_init(&c->workload_pids);
 	c->cache_proc = IDMAP_NONE;
 }
 
@@ -60,6 +67,7 @@ void collect_release(struct collect *c)
 	idmap_release(&c->by_pid);
 	idmap_release(&c->by_shape);
 	idmap_release(&c->comm_by_pid);
+	idmap_release(&c->workload_pids);
 	free(c->procs);
 	free(c->vmas);
 	free(c->comms);
@@ -79,6 +87,8 @@ static uint32_t new_proc(struct collect *c, uint64_t mm, int32_t pid, uint64_t t
 	p->parent = IDMAP_NONE;
 	p->last_vma = IDMAP_NONE;
 	p->first_ts = ts;
+	p->workload = c->workload_pid <= 0 ? -1 :
+		      idmap_get(&c->workload_pids, (uint64_t)(uint32_t)pid) == 1;
 	p->next_same_pid = idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid);
 	idmap_set(&c->by_pid, (uint64_t)(uint32_t)pid, i);
 	idmap_set(&c->by_mm, mm, i);
@@ -282,10 +292,34 @@ static int on_mm_dup(struct collect *c, uint64_t ts, const struct collect_val *v
 	};
 
 	p->parent = pi;
+	p->workload = c->procs[pi].workload;
 	/* the child runs under its parent's name until fork's own event names it */
 	if (!p->comm[0])
 		memcpy(p->comm, c->procs[pi].comm, COMM_LEN);
 	return emit(c, &ev);
+}
+
+/* A new process child of parent: in the workload's tree if parent is (or it is the root). */
+static void workload_fork(struct collect *c, int32_t parent, int32_t child)
+{
+	int in;
+
+	if (c->workload_pid <= 0)
+		return;
+	if (child == c->workload_pid && !c->workload_root_forked) {
+		c->workload_root_forked = 1;
+		in = 1;
+	} else {
+		in = parent > 0 && idmap_get(&c->workload_pids, (uint64_t)(uint32_t)parent) == 1;
+	}
+	idmap_set(&c->workload_pids, (uint64_t)(uint32_t)child, (uint32_t)in);
+}
+
+void collect_set_workload(struct collect *c, int32_t pid)
+{
+	c->workload_pid = pid;
+	if (pid > 0)
+		idmap_set(&c->workload_pids, (uint64_t)(uint32_t)pid, 1);
 }
 
 int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
@@ -310,8 +344,10 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		return 0;
 	case CK_FORK:
 		/* a new thread group only: a new thread keeps its process's name */
-		if (!v[2].u || v[2].u == v[1].u)
+		if (!v[2].u || v[2].u == v[1].u) {
 			set_comm(c, (int32_t)v[1].u, v[0].s, 0);
+			workload_fork(c, (int32_t)v[3].u, (int32_t)v[1].u);
+		}
 		return 0;
 	case CK_EXIT:
 		set_comm(c, (int32_t)v[1].u, v[0].s, 0);
@@ -339,7 +375,7 @@ int collect_finish(struct collect *c)
 
 		if (store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
 			       p->parent == IDMAP_NONE ? 0 : s->proc_base + p->parent,
-			       p->first_ts, p->last_ts, p->counts))
+			       p->first_ts, p->last_ts, p->counts, p->workload))
 			return -1;
 	}
 	for (i = 0; i < c->nr_vmas; i++) {

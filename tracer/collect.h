@@ -56,6 +56,7 @@ struct cproc {
 	uint64_t first_ts;	/* ns */
 	uint64_t last_ts;	/* ns */
 	uint64_t counts[4];	/* anon_fault, anon_zero_wp, anon_cow, anon_zap events */
+	int8_t workload;	/* 1 the workload's, 0 the guest's setup, -1 not known */
 };
 
 struct cvma {
@@ -91,6 +92,15 @@ struct collect {
 	uint64_t events;		/* events seen, all types */
 	uint64_t discarded;		/* events reported lost by discarded-events messages */
 	uint64_t first_ts, last_ts;	/* ns, first and last event */
+	/*
+	 * The workload's process tree (header/workload_pid, set before the first event; 0 if
+	 * the trace does not say): pids -> 1 while they belong to it. A pid joins when a
+	 * process of the tree forks it (sched_process_fork: also vfork/posix_spawn, which
+	 * copy no mm) and leaves when a process outside the tree forks it (pid reuse).
+	 */
+	int32_t workload_pid;
+	int workload_root_forked;	/* the fork of workload_pid was seen */
+	struct idmap workload_pids;
 };
 
 void collect_init(struct collect *c, struct store *store);
@@ -102,6 +112,9 @@ void collect_release(struct collect *c);
  */
 int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		  const struct collect_val *v);
+
+/* The root pid of the workload's process tree (header/workload_pid), before any event. */
+void collect_set_workload(struct collect *c, int32_t pid);
 
 /* Flush the last chunk and write processes, VMAs and fault_order. Return: 0 or -1. */
 int collect_finish(struct collect *c);

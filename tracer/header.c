@@ -105,6 +105,28 @@ int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t
 	return 0;
 }
 
+long long header_int(const char *ctf_dir, const char *key, long long dflt)
+{
+	struct strbuf path = STRBUF_INIT;
+	char buf[32], *end;
+	long long v = dflt;
+	FILE *f;
+
+	/* plain stdio, no error(): a missing key is normal (and in the babeltrace2 plugin,
+	 * error() can bind to glibc's error(3), which exits) */
+	strbuf_addf(&path, "%s/header/%s", ctf_dir, key);
+	f = fopen(path.buf, "r");
+	if (f && fgets(buf, sizeof(buf), f)) {
+		v = strtoll(buf, &end, 10);
+		if (end == buf || (*end && *end != '\n'))
+			v = dflt;
+	}
+	if (f)
+		fclose(f);
+	strbuf_release(&path);
+	return v;
+}
+
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;

@@ -19,6 +19,9 @@
  */
 int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
 
+/* The integer in CTF_DIR/header/KEY, or dflt if the file is missing or not a number. */
+long long header_int(const char *ctf_dir, const char *key, long long dflt);
+
 /*
  * header_files_id - identity of a trace without a CTF UUID: "files:" and a 64-bit hash of
  * the relative names and sizes of every file under ctf_dir except header/, in name order.

@@ -211,6 +211,8 @@ static int start_trace(struct ft_sink *s, const bt_stream *stream)
 	if (s->partial && (store_trace_int(&s->store, "partial", 1) ||
 			   store_meta(&s->store, "missing_streams", s->partial)))
 		return -1;
+	if (s->input)
+		collect_set_workload(&s->col, (int32_t)header_int(s->input, "workload_pid", 0));
 	return store_env(s, trace, have_kernel);
 }
 

@@ -22,8 +22,8 @@ static const char *const stmt_sql[ST_NR] = {
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_META] = "INSERT OR REPLACE INTO trace_meta(trace_id, key, value) VALUES (?1, ?2, ?3)",
 	[ST_PROC] = "INSERT INTO process(proc_id, trace_id, pid, mm, comm, parent_proc_id, "
-		    "first_ts, last_ts, anon_faults, zero_wp, cow, zaps) "
-		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+		    "first_ts, last_ts, anon_faults, zero_wp, cow, zaps, workload) "
+		    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
 	[ST_VMA] = "INSERT INTO vma(vma_id, proc_id, start, end, flags, first_ts, faults) "
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_COUNT] = "INSERT INTO event_count(trace_id, name, count) VALUES (?1, ?2, ?3)",
@@ -275,7 +275,7 @@ int store_order(struct store *s, unsigned int order, int zero_page, uint64_t fau
 
 int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
 	       int64_t parent_proc_id, uint64_t first_ts, uint64_t last_ts,
-	       const uint64_t counts[4])
+	       const uint64_t counts[4], int workload)
 {
 	sqlite3_stmt *st = s->st[ST_PROC];
 	int i;
@@ -292,6 +292,8 @@ int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, cons
 	sqlite3_bind_int64(st, 8, (int64_t)last_ts);
 	for (i = 0; i < 4; i++)
 		sqlite3_bind_int64(st, 9 + i, (int64_t)counts[i]);
+	if (workload >= 0)
+		sqlite3_bind_int(st, 13, workload);
 	return run(s, ST_PROC, "store a process");
 }
 

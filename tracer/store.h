@@ -52,7 +52,7 @@ int store_order(struct store *s, unsigned int order, int zero_page, uint64_t fau
 		uint64_t ptes);
 int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
 	       int64_t parent_proc_id, uint64_t first_ts, uint64_t last_ts,
-	       const uint64_t counts[4]);
+	       const uint64_t counts[4], int workload);
 int store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
 	      uint64_t end, uint64_t flags, uint64_t first_ts, uint64_t faults);
 int store_commit(struct store *s);
