@@ -22,7 +22,8 @@
 
 static const char usage_text[] =
 	"usage: foliotrace query DB [--trace ID] [--format table|csv|json] [--pid PID]\n"
-	"                        [--limit N] summary|procs|vmas|faults|orders|latency|sql SQL\n"
+	"                        [--workload] [--limit N]\n"
+	"                        summary|procs|vmas|faults|orders|latency|sql SQL\n"
 	"\n"
 	"    summary        the trace: header, totals, events per type\n"
 	"    procs          processes (one per address space) with their event counts\n"
@@ -35,6 +36,8 @@ static const char usage_text[] =
 	"    -t, --trace ID      trace to show (default: the only or newest recorded one)\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -p, --pid PID       procs, vmas, faults, latency: only this process (tgid)\n"
+	"    -w, --workload      procs: only the recorded workload's processes (the tree its\n"
+	"                        command started), not the guest's own setup\n"
 	"    -n, --limit N       procs, vmas, faults: at most N rows\n"
 	"    -h, --help          show this help\n";
 
@@ -43,6 +46,7 @@ static const struct option options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "limit", required_argument, NULL, 'n' },
+	{ "workload", no_argument, NULL, 'w' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -67,6 +71,8 @@ static int sql_rows(const struct query_opts *o, sqlite3_stmt *st, struct out_tab
 			sqlite3_bind_int64(st, i, o->pid);
 		else if (!strcmp(name, ":limit"))
 			sqlite3_bind_int64(st, i, o->limit);
+		else if (!strcmp(name, ":workload"))
+			sqlite3_bind_int(st, i, o->workload);
 	}
 	n = sqlite3_column_count(st);
 	if (!t->nr_cols)
@@ -216,7 +222,8 @@ static const char procs_sql[] =
 	"SELECT p.proc_id, p.pid, p.comm, p.mm, p.parent_proc_id, p.anon_faults, p.zero_wp, "
 	"p.cow, p.zaps, (SELECT count(*) FROM vma v WHERE v.proc_id = p.proc_id) AS vmas, "
 	"p.first_ts, p.last_ts FROM process p WHERE p.trace_id = :trace "
-	"AND (:pid < 0 OR p.pid = :pid) ORDER BY p.proc_id LIMIT :limit";
+	"AND (:pid < 0 OR p.pid = :pid) AND (NOT :workload OR p.workload = 1) "
+	"ORDER BY p.proc_id LIMIT :limit";
 
 static const char vmas_sql[] =
 	"SELECT v.vma_id, v.proc_id, p.pid, p.comm, v.start, v.end, v.end - v.start AS bytes, "
@@ -247,6 +254,27 @@ static int sql_auth_cb(void *arg, int action, const char *a1, const char *a2, co
 	if (action == SQLITE_PRAGMA)
 		*(a2 ? &a->pragma_set : &a->pragma_read) = 1;
 	return SQLITE_OK;
+}
+
+/* 1 if the trace says which processes are the workload's; else 0 with error() said. */
+static int trace_marks_workload(const struct query_opts *o)
+{
+	sqlite3_stmt *st;
+	int marked = 0;
+
+	if (sqlite3_prepare_v2(o->db, "SELECT count(*) FROM process WHERE trace_id = ? AND "
+			       "workload IS NOT NULL", -1, &st, NULL) != SQLITE_OK) {
+		error("query failed: %s", sqlite3_errmsg(o->db));
+		return 0;
+	}
+	sqlite3_bind_int64(st, 1, o->trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		marked = sqlite3_column_int64(st, 0) > 0;
+	sqlite3_finalize(st);
+	if (!marked)
+		error("trace %lld does not mark its workload's processes (recorded without "
+		      "header/workload_pid); use --pid or --comm", (long long)o->trace_id);
+	return marked;
 }
 
 /*
@@ -338,7 +366,7 @@ int cmd_query(int argc, char **argv)
 			optind++;
 			continue;
 		}
-		c = getopt_long(argc, argv, "+t:f:p:n:h", options, NULL);
+		c = getopt_long(argc, argv, "+t:f:p:n:wh", options, NULL);
 		switch (c) {
 		case 't':
 			if (cli_parse_num("query", "--trace", optarg, &want))
@@ -355,6 +383,9 @@ int cmd_query(int argc, char **argv)
 		case 'n':
 			if (cli_parse_num("query", "--limit", optarg, &o.limit))
 				return usage_error(NULL);
+			break;
+		case 'w':
+			o.workload = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -388,6 +419,12 @@ int cmd_query(int argc, char **argv)
 		ret = query_sql(&o, pos[2]) ? 1 : 0;
 		goto out;
 	}
+	if (o.workload && strcmp(view, "procs")) {
+		ret = usage_error("--workload is for procs");
+		goto out;
+	}
+	if (o.workload && !trace_marks_workload(&o))
+		goto out;
 	if (!strcmp(view, "procs"))
 		ret = sql_table(&o, procs_sql, &t, hex_cols);
 	else if (!strcmp(view, "vmas"))

@@ -18,6 +18,7 @@ struct query_opts {
 	enum out_format format;
 	int64_t limit;		/* --limit: rows at most, -1 for all */
 	int64_t pid;		/* --pid: only this tgid, -1 for all */
+	int workload;		/* --workload: only the workload's processes */
 };
 
 /* Each fills t (already empty); Return: 0 or -1 (error set). */

@@ -5,6 +5,10 @@
  * (NULL in the database, "" here). rp_filter_format() writes it, rp_filter_parse() reads
  * it back; runs are matched by comparing parsed selections (rp_filter_equal()), never by
  * string.
+ *
+ * No filter is the default selection: the workload's processes (process.workload = 1) when
+ * the trace marks them, else every process. The guest's own setup (init, the launcher,
+ * lttng) is then left out of a replay without --comm/--pid.
  */
 #ifndef FT_REPLAY_FILTER_H
 #define FT_REPLAY_FILTER_H
@@ -19,6 +23,15 @@ struct rp_filter {
 	int has_comm;			/* 0: any command name */
 	int64_t pid;			/* tgid, -1 for any */
 };
+
+/*
+ * The selection as an SQL condition on a process row of trace ?1, with ?2 the comm (NULL:
+ * any) and ?3 the pid (< 0: any); shared by every reader of a selection.
+ */
+#define RP_FILTER_SQL \
+	"(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3) AND " \
+	"(?2 IS NOT NULL OR ?3 >= 0 OR workload = 1 OR NOT EXISTS (SELECT 1 FROM process w " \
+	"WHERE w.trace_id = ?1 AND w.workload = 1))"
 
 /* Select comm (NULL: any) and pid (< 0: any). */
 void rp_filter_set(struct rp_filter *f, const char *comm, int64_t pid);

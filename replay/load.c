@@ -64,8 +64,8 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	t->vmas = xcalloc(t->nr_vmas, sizeof(*t->vmas));
 
 	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid, coalesce(comm, ''), "
-			       "(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3) FROM process "
-			       "WHERE trace_id = ?1", -1, &q, NULL) != SQLITE_OK)
+			       RP_FILTER_SQL " FROM process WHERE trace_id = ?1", -1, &q,
+			       NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(q, 1, trace_id);
 	if (sel->has_comm)

@@ -105,7 +105,7 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	rp_load_trace(l, t);
 	info->procs = l->nr_rows;
 	ps->nr_procs = t->nr_procs;
-	if (o->comm || o->pid >= 0) {
+	if (o->comm || o->pid >= 0 || l->nr_selected < l->nr_rows) { /* or the workload */
 		ps->keep = xcalloc(t->nr_procs, 1);
 		for (id = 0; id < l->nr_procs; id++)
 			ps->keep[id] = l->procs[id].selected;
