@@ -1,0 +1,113 @@
+#!/bin/sh
+# Guest test: `foliotrace record` of programs the host has (issue 13 part 1), x86_64. One
+# guest boot records ./run-all.sh, a script given by a relative path in the current
+# directory, which runs python3 (dynamically linked) twice, a two-program pipeline, writes
+# files, and prints an --env variable; the host directory must be byte-identical
+# afterwards. A missing command and a --rootfs that is not a root fail before any boot.
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 20
+db=$T/host.db
+W=$T/work
+MIB=64			# python3 allocates and touches this much anonymous memory
+PAGES=$((MIB * 256))	# 4K pages
+
+PY=$(command -v python3)
+ok $([ -n "$PY" ] && readelf -l "$(readlink -f "$PY")" | grep -q 'program interpreter'; echo $?) \
+	"python3 on the host is dynamically linked (${PY:-missing})"
+
+mkdir -p "$W/sub"
+echo "keep me" > "$W/existing.txt"
+echo "delete me" > "$W/victim.txt"
+cat > "$W/run-all.sh" <<EOF
+#!/bin/sh
+set -e
+echo "cwd=\$(pwd)"
+echo "probe=\${FT_PROBE:-unset} secret=\${FT_SECRET:-unset} home=\${HOME:-unset}"
+# the baseline: the interpreter alone; then the same plus $MIB MiB written page by page
+python3 -c 'pass'
+python3 -c 'b = bytearray($MIB << 20); b[::4096] = b"\x01" * len(b[::4096]); print("touched", len(b))'
+# a pipeline of two programs
+seq 1 20000 | tac > /dev/null
+# writes: new files, an overwrite, a removal, a directory, /tmp and /etc
+echo new > out.txt
+echo changed > existing.txt
+rm victim.txt
+mkdir -p sub/deeper && echo x > sub/deeper/f
+echo t > /tmp/ft-record-host.tmp
+echo e >> /etc/hostname
+echo writes-ok
+EOF
+chmod +x "$W/run-all.sh"
+snap() { (cd "$1" && find . -printf '%p %y %s %m %T@\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+snap "$W" > "$T/before"
+etc_before=$(sha256sum /etc/hostname)
+
+# --- one boot ---------------------------------------------------------------------------
+start=$(date +%s)
+(cd "$W" && FT_PROBE="hello probe" FT_SECRET=hidden "$FT" record -o "$db" --env FT_PROBE -- \
+	./run-all.sh) > "$T/out" 2> "$T/err"
+rc=$?
+diag "record took $(( $(date +%s) - start )) s"
+ok $([ $rc = 0 ]; echo $?) "record of ./run-all.sh (relative path) exits 0 (got $rc)"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/err" | tail -5
+dir=$(ls -d "$db".ctf/* 2>/dev/null | tail -n 1)
+wo="$dir/workload.out"
+grep -q "^cwd=$W\$" "$wo" 2>/dev/null
+ok $? "the workload ran in the caller's directory ($(sed -n 's/^cwd=//p' "$wo" 2>/dev/null))"
+grep -q "^probe=hello probe secret=unset home=${HOME:-unset}\$" "$wo" 2>/dev/null
+ok $? "--env FT_PROBE is seen, FT_SECRET (not passed) is not, HOME is the caller's: $(grep '^probe=' "$wo" 2>/dev/null)"
+grep -q "^writes-ok\$" "$wo" 2>/dev/null
+ok $? "the workload wrote, overwrote and removed files without error"
+snap "$W" > "$T/after"
+ok $(cmp -s "$T/before" "$T/after"; echo $?) "the host directory is byte-identical afterwards"
+ok $([ ! -e /tmp/ft-record-host.tmp ] && [ "$(sha256sum /etc/hostname)" = "$etc_before" ]; echo $?) \
+	"the host's /tmp and /etc were not written"
+
+q() { "$FT" query "$db" --format csv sql "$1" | tail -n +2; }
+# python3's anonymous faults: the baseline's and the allocating run's, in start order
+py=$(q "SELECT pid, sum(anon_faults) FROM process WHERE comm = 'python3' GROUP BY pid ORDER BY min(first_ts)")
+base=$(echo "$py" | sed -n '1s/.*,//p') big=$(echo "$py" | sed -n '2s/.*,//p')
+diag "python3 anon faults: baseline ${base:-?}, with $MIB MiB ${big:-?}; expected difference $PAGES"
+ok $([ "$(echo "$py" | wc -l)" = 2 ]; echo $?) "two python3 processes recorded"
+d=$(( ${big:-0} - ${base:-0} ))
+ok $([ $d -ge $PAGES ] && [ $d -le $((PAGES * 103 / 100)) ]; echo $?) \
+	"python3's $MIB MiB: $d faults above the baseline, within [$PAGES, +3%]"
+ok $(q "SELECT count(*) FROM process WHERE comm = 'seq' AND workload = 1" | grep -qx '[1-9][0-9]*'; echo $?) \
+	"the pipeline's first program (seq) is a workload process"
+ok $(q "SELECT count(*) FROM process WHERE comm = 'tac' AND workload = 1" | grep -qx '[1-9][0-9]*'; echo $?) \
+	"the pipeline's second program (tac) is a workload process"
+"$FT" query "$db" --format csv procs --workload > "$T/wl.csv"
+ok $(! cut -d, -f3 "$T/wl.csv" | grep -qx 'init\|ft-launch\|lttng\|lttng-sessiond\|lttng-consumerd'; echo $?) \
+	"query procs --workload lists no guest setup process ($(cut -d, -f3 "$T/wl.csv" | tail -n +2 | sort -u | tr '\n' ' '))"
+setup=$(q "SELECT count(*) FROM process WHERE workload = 0 AND comm IN ('init', 'ft-launch')")
+ok $([ "${setup:-0}" -gt 0 ]; echo $?) "the guest's setup is recorded and marked as such ($setup processes)"
+root=$(cat "$dir/header/workload_pid" 2>/dev/null)
+ok $(q "SELECT count(*) FROM process WHERE pid = ${root:-0} AND comm = 'run-all.sh' AND workload = 1" |
+	grep -qx '[1-9][0-9]*'; echo $?) "header/workload_pid ($root) is the script's process"
+all=$(q "SELECT count(*) FROM process") wl=$(q "SELECT count(*) FROM process WHERE workload = 1")
+"$FT" replay "$db" --policy order0 > "$T/replay.out" 2>&1
+ok $(grep -q "$wl processes" "$T/replay.out"; echo $?) \
+	"replay without --comm/--pid selects the $wl workload processes of $all ($(head -n 1 "$T/replay.out"))"
+
+# --- no boot ----------------------------------------------------------------------------
+before=$(cksum < "$db")
+ndirs=$(ls -d "$db".ctf/* | wc -l)
+start=$(date +%s)
+(cd "$W" && "$FT" record -o "$db" -- no-such-program-ft) > "$T/out" 2> "$T/err"
+rc=$?
+ok $([ $rc = 1 ] && [ "$(wc -l < "$T/err")" = 1 ]; echo $?) \
+	"a missing command: exit 1 (got $rc), one line: $(cat "$T/err")"
+ok $([ "$(cksum < "$db")" = "$before" ] && [ "$(ls -d "$db".ctf/* | wc -l)" = "$ndirs" ] &&
+	[ $(( $(date +%s) - start )) -lt 5 ]; echo $?) \
+	"  ... nothing stored, no trace directory, no guest booted"
+"$FT" record -o "$T/none.db" -- no-such-program-ft 2> /dev/null
+ok $([ ! -e "$T/none.db" ] && [ ! -e "$T/none.db.ctf" ]; echo $?) "  ... and no new database is created"
+mkdir -p "$T/notroot/bin"
+(cd "$W" && "$FT" record -o "$db" --rootfs "$T/notroot" -- ls) > "$T/out" 2> "$T/err"
+rc=$?
+ok $([ $rc = 1 ] && grep -q "is not a root filesystem" "$T/err" && [ "$(wc -l < "$T/err")" = 1 ]; echo $?) \
+	"--rootfs at a directory that is not a root: exit 1 (got $rc): $(cat "$T/err")"
+ok $([ "$(cksum < "$db")" = "$before" ] && [ "$(ls -d "$db".ctf/* | wc -l)" = "$ndirs" ]; echo $?) \
+	"  ... nothing stored"
+done_testing
