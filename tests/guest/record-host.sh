@@ -12,9 +12,10 @@ W=$T/work
 MIB=64			# python3 allocates and touches this much anonymous memory
 PAGES=$((MIB * 256))	# 4K pages
 
-PY=$(command -v python3)
-ok $([ -n "$PY" ] && readelf -l "$(readlink -f "$PY")" | grep -q 'program interpreter'; echo $?) \
-	"python3 on the host is dynamically linked (${PY:-missing})"
+# Debian's python3 (not a wrapper such as a pyenv shim, which PATH may find first)
+PY=/usr/bin/python3
+ok $([ -x "$PY" ] && readelf -l "$(readlink -f "$PY")" | grep -q 'program interpreter'; echo $?) \
+	"$PY on the host is a dynamically linked executable"
 
 mkdir -p "$W/sub"
 echo "keep me" > "$W/existing.txt"
@@ -25,8 +26,8 @@ set -e
 echo "cwd=\$(pwd)"
 echo "probe=\${FT_PROBE:-unset} secret=\${FT_SECRET:-unset} home=\${HOME:-unset}"
 # the baseline: the interpreter alone; then the same plus $MIB MiB written page by page
-python3 -c 'pass'
-python3 -c 'b = bytearray($MIB << 20); b[::4096] = b"\x01" * len(b[::4096]); print("touched", len(b))'
+$PY -c 'pass'
+$PY -c 'b = bytearray($MIB << 20); b[::4096] = b"\x01" * len(b[::4096]); print("touched", len(b))'
 # a pipeline of two programs
 seq 1 20000 | tac > /dev/null
 # writes: new files, an overwrite, a removal, a directory, /tmp and /etc
