@@ -65,21 +65,15 @@ int rp_policy_in_guest(const struct rp_policy *p)
 {
 	char buf[64];
 
-	if (!p->ops->knob)
-		return 0;
-	if (p->ops->knob(p, buf, sizeof(buf))) {
-		error_clear();
-		return 0;
-	}
-	return 1;
+	return p->ops->knob && p->ops->knob(p, buf, sizeof(buf)) == 0;
 }
 
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
 {
-	if (!p->ops->knob)
+	if (!p->ops->knob || p->ops->knob(p, buf, len))
 		return error("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
 			     p->spec);
-	return p->ops->knob(p, buf, len);
+	return 0;
 }
 
 int rp_parse_size(const char *s, unsigned int *order)

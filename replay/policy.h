@@ -75,9 +75,10 @@ struct rp_policy_ops {
 				   const struct rp_fault *f, uint8_t out[RP_PMD_ORDER]);
 	/*
 	 * Optional: the guest kernel's knob value for p (/sys/kernel/mm/anon_folio/orders:
-	 * "none", "2", "2,3,4"; "thp" for the kernel's own THP) into buf. Return: 0, or error()
-	 * if this spec cannot be run in a guest. NULL: simulation only (the safe default: a
-	 * policy is never sent to a guest whose kernel does not implement it).
+	 * "none", "2", "2,3,4"; "thp" for the kernel's own THP) into buf. Return: 0, or 1 if
+	 * this spec of the policy cannot be run in a guest (no error() call: the caller words
+	 * it). NULL: simulation only (the safe default: a policy is never sent to a guest whose
+	 * kernel does not implement it).
 	 */
 	int (*knob)(const struct rp_policy *p, char *buf, size_t len);
 };
