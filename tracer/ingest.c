@@ -37,6 +37,16 @@
 #define TAIL_LEN	512	/* bytes of the child's stderr kept */
 #define POLL_MS		100	/* watchdog period */
 
+/* SIGINT, SIGTERM or SIGHUP received while the child ran: cleaned up, then re-raised */
+static volatile sig_atomic_t got_signal;
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NR_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+static void on_stop_signal(int sig)
+{
+	got_signal = sig;
+}
+
 struct shared {
 	struct ft_sink_result res;
 	char err[CHILD_ERR_LEN];	/* causes, oldest first, one per line */
@@ -68,6 +78,8 @@ static void child(const struct ft_graph_params *gp, struct shared *sh, int err_f
 
 	/* a killed parent must not leave a writer behind */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (i = 0; i < (int)NR_STOP_SIGNALS; i++)
+		signal(stop_signals[i], SIG_DFL);
 	if (getppid() != parent)
 		_exit(1);
 	dup2(err_fd, 1);
@@ -167,6 +179,12 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 		}
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			break;
+		if (got_signal) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
 		b = __atomic_load_n(&sh->res.progress, __ATOMIC_RELAXED);
 		if (b != beat) {
 			beat = b;
@@ -182,7 +200,9 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 	while (open_pipe)
 		open_pipe = read_tail(pfd[0], tail, &tail_len) && !stalled;
 	close(pfd[0]);
-	if (stalled) {
+	if (got_signal) {
+		error("interrupted by signal %d", (int)got_signal);
+	} else if (stalled) {
 		error("babeltrace2 made no progress decoding the trace for %.1f s: stopped (a "
 		      "damaged trace?)", (double)limit_ms / 1000);
 	} else if (WIFSIGNALED(status)) {
@@ -232,8 +252,11 @@ static void restore_missing(const char *db, int was_empty)
 }
 
 /*
- * A child killed inside its transaction left a hot journal: roll it back now (opening the
- * database does), so the file is byte for byte what it was, and no reader needs to write.
+ * A child killed inside its transaction left its journal: roll it back now, so the file is
+ * byte for byte what it was and no reader needs to write. A hot journal is rolled back by
+ * SQLite as the lock is taken; one whose header was never synced is not hot (nothing of it
+ * reached the database) and SQLite leaves it: while we hold the write lock no writer can
+ * own it, so it is removed.
  */
 static void roll_back(const char *db)
 {
@@ -246,7 +269,10 @@ static void roll_back(const char *db)
 	if (!stat(journal.buf, &sb) &&
 	    sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		sqlite3_busy_timeout(h, 10000);
-		sqlite3_exec(h, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+		if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
+			unlink(journal.buf);
+			sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+		}
 	}
 	sqlite3_close(h);
 	strbuf_release(&journal);
@@ -260,9 +286,10 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	struct ctf_check chk;
 	char **inputs = NULL;
 	double t0 = now_s();
+	struct sigaction old_sa[NR_STOP_SIGNALS];
 	struct stat sb;
 	size_t i;
-	int was_empty, ret = -1;
+	int was_empty, rc, ret = -1;
 
 	memset(res, 0, sizeof(*res));
 	if (outfile_check(o->db, "database") < 0)
@@ -303,13 +330,33 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 
 	/* a missing or empty database is "nothing": a failure must leave nothing */
 	was_empty = !stat(o->db, &sb) ? (sb.st_size == 0 ? 1 : -1) : 0;
-	if (run_watched(&gp, stall_limit_ms(chk.bytes), &sr)) {
+	/* an interrupted ingest cleans up like a failed one, then dies of its signal */
+	got_signal = 0;
+	for (i = 0; i < NR_STOP_SIGNALS; i++) {
+		struct sigaction sa = { .sa_handler = on_stop_signal };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(stop_signals[i], &sa, &old_sa[i]);
+		/* an ignored signal (nohup, a background job of sh) stays ignored */
+		if (old_sa[i].sa_handler == SIG_IGN)
+			sigaction(stop_signals[i], &old_sa[i], NULL);
+	}
+	rc = run_watched(&gp, stall_limit_ms(chk.bytes), &sr);
+	if (rc) {
 		if (was_empty >= 0)
 			restore_missing(o->db, was_empty);
 		else
 			roll_back(o->db);
-		goto out;
 	}
+	for (i = 0; i < NR_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &old_sa[i], NULL);
+	if (got_signal) {
+		if (shadow.len)
+			nftw(shadow.buf, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		raise(got_signal);
+	}
+	if (rc)
+		goto out;
 	res->trace_id = sr.trace_id;
 	res->duplicate = sr.duplicate;
 	res->events = sr.events;

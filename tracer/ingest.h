@@ -17,7 +17,9 @@
  *
  * On any failure nothing is stored: the trace's transaction is rolled back (by the child,
  * or by the journal when the child died), an existing database is left byte for byte as it
- * was, and one that did not exist (or was empty) is removed (or emptied) again.
+ * was, and one that did not exist (or was empty) is removed (or emptied) again. SIGINT,
+ * SIGTERM and SIGHUP (unless ignored) are held while the child runs: the child is stopped,
+ * the same cleanup is done, then the signal is raised again.
  */
 #ifndef FT_TRACER_INGEST_H
 #define FT_TRACER_INGEST_H

@@ -20,7 +20,7 @@ STREAM_CASES="deleted empty fifo devzero absent"
 n_idx=$(echo $IDX_FLIPS | wc -w)
 n_meta=$(echo $META_CUTS | wc -w)
 n_stream=$(echo $STREAM_CASES | wc -w)
-plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11))
+plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11 + 4))
 
 mkdir -p "$T/db" "$T/tr" "$T/tmp"
 export TMPDIR="$T/tmp"			# where ingest would leave a temporary directory
@@ -122,4 +122,26 @@ ok $([ "$(db_int "$DB" "SELECT events FROM trace WHERE trace_id = $((id + 1))")"
 ok $? "  ... the partial one stays, under its own identity"
 [ -z "$(ls -A "$T/tmp")" ] && [ "$(ls "$T/db")" = "existing.db" ]
 ok $? "nothing left in TMPDIR or beside the database"
+
+# interrupted ingests (SIGTERM, SIGHUP) clean up like failed ones, then die of the signal;
+# FT_TEST_INGEST_DELAY_US (2 ms per event, thousands of events) keeps the child writing
+# interrupt SIG DB DIR: start an ingest of DIR, signal it while it writes
+interrupt() {
+	FT_TEST_INGEST_DELAY_US=2000 "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
+	_pid=$!
+	_i=0
+	while [ ! -e "$2-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
+	sleep 0.3
+	kill -"$1" $_pid
+	wait $_pid
+}
+interrupt TERM "$T/db/new.db" "$FIX"
+ok $([ $? = 143 ]; echo $?) "SIGTERM while writing a new database: the ingest dies of it"
+[ "$(ls -A "$T/db")" = "existing.db" ] && [ -z "$(ls -A "$T/tmp")" ]
+ok $? "  ... and leaves no database, journal or temporary behind"
+cp "$DB" "$T/before-hup.db"
+interrupt HUP "$DB" "$TOP/tests/data/x86_64-fork-cow-order0"
+ok $([ $? = 129 ]; echo $?) "SIGHUP while writing into the existing database: dies of it"
+cmp -s "$DB" "$T/before-hup.db" && [ "$(ls -A "$T/db")" = "existing.db" ]
+ok $? "  ... which is byte-identical, without a journal"
 done_testing
