@@ -1,23 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pageset.c - the page set's updates; see pageset.h. */
+/* pageset.c - the page set's growth and bulk operations; see pageset.h. */
 #include <stdlib.h>
 
 #include "lib/xalloc.h"
 #include "replay/pageset.h"
 
-/* Place a stored key known to be absent, with room for it. */
-static void put_raw(struct rp_pageset *t, uint64_t stored, uint32_t val)
-{
-	uint64_t i;
-
-	for (i = rp_ps_home(t, stored); t->key[i]; i = (i + 1) & (t->cap - 1))
-		;
-	t->key[i] = stored;
-	t->val[i] = val;
-	t->nr++;
-}
-
-static void grow(struct rp_pageset *t)
+void rp_pageset_grow(struct rp_pageset *t)
 {
 	uint64_t *ok = t->key, oc = t->cap, i;
 	uint32_t *ov = t->val;
@@ -28,7 +16,7 @@ static void grow(struct rp_pageset *t)
 	t->nr = 0;
 	for (i = 0; i < oc; i++)
 		if (ok[i])
-			put_raw(t, ok[i], ov[i]);
+			rp_pageset_add(t, ok[i] - 1, ov[i]);
 	free(ok);
 	free(ov);
 }
@@ -37,31 +25,10 @@ void rp_pageset_set(struct rp_pageset *t, uint64_t key, uint32_t val)
 {
 	int64_t i = rp_pageset_slot(t, key);
 
-	if (i >= 0) {
+	if (i >= 0)
 		t->val[i] = val;
-		return;
-	}
-	if ((t->nr + 1) * 2 > t->cap)
-		grow(t);
-	put_raw(t, key + 1, val);
-}
-
-void rp_pageset_del_slot(struct rp_pageset *t, uint64_t i)
-{
-	uint64_t j, home, mask = t->cap - 1;
-
-	t->key[i] = 0;
-	t->nr--;
-	/* shift back every later entry of the chain that may not sit past the hole */
-	for (j = (i + 1) & mask; t->key[j]; j = (j + 1) & mask) {
-		home = rp_ps_home(t, t->key[j]);
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			t->key[i] = t->key[j];
-			t->val[i] = t->val[j];
-			t->key[j] = 0;
-			i = j;
-		}
-	}
+	else
+		rp_pageset_add(t, key, val);
 }
 
 uint32_t rp_pageset_del(struct rp_pageset *t, uint64_t key)

@@ -32,10 +32,14 @@ static inline uint64_t rp_ps_key(uint32_t proc, uint64_t page)
 	return (uint64_t)proc << RP_PS_PAGE_BITS | (page & RP_PS_PAGE_MASK);
 }
 
-/* Home slot of a stored key (key + 1). */
+/*
+ * Home slot of a stored key (key + 1): the low bits of a multiplication by an odd
+ * constant, a bijection on them, so keys that differ only in their low bits (the pfns of
+ * one block, the pages of one range) never share a home.
+ */
 static inline uint64_t rp_ps_home(const struct rp_pageset *t, uint64_t stored)
 {
-	return ((stored * 0x9e3779b97f4a7c15ULL) >> 17) & (t->cap - 1);
+	return (stored * 0x9e3779b97f4a7c15ULL) & (t->cap - 1);
 }
 
 /* Slot index of key, or -1 if absent. */
@@ -59,10 +63,44 @@ static inline uint32_t rp_pageset_get(const struct rp_pageset *t, uint64_t key)
 	return i < 0 ? 0 : t->val[i];
 }
 
+/* Double the table (or make its first 1024 slots), keeping every entry. */
+void rp_pageset_grow(struct rp_pageset *t);
+
+/* Insert key, known to be absent (rp_pageset_slot() said -1), with val (non-zero). */
+static inline void rp_pageset_add(struct rp_pageset *t, uint64_t key, uint32_t val)
+{
+	uint64_t i;
+
+	if ((t->nr + 1) * 2 > t->cap)
+		rp_pageset_grow(t);
+	for (i = rp_ps_home(t, key + 1); t->key[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->key[i] = key + 1;
+	t->val[i] = val;
+	t->nr++;
+}
+
+/* Remove the entry in slot i (from rp_pageset_slot()). */
+static inline void rp_pageset_del_slot(struct rp_pageset *t, uint64_t i)
+{
+	uint64_t j, home, mask = t->cap - 1;
+
+	t->key[i] = 0;
+	t->nr--;
+	/* shift back every later entry of the chain that may not sit past the hole */
+	for (j = (i + 1) & mask; t->key[j]; j = (j + 1) & mask) {
+		home = rp_ps_home(t, t->key[j]);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			t->key[i] = t->key[j];
+			t->val[i] = t->val[j];
+			t->key[j] = 0;
+			i = j;
+		}
+	}
+}
+
 /* Insert key with val (non-zero), or overwrite its value. */
 void rp_pageset_set(struct rp_pageset *t, uint64_t key, uint32_t val);
-/* Remove the entry in slot i (from rp_pageset_slot()). */
-void rp_pageset_del_slot(struct rp_pageset *t, uint64_t i);
 /* Remove key; Return: the value it had, 0 if absent. */
 uint32_t rp_pageset_del(struct rp_pageset *t, uint64_t key);
 void rp_pageset_release(struct rp_pageset *t);

@@ -102,7 +102,7 @@ static void shared_inc(struct rp_pageset *h, uint64_t pfn)
 	if (i >= 0)
 		h->val[i]++;
 	else
-		rp_pageset_set(h, pfn, 2);
+		rp_pageset_add(h, pfn, 2);
 }
 
 /* Drop one mapping of a shared page; removes the entry when one mapping is left. */
