@@ -131,7 +131,8 @@ int cmd_guest(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "knob"))
 		return guest_knob(argc - 1, argv + 1);
-	fprintf(stderr, "foliotrace guest: unknown subcommand '%s'\n", argv[1]);
+	error("unknown subcommand '%s'", argv[1]);	/* escaped: one line */
+	error_print("foliotrace guest");
 	fputs(guest_usage, stderr);
 	return 2;
 }

@@ -99,7 +99,8 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], c->name))
 			break;
 	if (!c->name) {
-		fprintf(stderr, "foliotrace: unknown command '%s'\n", argv[1]);
+		error("unknown command '%s'", argv[1]);	/* escaped: one line */
+		error_print("foliotrace");
 		usage(stderr);
 		return 2;
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/output.h"
+#include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -41,8 +42,12 @@ int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v)
 	errno = 0;
 	*v = strtoll(s, &end, 10);
 	if (errno || !*s || *end || *v < 0) {
-		fprintf(stderr, "foliotrace %s: %s wants a non-negative number, not '%s'\n",
-			cmd, opt, s);
+		char prog[64];
+
+		/* through error(): a value with a newline is printed escaped, on one line */
+		snprintf(prog, sizeof(prog), "foliotrace %s", cmd);
+		error("%s wants a non-negative number, not '%s'", opt, s);
+		error_print(prog);
 		return -1;
 	}
 	return 0;

@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 51
+plan 52
 SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
 check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
@@ -63,6 +63,9 @@ check "spec with a newline: exit 2, one line, escaped" sh -c "test $rc = 2 && te
 such.db" -P order0 2> "$T/err"
 rc=$?
 check "database path with a newline: exit 1, one line, escaped" sh -c "test $rc = 1 && test \$(wc -l < '$T/err') = 1 && grep -qF 'no\\nsuch.db' '$T/err'"
+"$FT" replay "$T/k.db" -P order0 --pid "$(printf '1\n2')" 2> "$T/err"
+rc=$?
+check "--pid with a newline: exit 2, the message on one line, escaped" sh -c "test $rc = 2 && head -1 '$T/err' | grep -qxF \"foliotrace replay: --pid wants a non-negative number, not '1\\\\n2'\""
 "$FT" replay "$T/k.db" -P order0 --frag fancy 2> "$T/err"
 rc=$?
 check "unknown frag model: exit 2, one line" sh -c "test $rc = 2 && test \$(wc -l < '$T/err') = 1 && grep -q \"bad frag model 'fancy'\" '$T/err'"
