@@ -70,13 +70,17 @@ int rp_replay_map_parse(const char *text, struct rp_replay_map *m)
 		if (line)
 			line++;
 	}
-	/* roots: follow parents (parents precede their children in the file) */
+	/*
+	 * roots: follow parents (parents precede their children in the file). Only the lines
+	 * before are searched, whose roots are set: a parent listed later, as one not listed
+	 * at all, leaves the process its own root.
+	 */
 	for (i = 0; i < m->nr_p; i++) {
 		struct rp_replay_proc *p = &m->p[i];
 		size_t k;
 
 		p->root = p->index;
-		for (k = 0; k < m->nr_p && p->parent >= 0; k++) {
+		for (k = 0; k < i && p->parent >= 0; k++) {
 			if (m->p[k].index == (uint32_t)p->parent) {
 				p->root = m->p[k].root;
 				break;

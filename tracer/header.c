@@ -40,7 +40,8 @@ static int list_dir(const char *dir, char ***names)
 		(*names)[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(*names, n, sizeof(**names), cmp_str);
+	if (n)	/* *names is NULL for an empty directory */
+		qsort(*names, n, sizeof(**names), cmp_str);
 	return (int)n;
 }
 
