@@ -5,6 +5,7 @@
 #   make check    deps + build + every test, guest tests included, then check-asan
 #                 (what .ci/run runs)
 #   make check-asan  the unit and CLI tests with AddressSanitizer and UBSan (build-asan/)
+#   make fuzz     the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60) each
 #   make demo     deps + build + record bundled workloads in a guest, replay, compare, report
 #
 # Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/ or cli/ needs
@@ -128,6 +129,7 @@ check: deps
 	$(MAKE) all
 	sh tests/run.sh
 	$(MAKE) check-asan
+	$(MAKE) fuzz-smoke
 
 # The unit and CLI tests against an AddressSanitizer + UBSan build in build-asan/; any
 # sanitizer report fails (tests/check-asan.sh). clang, because GCC 12's UBSan ignores
@@ -140,6 +142,24 @@ check-asan: all
 		build-asan/foliotrace build-asan/tests-built
 	sh tests/check-asan.sh
 
+# libFuzzer harnesses of the parsers users feed directly (tests/fuzz/*.c), in build-fuzz/:
+# `make fuzz` runs each for FUZZ_SECONDS (tests/fuzz/run.sh); `make check` runs a
+# 5-second smoke of each.
+FUZZ_SRC     := $(wildcard tests/fuzz/*.c)
+FUZZ_CFLAGS  ?= -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 60
+$(B)/fuzz/%: tests/fuzz/%.c $(B)/libft.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+fuzz-build:
+	$(MAKE) B=build-fuzz CC=$(ASAN_CC) CFLAGS='$(FUZZ_CFLAGS)' \
+		$(patsubst tests/fuzz/%.c,build-fuzz/fuzz/%,$(FUZZ_SRC))
+fuzz: fuzz-build
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+fuzz-smoke: fuzz-build
+	sh tests/fuzz/run.sh 5
+
 check-unit: all
 	FT_SKIP_GUEST=1 sh tests/run.sh
 
@@ -148,6 +168,6 @@ demo: deps
 	sh tools/demo.sh
 
 clean:
-	rm -rf $(B) build-asan
+	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all workloads workloads-arm64 deps check check-asan check-unit demo clean
+.PHONY: all workloads workloads-arm64 deps check check-asan check-unit fuzz fuzz-build fuzz-smoke demo clean
