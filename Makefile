@@ -2,8 +2,8 @@
 #
 #   make          build build/foliotrace, the babeltrace2 plugin and the workloads
 #   make deps     install the Debian packages everything needs (apt-get, as root)
-#   make check    deps + build + every test, guest tests included, then check-asan
-#                 (what .ci/run runs)
+#   make check    deps + build + every test, guest tests included, then check-asan and
+#                 fuzz-smoke (what .ci/run runs)
 #   make check-asan  the unit and CLI tests with AddressSanitizer and UBSan (build-asan/)
 #   make fuzz     the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60) each
 #   make demo     deps + build + record bundled workloads in a guest, replay, compare, report
