@@ -34,6 +34,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "replay/export.h"
+#include "replay/filter.h"
 #include "replay/policy.h"
 #include "replay/run.h"
 #include "tracer/ingest.h"
@@ -349,6 +350,7 @@ int cmd_guest_replay(int argc, char **argv)
 	struct strbuf file = STRBUF_INIT, path = STRBUF_INIT;
 	struct rp_export_stats st;
 	char arch[32], recorded[64], filter[160];
+	struct rp_filter sel;
 	int64_t trace_id;
 	sqlite3 *db;
 	int c, ret = 1, failed = 0;
@@ -397,7 +399,8 @@ int cmd_guest_replay(int argc, char **argv)
 		else
 			guest[nr_guest++] = o.pol[i];
 	}
-	runs_filter(filter, sizeof(filter), o.comm, o.pid);
+	rp_filter_set(&sel, o.comm, o.pid);
+	rp_filter_format(&sel, filter, sizeof(filter));
 
 	if (ftdb_open(o.db, FTDB_READONLY, &db))
 		return 1;

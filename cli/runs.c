@@ -11,14 +11,6 @@
 #include "lib/xalloc.h"
 #include "replay/filter.h"
 
-void runs_filter(char *buf, size_t len, const char *comm, int64_t pid)
-{
-	struct rp_filter f;
-
-	rp_filter_set(&f, comm, pid);
-	rp_filter_format(&f, buf, len);
-}
-
 void runs_opts_init(struct runs_opts *ro)
 {
 	memset(ro, 0, sizeof(*ro));

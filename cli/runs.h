@@ -33,9 +33,6 @@ int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const 
 	      const char *baseline, struct run_set *rs);
 void runs_release(struct run_set *rs);
 
-/* The replay_run.filter string for --comm/--pid ("" for none). */
-void runs_filter(char *buf, size_t len, const char *comm, int64_t pid);
-
 /* Which stored runs compare and report read: their options -b -F -c -p -t. */
 struct runs_opts {
 	struct rp_policy base;		/* --baseline, order0 unless given */
