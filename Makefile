@@ -68,19 +68,28 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
 # tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
-workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch) \
-	   $(B)/testprogs/x86_64/hello-anon
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
+	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr
 workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch) \
 		 $(B)/testprogs/arm64/hello-anon
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
+# sites-demo with PT_GNU_EH_FRAME, which `gcc -static` leaves out: libunwind unwinds it
+# (tests/guest/sites.sh; the bundled plain -static build shows what happens without).
+$(B)/testprogs/x86_64/sites-demo-hdr: workloads/sites-demo.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
 $(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
 $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
+# The call-site tracer (tracer/guest/, docs/sites.md): libunwind-ptrace linked statically.
+$(B)/workloads/x86_64/ft-sites: tracer/guest/ft-sites.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $< -lunwind-ptrace -lunwind-generic -lunwind -llzma
 $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<

@@ -22,8 +22,8 @@
 
 static const char usage_text[] =
 	"usage: foliotrace query DB [--trace ID] [--format table|csv|json] [--pid PID]\n"
-	"                        [--workload] [--limit N]\n"
-	"                        summary|procs|vmas|faults|orders|latency|sql SQL\n"
+	"                        [--workload] [--limit N] [--stack]\n"
+	"                        summary|procs|vmas|faults|orders|latency|sites|sql SQL\n"
 	"\n"
 	"    summary        the trace: header, totals, events per type\n"
 	"    procs          processes (one per address space) with their event counts\n"
@@ -31,13 +31,15 @@ static const char usage_text[] =
 	"    faults         anon_fault records decoded from the event stream\n"
 	"    orders         faults and page-table entries per mapped order\n"
 	"    latency        exact p50/p90/p99/max fault latency per mapped order\n"
+	"    sites          anonymous memory per allocation site (traces recorded with sites)\n"
 	"    sql SQL        run one read-only SQL statement\n"
 	"\n"
 	"    -t, --trace ID      trace to show (default: the only or newest recorded one)\n"
 	"    -f, --format FMT    table (default), csv or json\n"
-	"    -p, --pid PID       procs, vmas, faults, latency: only this process (tgid)\n"
+	"    -p, --pid PID       procs, vmas, faults, latency, sites: only this process (tgid)\n"
 	"    -w, --workload      procs: only the recorded workload's processes (the tree its\n"
 	"                        command started), not the guest's own setup\n"
+	"    -s, --stack         sites: one row per call stack, with its frames\n"
 	"    -n, --limit N       procs, vmas, faults: at most N rows\n"
 	"    -h, --help          show this help\n";
 
@@ -47,6 +49,7 @@ static const struct option options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "limit", required_argument, NULL, 'n' },
 	{ "workload", no_argument, NULL, 'w' },
+	{ "stack", no_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -240,6 +243,38 @@ static const char orders_sql[] =
 	"(SELECT page_size FROM trace WHERE trace_id = :trace) AS mapped_bytes "
 	"FROM fault_order WHERE trace_id = :trace GROUP BY order_ ORDER BY order_";
 
+/*
+ * sites (docs/sites.md): per site, or per stack with --stack; the '[no call]' rows hold the
+ * faults of traced processes that no call's range covers. Lifetime: from the call to its
+ * range's unmapping (end_ts), median over the site's regions.
+ */
+#define SITES_SQL(KEY, COLS, MATCH) \
+	"WITH c AS (SELECT c.*, s.status FROM site_call c LEFT JOIN site_stack s USING " \
+	" (stack_id) WHERE c.trace_id = :trace AND (:pid < 0 OR c.pid = :pid)), " \
+	"m AS (SELECT " KEY ", end_ts - ts AS life, row_number() OVER (PARTITION BY " KEY \
+	" ORDER BY end_ts - ts) AS rn, count(*) OVER (PARTITION BY " KEY ") AS n FROM c " \
+	" WHERE start IS NOT NULL), " \
+	"g AS (SELECT " KEY ", site, site_module, min(site_offset) AS site_offset, " \
+	" sum(call <> 'none') AS calls, sum(start IS NOT NULL) AS regions, " \
+	" coalesce(sum(end - start), 0) AS mapped_bytes, sum(touched_pages) AS touched_pages, " \
+	" sum(faults) AS anon_faults, sum(coalesce(status, 'ok') <> 'ok') AS unwind_failed " \
+	" FROM c GROUP BY " KEY ") " \
+	"SELECT site, site_module AS module, " COLS "calls, regions, mapped_bytes, " \
+	" touched_pages, anon_faults, CASE WHEN mapped_bytes > 0 THEN round(touched_pages * " \
+	" (SELECT page_size FROM trace WHERE trace_id = :trace) * 1.0 / mapped_bytes, 4) END " \
+	" AS density, (SELECT life FROM m WHERE " MATCH " AND rn = (n + 1) / 2) " \
+	" AS median_lifetime_ns, unwind_failed FROM g " \
+	" ORDER BY anon_faults DESC, site, module LIMIT :limit"
+
+static const char sites_sql[] = SITES_SQL("site, site_module", "",
+	"m.site = g.site AND m.site_module IS g.site_module");
+
+static const char sites_stack_sql[] = SITES_SQL("stack_id", "site_offset AS module_offset, "
+	"stack_id, (SELECT status FROM site_stack s WHERE s.stack_id = g.stack_id) AS status, "
+	"(SELECT group_concat(coalesce(proc, '?') || '+0x' || printf('%x', proc_offset), ' < ') "
+	" FROM (SELECT proc, proc_offset FROM site_frame f WHERE f.stack_id = g.stack_id "
+	" ORDER BY depth)) AS stack, ", "m.stack_id IS g.stack_id");
+
 /* What the authorizer saw while the user's statement was prepared. */
 struct sql_auth {
 	int pragma_read;	/* a PRAGMA without a value: "PRAGMA journal_mode" */
@@ -325,7 +360,7 @@ static int usage_error(const char *msg)
 }
 
 static const char *const views[] = {
-	"summary", "procs", "vmas", "faults", "orders", "latency", "sql", NULL
+	"summary", "procs", "vmas", "faults", "orders", "latency", "sites", "sql", NULL
 };
 
 int cmd_query(int argc, char **argv)
@@ -335,7 +370,7 @@ int cmd_query(int argc, char **argv)
 	int64_t want = 0;
 	const char *path, *view, *pos[3];	/* DB, view, SQL */
 	struct out_table t = { 0 };
-	int c, i, ret = 1, nr_pos = 0, end_of_opts = 0, sql_next_done = 0;
+	int c, i, ret = 1, nr_pos = 0, end_of_opts = 0, sql_next_done = 0, stack = 0;
 
 	/*
 	 * Options may come anywhere before the SQL; "--" ends them; the argument after the
@@ -366,7 +401,7 @@ int cmd_query(int argc, char **argv)
 			optind++;
 			continue;
 		}
-		c = getopt_long(argc, argv, "+t:f:p:n:wh", options, NULL);
+		c = getopt_long(argc, argv, "+t:f:p:n:wsh", options, NULL);
 		switch (c) {
 		case 't':
 			if (cli_parse_num("query", "--trace", optarg, &want))
@@ -386,6 +421,9 @@ int cmd_query(int argc, char **argv)
 			break;
 		case 'w':
 			o.workload = 1;
+			break;
+		case 's':
+			stack = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -407,6 +445,8 @@ int cmd_query(int argc, char **argv)
 		return usage_error(strcmp(view, "sql") ? "too many arguments"
 						       : "sql wants one SQL statement");
 
+	if (stack && strcmp(view, "sites"))
+		return usage_error("--stack is for the sites view");
 	if (ftdb_open(path, FTDB_READONLY, &o.db))
 		return 1;
 	if (strcmp(view, "sql") && ftdb_pick_trace(o.db, want, &o.trace_id))
@@ -431,6 +471,8 @@ int cmd_query(int argc, char **argv)
 		ret = sql_table(&o, vmas_sql, &t, hex_cols);
 	else if (!strcmp(view, "orders"))
 		ret = sql_table(&o, orders_sql, &t, NULL);
+	else if (!strcmp(view, "sites"))
+		ret = sql_table(&o, stack ? sites_stack_sql : sites_sql, &t, NULL);
 	else if (!strcmp(view, "faults"))
 		ret = query_faults(&o, &t);
 	else

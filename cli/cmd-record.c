@@ -3,7 +3,8 @@
  * cmd-record.c - foliotrace record: boot a guest, record a workload, ingest the trace.
  *
  *	foliotrace record [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
- *			  [--libvirt URI] [--rootfs DIR] [--env NAME]... -o DB -- CMD [ARG...]
+ *			  [--libvirt URI] [--rootfs DIR] [--env NAME]... [--sites [--site-skip REGEX]]
+ *			  -o DB -- CMD [ARG...]
  *
  * The CTF trace is kept beside the database, in DB.ctf/<time>-<arch>-<policy>-<cmd>/, so it
  * can be ingested again or read with babeltrace2. A guest that fails (panic, timeout,
@@ -12,6 +13,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,8 @@
 static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
-	"                         [--env NAME[=VALUE]]... -o DB -- CMD [ARG...]\n"
+	"                         [--env NAME[=VALUE]]... [--sites [--site-skip REGEX]]\n"
+	"                         -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
@@ -40,7 +43,11 @@ static const char usage_text[] =
 	"found through PATH and run chrooted in a read-only share of it with a writable layer\n"
 	"in guest memory, in the current directory, with PATH, HOME, LANG, LC_*, TERM and the\n"
 	"--env variables. The CTF trace is kept in DB.ctf/. QEMU is started directly, or with\n"
-	"--libvirt as a transient domain of the libvirt daemon at URI (e.g. qemu:///system).\n";
+	"--libvirt as a transient domain of the libvirt daemon at URI (e.g. qemu:///system).\n"
+	"--sites runs CMD under the call-site tracer and stores each mmap, munmap, mremap,\n"
+	"brk and madvise with its call stack (foliotrace query DB sites); a site is the first\n"
+	"frame whose procedure and module names do not match the --site-skip REGEX (POSIX\n"
+	"extended; default: glibc malloc, jemalloc, operator new, libc's wrappers).\n";
 
 /* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
 #define FT_RECORD_MEM "2G"
@@ -55,6 +62,8 @@ static const struct option options[] = {
 	{ "rootfs", required_argument, NULL, 'R' },
 	{ "env", required_argument, NULL, 'e' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "sites", no_argument, NULL, 's' },
+	{ "site-skip", required_argument, NULL, 'S' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -100,9 +109,10 @@ out:
 }
 
 /* Store what the guest wrote; Return: 0 or -1 (error set). */
-static int store(const char *db, const char *dir, int partial)
+static int store(const char *db, const char *dir, int partial, const char *site_skip)
 {
-	struct ft_ingest_opts io = { .db = db, .dir = dir, .allow_partial = partial };
+	struct ft_ingest_opts io = { .db = db, .dir = dir, .allow_partial = partial,
+				     .site_skip = site_skip };
 	struct ft_ingest_result res;
 
 	return ft_ingest(&io, &res);
@@ -111,7 +121,7 @@ static int store(const char *db, const char *dir, int partial)
 int cmd_record(int argc, char **argv)
 {
 	struct ft_runner_args ra = { .arch = "x86_64", .policy = "order0", .mem = FT_RECORD_MEM };
-	const char *db = NULL;
+	const char *db = NULL, *site_skip = NULL;
 	const char **envs = xcalloc((size_t)argc, sizeof(*envs));	/* --env NAMEs */
 	struct strbuf dir = STRBUF_INIT;
 	struct ft_cmd cmd = { 0 };
@@ -129,6 +139,8 @@ int cmd_record(int argc, char **argv)
 		case 'L': ra.libvirt = optarg; break;
 		case 'R': ra.rootfs = optarg; break;
 		case 'e': envs[nr_envs++] = optarg; break;
+		case 's': ra.sites = 1; break;
+		case 'S': site_skip = optarg; break;
 		case 'h':
 			free(envs);
 			fputs(usage_text, stdout);
@@ -145,6 +157,18 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	/* refuse what can be refused before anything is created */
+	if (site_skip) {
+		regex_t re;
+
+		if (!ra.sites)
+			return cli_usage_error("record", usage_text, "--site-skip needs --sites");
+		if (regcomp(&re, site_skip, REG_EXTENDED | REG_NOSUB))
+			return cli_usage_error("record", usage_text,
+					       "--site-skip is not a POSIX extended regex");
+		regfree(&re);
+	}
+	if (ra.sites && strcmp(ra.arch, "x86_64"))
+		return cli_usage_error("record", usage_text, "--sites is x86_64 only for now");
 	if (ft_runner_check(ra.arch, ra.policy)) {
 		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());
@@ -192,7 +216,7 @@ int cmd_record(int argc, char **argv)
 
 		strbuf_addf(&trace, "%s/trace", dir.buf);
 		if (!stat(trace.buf, &st)) {
-			stored = !store(db, dir.buf, 1);
+			stored = !store(db, dir.buf, 1, site_skip);
 			error_clear();
 		}
 		strbuf_release(&trace);
@@ -201,7 +225,7 @@ int cmd_record(int argc, char **argv)
 				       "nothing was stored; what the guest wrote is in", dir.buf);
 		goto out;
 	}
-	if (store(db, dir.buf, 0)) {
+	if (store(db, dir.buf, 0, site_skip)) {
 		error("the trace in %s could not be stored", dir.buf);
 		goto out;
 	}

@@ -50,6 +50,8 @@ int ft_runner_run(const struct ft_runner_args *a)
 	for (i = 0; i < a->nr_env; i++)
 		OPT("--env", a->env[i]);
 #undef OPT
+	if (a->sites)
+		argv[n++] = "--sites";
 	argv[n++] = "--";
 	for (i = 0; i < a->nr_cmd; i++)
 		argv[n++] = a->cmd[i];

@@ -30,6 +30,7 @@ struct ft_runner_args {
 	const char *rootfs;		/* the root, NULL for the host's / */
 	char *const *env;		/* NAME=VALUE, the workload's whole environment */
 	int nr_env;
+	int sites;			/* run the workload under the call-site tracer */
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most FT_RUNNER_MAX_CMD */
 };

@@ -3,7 +3,7 @@
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
 #               [--timeout SECONDS] [--libvirt URI] [--mode record|run] [--file PATH]...
-#               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...]
+#               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
 #               --out DIR -- CMD [ARG...]
 #
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
@@ -22,7 +22,7 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
-LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS=
+LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0
 usage() {
 	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
 	exit 2
@@ -44,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--libvirt) LIBVIRT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
+	--sites) SITES=1; shift ;;
 	--out) OUT=$2; shift 2 ;;
 	--file) [ -f "$2" ] || die "no such file: $2"
 		FILES="$FILES$2
@@ -133,6 +134,7 @@ FT_SUBBUF=${FT_SUBBUF:-8M}
 FT_NSUBBUF=${FT_NSUBBUF:-8}
 FT_EVENTS=$EVENTS
 FT_ROOT=$([ -n "$ROOTSHARE" ] && echo 1 || echo 0)
+FT_SITES=$SITES
 EOF
 }
 

@@ -29,9 +29,11 @@
 #include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "db/ftdb.h"
 #include "tracer/ctfcheck.h"
 #include "tracer/graph.h"
 #include "tracer/ingest.h"
+#include "tracer/sites.h"
 
 #define CHILD_ERR_LEN	4096	/* bytes of the child's error chain, '\n'-separated */
 #define TAIL_LEN	512	/* bytes of the child's stderr kept */
@@ -278,6 +280,52 @@ static void roll_back(const char *db)
 	strbuf_release(&journal);
 }
 
+/* The call-site side file of a guest run, if there is one, parsed before anything is stored. */
+static int sites_check(const struct ft_ingest_opts *o)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat sb;
+	int ret = 0;
+
+	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
+	if (!stat(path.buf, &sb))
+		ret = ft_sites_check(path.buf, o->site_skip);
+	strbuf_release(&path);
+	return ret;
+}
+
+/*
+ * The call-site side file of a guest run, if there is one, stored with the trace just
+ * written; on failure the trace goes again (the whole file when it was new).
+ */
+static int store_sites(const struct ft_ingest_opts *o, int64_t trace_id, int was_empty)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct stat sb;
+	sqlite3 *h;
+	int ret = 0;
+
+	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
+	if (stat(path.buf, &sb) || !ft_sites_store(o->db, trace_id, path.buf, o->site_skip))
+		goto out;
+	ret = -1;
+	if (was_empty >= 0) {
+		restore_missing(o->db, was_empty);
+	} else if (!ftdb_open(o->db, FTDB_WRITE, &h)) {
+		struct strbuf sql = STRBUF_INIT;
+
+		strbuf_addf(&sql, "PRAGMA foreign_keys = ON; DELETE FROM trace WHERE trace_id = %lld",
+			    (long long)trace_id);
+		if (ftdb_exec(h, sql.buf))
+			warning("the trace stored without its call sites stays: %s", error_text());
+		strbuf_release(&sql);
+		ftdb_close(h);
+	}
+out:
+	strbuf_release(&path);
+	return ret;
+}
+
 int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 {
 	struct ft_graph_params gp = { .db = o->db, .input = o->dir };
@@ -328,6 +376,8 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	}
 	gp.nr_ctf_dirs = chk.nr_dirs;
 
+	if (sites_check(o))
+		goto out;
 	/* a missing or empty database is "nothing": a failure must leave nothing */
 	was_empty = !stat(o->db, &sb) ? (sb.st_size == 0 ? 1 : -1) : 0;
 	/* an interrupted ingest cleans up like a failed one, then dies of its signal */
@@ -356,6 +406,8 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 		raise(got_signal);
 	}
 	if (rc)
+		goto out;
+	if (!sr.duplicate && store_sites(o, sr.trace_id, was_empty))
 		goto out;
 	res->trace_id = sr.trace_id;
 	res->duplicate = sr.duplicate;

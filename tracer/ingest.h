@@ -15,6 +15,9 @@
  * writes the whole trace): progress, not wall-clock time, so a long ingest is never cut.
  * FT_TEST_INGEST_STALL_MS in the environment replaces the limit (tests only).
  *
+ * A guest run's directory holding the call-site tracer's side file (FT_SITES_FILE, written
+ * by `record --sites`) has it stored with the trace (tracer/sites.h).
+ *
  * On any failure nothing is stored: the trace's transaction is rolled back (by the child,
  * or by the journal when the child died), an existing database is left byte for byte as it
  * was, and one that did not exist (or was empty) is removed (or emptied) again. SIGINT,
@@ -33,6 +36,7 @@ struct ft_ingest_opts {
 	const char *db;		/* trace database, created if missing */
 	const char *dir;	/* CTF directory: a guest run's share or a CTF trace */
 	int allow_partial;	/* store a trace missing per-CPU streams, marked partial */
+	const char *site_skip;	/* call-site skip regex (tracer/sites.h), NULL: default */
 };
 
 struct ft_ingest_result {

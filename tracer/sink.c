@@ -176,6 +176,25 @@ static int store_env(struct ft_sink *s, const bt_trace *trace, int have_kernel)
 	return ret;
 }
 
+/*
+ * The trace clock's offset from its origin, ns (trace_meta clock_offset_ns): timestamps are
+ * stored from the origin (the epoch for LTTng), and a side file on the guest's raw
+ * CLOCK_MONOTONIC (docs/sites.md) adds it to merge in order.
+ */
+static int store_clock_offset(struct ft_sink *s, const bt_stream *stream)
+{
+	const bt_clock_class *cc = bt_stream_class_borrow_default_clock_class_const(
+		bt_stream_borrow_class_const(stream));
+	char buf[32];
+	int64_t ns;
+
+	if (!cc || bt_clock_class_cycles_to_ns_from_origin(cc, 0, &ns) !=
+			   BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
+		return 0;
+	snprintf(buf, sizeof(buf), "%lld", (long long)ns);
+	return store_meta(&s->store, "clock_offset_ns", buf);
+}
+
 /* Return: 0 started, 1 already stored (nothing to do), -1 error. */
 static int start_trace(struct ft_sink *s, const bt_stream *stream)
 {
@@ -213,6 +232,8 @@ static int start_trace(struct ft_sink *s, const bt_stream *stream)
 		return -1;
 	if (s->input)
 		collect_set_workload(&s->col, (int32_t)header_int(s->input, "workload_pid", 0));
+	if (store_clock_offset(s, stream))
+		return -1;
 	return store_env(s, trace, have_kernel);
 }
 

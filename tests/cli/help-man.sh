@@ -13,7 +13,7 @@ for cmd in ingest query; do
 		grep -o -- '--[a-z][a-z-]*' | sort -u > "$T/man.opts"
 	check "$cmd: options of --help and of the man page agree" cmp "$T/help.opts" "$T/man.opts"
 	if [ $cmd = query ]; then
-		for v in summary procs vmas faults orders latency sql; do
+		for v in summary procs vmas faults orders latency sites sql; do
 			grep -q "^\.B.* $v\|^\.B $v\|^\.BI sql" "$man" || echo "missing $v"
 		done > "$T/views"
 		check "query: every view is in the man page" test ! -s "$T/views"

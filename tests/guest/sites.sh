@@ -1,0 +1,69 @@
+#!/bin/sh
+# Guest test: `foliotrace record --sites` (issue 14, docs/sites.md). sites-demo maps
+# anonymous memory from four known functions and prints, from its own arithmetic, the
+# faults each one's memory takes ("EXPECT fn=NAME faults=N"); query sites must attribute
+# exactly that many to each name. Built with PT_GNU_EH_FRAME (testprogs/sites-demo-hdr),
+# libunwind unwinds it; the bundled plain `gcc -static` build has no PT_GNU_EH_FRAME, so
+# every stack stops in the system call wrapper: all its calls go to [unknown], counted
+# under no_unwind_info, and no fault is lost.
+. "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
+
+plan 15
+[ "$ARCH" = x86_64 ] || diag "record --sites is x86_64 only for now"
+db=$T/sites.db
+# q TRACE SQL: one value; site_call rows of other traces are left out by the view sc
+q() {
+	"$FT" query "$db" --format csv sql "WITH sc AS (SELECT * FROM site_call WHERE trace_id = $1)
+		$2" | tail -n 1
+}
+
+cp "$TOP/build/testprogs/$ARCH/sites-demo-hdr" "$T/sites-demo-hdr" || diag "run make first"
+"$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-hdr" > "$T/out" 2> "$T/err"
+ok $? "record --sites of sites-demo (with .eh_frame_hdr) exits 0"
+wout=$(ls -d "$db".ctf/*-sites-demo-hdr)/workload.out
+for fn in heap_user grow_buffer map_dense map_sparse; do
+	want=$(sed -n "s/^EXPECT fn=$fn faults=//p" "$wout")
+	got=$("$FT" query "$db" --trace 1 --format csv sites |
+	      awk -F, -v fn="$fn" '$1 == fn { print $7 }')
+	ok $([ -n "$want" ] && [ "$got" = "$want" ]; echo $?) \
+		"$fn: $got faults attributed, the workload's own count is $want"
+done
+"$FT" query "$db" --trace 1 --format json sites > "$T/json"
+ok $(for k in site module regions mapped_bytes touched_pages anon_faults; do
+	grep -q "\"$k\":" "$T/json" || exit 1; done; echo 0) \
+	"query sites --format json has the documented field names"
+ok $([ "$(q 1 "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
+	     WHERE s.status <> 'ok'")" = 0 ]; echo $?) "every stack unwound to its end"
+stack=$("$FT" query "$db" --trace 1 --format csv sites --stack |
+	awk -F, '$1 == "map_dense" { print $6 }')
+ok $(case "$stack" in "__mmap+0x"*" < map_dense+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
+     esac) "map_dense's stack: $stack"
+# no fault lost: the sites' faults are the traced process's anon faults
+sum=$(q 1 "SELECT sum(faults) FROM sc")
+procs=$(q 1 "SELECT sum(anon_faults) FROM process WHERE trace_id = 1 AND pid IN (SELECT pid FROM sc)")
+ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) \
+	"the sites' faults sum to the traced process's anon faults ($sum = $procs)"
+ok $([ "$(q 1 "SELECT count(*) FROM site_frame WHERE module LIKE '%sites-demo-hdr'
+		 AND proc = 'map_sparse' AND module_offset > 0")" -ge 1 ]; echo $?) \
+	"frames carry module + offset and procedure name"
+
+# the plain static build: no PT_GNU_EH_FRAME, libunwind stops at frame 0
+"$FT" record --sites --arch "$ARCH" -o "$db" -- sites-demo > "$T/out" 2> "$T/err"
+ok $? "record --sites of the plain -static sites-demo exits 0"
+calls=$(q 2 "SELECT count(*) FROM sc WHERE call <> 'none'")
+ok $([ "$calls" -ge 10 ] && [ "$(q 2 "SELECT count(*) FROM sc WHERE call <> 'none'
+	AND site <> '[unknown]'")" = 0 ]; echo $?) "all $calls calls go to [unknown]"
+ok $([ "$(q 2 "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
+	     WHERE s.status = 'no_unwind_info'")" = "$calls" ]; echo $?) \
+	"each counted under no_unwind_info"
+wout=$(ls -d "$db".ctf/*-sites-demo)/workload.out
+want=$(sed -n 's/^EXPECT fn=.* faults=//p' "$wout" | awk '{ n += $1 } END { print n }')
+unk=$(q 2 "SELECT sum(faults) FROM sc WHERE site = '[unknown]'")
+ok $([ "$unk" -ge "$want" ]; echo $?) \
+	"[unknown] holds the four functions' faults ($unk >= $want)"
+sum=$(q 2 "SELECT sum(faults) FROM sc")
+procs=$(q 2 "SELECT sum(anon_faults) FROM process WHERE trace_id = 2 AND
+	pid IN (SELECT pid FROM sc)")
+ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) "no fault lost ($sum = $procs)"
+done_testing

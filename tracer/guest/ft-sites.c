@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ft-sites.c - the in-guest call-site tracer: runs a workload under ptrace, stops it only
+ * on the system calls that shape anonymous memory, and writes each call with the caller's
+ * stack to a side file (docs/sites.md).
+ *
+ *	ft-sites -o FILE -- CMD [ARG...]
+ *
+ * A seccomp filter installed in the workload before exec returns SECCOMP_RET_TRACE for
+ * mmap, munmap, mremap, brk and madvise and SECCOMP_RET_ALLOW for everything else, so the
+ * other system calls never stop. PTRACE_O_TRACEFORK|VFORK|CLONE|EXEC|EXIT follow every
+ * process and thread the workload creates. At the seccomp stop the registers are those of
+ * the call's entry: the arguments are read and the stack is unwound with libunwind-ptrace;
+ * PTRACE_SYSCALL then runs the call to its syscall-exit stop (kernel >= 4.8), where the
+ * result is read and the timestamp taken. The timestamp is CLOCK_MONOTONIC, the clock of
+ * LTTng's kernel trace (ktime_get_mono_fast_ns), read after the call completed and before
+ * the task runs again: every fault that uses the mapping comes later on the same clock.
+ *
+ * Side file, text, one record a line, tab-separated (the reader is tracer/sites.c):
+ *	V	1	TRACER_PID
+ *	C	TS	PID	TID	CALL	A0..A5 (6 fields, hex)	RESULT (signed dec)	NFRAMES	STATUS
+ *	F	IP	MODULE	MODULE_OFFSET	PROC	PROC_OFFSET	(NFRAMES lines follow a C)
+ *	K	TS	PID	CHILD_PID	fork|vfork		(a new process; threads are not listed)
+ *	X	TS	PID	exec				(the address space was replaced)
+ *	E	TS	PID	TID	STATUS			(the root workload ended; last line)
+ * PID is the thread group id. STATUS is "ok" (unwound to the outermost frame) or the
+ * reason the unwinding stopped (docs/sites.md); the frames before it are kept. Addresses
+ * and offsets are hex, MODULE is "-" for an address in no file mapping, PROC is "-" when
+ * unw_get_proc_name knows no name (stripped module).
+ *
+ * Static (libc, libunwind-ptrace, liblzma) so it runs in the guest's initramfs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <elf.h>
+
+#include <libunwind-ptrace.h>
+
+#if defined(__x86_64__)
+#define FT_AUDIT_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define FT_AUDIT_ARCH	AUDIT_ARCH_AARCH64
+#else
+#error "ft-sites: x86_64 and arm64 only"
+#endif
+
+#define MAX_FRAMES	64	/* frames kept per stack; deeper stacks end with "too_deep" */
+#define MAX_TASKS	4096	/* threads traced at once */
+#define MAX_MAPS	4096	/* file mappings of one process remembered for one stack */
+
+/* One traced thread: its thread group, and the call it is stopped in. */
+struct task {
+	pid_t tid;		/* 0: free slot */
+	pid_t tgid;
+	int started;		/* its first SIGSTOP (a new task's) has been seen */
+	int in_call;		/* 1 between the seccomp stop and the syscall-exit stop */
+	long nr;		/* system call number of that call */
+	unsigned long args[6];
+	char *stack;		/* formatted "C" tail and "F" lines of that call, malloc'ed */
+	int nr_frames;
+	const char *status;	/* unwinding outcome of that call */
+};
+
+struct map {
+	uint64_t start, end;	/* bytes */
+	uint64_t pgoff;		/* file offset of start, bytes */
+	char path[256];
+};
+
+static struct task tasks[MAX_TASKS];
+static struct map maps[MAX_MAPS];
+static int nr_maps;
+static FILE *out;
+static unw_addr_space_t as;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "ft-sites: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	exit(126);
+}
+
+static struct task *task_get(pid_t tid, int create)
+{
+	struct task *free_slot = NULL;
+	int i;
+
+	for (i = 0; i < MAX_TASKS; i++) {
+		if (tasks[i].tid == tid)
+			return &tasks[i];
+		if (!tasks[i].tid && !free_slot)
+			free_slot = &tasks[i];
+	}
+	if (!create || !free_slot)
+		return NULL;
+	memset(free_slot, 0, sizeof(*free_slot));
+	free_slot->tid = tid;
+	free_slot->tgid = tid;
+	return free_slot;
+}
+
+/* Thread group of a task, from /proc (a new task's stop can come before its parent's event). */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* The file mappings of a process, for module + offset of each frame. */
+static void load_maps(pid_t pid)
+{
+	char path[64], line[512];
+	FILE *f;
+
+	nr_maps = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
+		struct map *m = &maps[nr_maps];
+		unsigned long long s, e, off;
+		int n = 0;
+		char *p;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &n) < 3 || !n)
+			continue;
+		p = line + n;
+		p[strcspn(p, "\n")] = '\0';
+		if (*p != '/')
+			continue;
+		m->start = s;
+		m->end = e;
+		m->pgoff = off;
+		snprintf(m->path, sizeof(m->path), "%s", p);
+		nr_maps++;
+	}
+	fclose(f);
+}
+
+static const struct map *map_of(uint64_t ip)
+{
+	int i;
+
+	for (i = 0; i < nr_maps; i++)
+		if (ip >= maps[i].start && ip < maps[i].end)
+			return &maps[i];
+	return NULL;
+}
+
+/* Why unw_step or unw_init_remote stopped, as a stored reason (docs/sites.md). */
+static const char *unw_reason(int err)
+{
+	switch (-err) {
+	case UNW_ENOINFO: return "no_unwind_info";
+	case UNW_EBADFRAME: return "bad_frame";
+	case UNW_EINVALIDIP: return "invalid_ip";
+	case UNW_EBADREG: return "bad_register";
+	case UNW_ESTOPUNWIND: return "stopped";
+	case UNW_EUNSPEC: return "unspecified";
+	default: return "other";
+	}
+}
+
+static void add_frame(struct task *t, size_t *len, size_t *cap, unw_cursor_t *c, uint64_t ip)
+{
+	const struct map *m = map_of(ip);
+	char name[256], line[768];
+	unw_word_t off = 0;
+	int n;
+
+	if (unw_get_proc_name(c, name, sizeof(name), &off) || !name[0]) {
+		strcpy(name, "-");
+		off = 0;
+	}
+	n = snprintf(line, sizeof(line), "F\t%llx\t%s\t%llx\t%s\t%llx\n", (unsigned long long)ip,
+		     m ? m->path : "-", m ? (unsigned long long)(ip - m->start + m->pgoff) : 0ull,
+		     name, (unsigned long long)off);
+	if (n < 0)
+		return;
+	if (*len + (size_t)n + 1 > *cap) {
+		*cap = (*cap + (size_t)n + 1) * 2;
+		t->stack = realloc(t->stack, *cap);
+		if (!t->stack)
+			die("%s", "out of memory");
+	}
+	memcpy(t->stack + *len, line, (size_t)n + 1);
+	*len += (size_t)n;
+	t->nr_frames++;
+}
+
+/* Unwind the stopped thread t; frames go to t->stack, the outcome to t->status. */
+static void unwind(struct task *t)
+{
+	size_t len = 0, cap = 0;
+	unw_cursor_t c;
+	void *ui;
+	int rc;
+
+	free(t->stack);
+	t->stack = NULL;
+	t->nr_frames = 0;
+	load_maps(t->tgid);
+	ui = _UPT_create(t->tid);
+	if (!ui) {
+		t->status = "no_memory";
+		return;
+	}
+	rc = unw_init_remote(&c, as, ui);
+	if (rc < 0) {
+		t->status = unw_reason(rc);
+		goto out;
+	}
+	for (;;) {
+		unw_proc_info_t pi;
+		unw_word_t ip;
+		int noinfo;
+
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) {
+			t->status = "bad_register";
+			break;
+		}
+		add_frame(t, &len, &cap, &c, ip);
+		/* libunwind's stand-in when it found no FDE: one byte long, no unwind info */
+		noinfo = unw_get_proc_info(&c, &pi) < 0 ||
+			 (!pi.unwind_info_size && pi.end_ip - pi.start_ip <= 1);
+		if (t->nr_frames >= MAX_FRAMES) {
+			t->status = "too_deep";
+			break;
+		}
+		rc = unw_step(&c);
+		if (rc == 0) {
+			/*
+			 * The end of the stack, or a frame libunwind found no unwind info for
+			 * (a `gcc -static` binary has no PT_GNU_EH_FRAME): it then ends the
+			 * stack there without an error.
+			 */
+			t->status = noinfo ? "no_unwind_info" : "ok";
+			break;
+		}
+		if (rc < 0) {
+			t->status = unw_reason(rc);
+			break;
+		}
+	}
+out:
+	_UPT_destroy(ui);
+}
+
+static const char *call_name(long nr)
+{
+	switch (nr) {
+	case __NR_mmap: return "mmap";
+	case __NR_munmap: return "munmap";
+	case __NR_mremap: return "mremap";
+	case __NR_brk: return "brk";
+	case __NR_madvise: return "madvise";
+	default: return "?";
+	}
+}
+
+#if defined(__x86_64__)
+static int get_regs(pid_t tid, struct user_regs_struct *r)
+{
+	return ptrace(PTRACE_GETREGS, tid, NULL, r) ? -1 : 0;
+}
+
+static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
+{
+	*nr = (long)r->orig_rax;
+	a[0] = r->rdi; a[1] = r->rsi; a[2] = r->rdx;
+	a[3] = r->r10; a[4] = r->r8; a[5] = r->r9;
+}
+
+static long result_of(const struct user_regs_struct *r)
+{
+	return (long)r->rax;
+}
+#else
+static int get_regs(pid_t tid, struct user_regs_struct *r)
+{
+	struct iovec iov = { r, sizeof(*r) };
+
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) ? -1 : 0;
+}
+
+static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
+{
+	int i;
+
+	*nr = (long)r->regs[8];
+	for (i = 0; i < 6; i++)
+		a[i] = r->regs[i];
+}
+
+static long result_of(const struct user_regs_struct *r)
+{
+	return (long)r->regs[0];
+}
+#endif
+
+/* The workload: stop for the tracer, install the filter, exec. */
+static void child(char **argv)
+{
+#define NR_ALLOW(nr) \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE)
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FT_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		NR_ALLOW(__NR_mmap),
+		NR_ALLOW(__NR_munmap),
+		NR_ALLOW(__NR_mremap),
+		NR_ALLOW(__NR_brk),
+		NR_ALLOW(__NR_madvise),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+#undef NR_ALLOW
+	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		die("PTRACE_TRACEME: %s", strerror(errno));
+	raise(SIGSTOP);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		die("cannot install the seccomp filter: %s", strerror(errno));
+	execvp(argv[0], argv);
+	die("cannot run the workload: %s", strerror(errno));
+}
+
+static void on_seccomp_stop(struct task *t)
+{
+	struct user_regs_struct r;
+
+	if (get_regs(t->tid, &r)) {
+		ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+		return;
+	}
+	entry_args(&r, &t->nr, t->args);
+	unwind(t);
+	t->in_call = 1;
+	/* run the call to its syscall-exit stop */
+	ptrace(PTRACE_SYSCALL, t->tid, NULL, NULL);
+}
+
+static void on_syscall_exit(struct task *t)
+{
+	struct user_regs_struct r;
+	uint64_t ts = now_ns();
+
+	t->in_call = 0;
+	if (!get_regs(t->tid, &r)) {
+		fprintf(out, "C\t%llu\t%d\t%d\t%s\t%lx\t%lx\t%lx\t%lx\t%lx\t%lx\t%ld\t%d\t%s\n",
+			(unsigned long long)ts, t->tgid, t->tid, call_name(t->nr), t->args[0],
+			t->args[1], t->args[2], t->args[3], t->args[4], t->args[5], result_of(&r),
+			t->nr_frames, t->status ? t->status : "no_stack");
+		if (t->stack)
+			fputs(t->stack, out);
+	}
+	ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+}
+
+static void on_event(struct task *t, int event)
+{
+	unsigned long msg = 0;
+
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE: {
+		struct task *n;
+
+		ptrace(PTRACE_GETEVENTMSG, t->tid, NULL, &msg);
+		n = task_get((pid_t)msg, 1);
+		if (n)
+			n->tgid = event == PTRACE_EVENT_CLONE ? tgid_of((pid_t)msg) : (pid_t)msg;
+		if (n && n->tgid != t->tgid)
+			fprintf(out, "K\t%llu\t%d\t%d\t%s\n", (unsigned long long)now_ns(), t->tgid,
+				(int)msg, event == PTRACE_EVENT_VFORK ? "vfork" : "fork");
+		break;
+	}
+	case PTRACE_EVENT_EXEC:
+		/* a thread other than the leader that execs takes the leader's id */
+		t->tgid = tgid_of(t->tid);
+		fprintf(out, "X\t%llu\t%d\texec\n", (unsigned long long)now_ns(), t->tgid);
+		break;
+	default:
+		break;
+	}
+	ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL;
+	int status, root_status = -1, i;
+	pid_t root;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "--"))
+			break;
+		else
+			i = argc;
+	}
+	if (!path || i + 1 >= argc) {
+		fprintf(stderr, "usage: ft-sites -o FILE -- CMD [ARG...]\n");
+		return 2;
+	}
+	argv += i + 1;
+	out = fopen(path, "w");
+	if (!out)
+		die("cannot create the side file: %s", strerror(errno));
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	as = unw_create_addr_space(&_UPT_accessors, 0);
+	if (!as)
+		die("%s", "unw_create_addr_space failed");
+	/* one address space serves every process: cache nothing across them */
+	unw_set_caching_policy(as, UNW_CACHE_NONE);
+	fprintf(out, "V\t1\t%d\n", getpid());
+
+	root = fork();
+	if (root < 0)
+		die("cannot fork: %s", strerror(errno));
+	if (!root)
+		child(argv);
+	if (waitpid(root, &status, 0) != root || !WIFSTOPPED(status))
+		die("%s", "the workload did not stop for the tracer");
+	if (ptrace(PTRACE_SETOPTIONS, root, NULL,
+		   PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+		die("PTRACE_SETOPTIONS: %s", strerror(errno));
+	task_get(root, 1)->started = 1;
+	ptrace(PTRACE_CONT, root, NULL, NULL);
+
+	for (;;) {
+		pid_t tid = waitpid(-1, &status, __WALL);
+		struct task *t;
+		int sig;
+
+		if (tid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;	/* ECHILD: everything ended */
+		}
+		t = task_get(tid, 1);
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (tid == root)
+				root_status = WIFEXITED(status) ? WEXITSTATUS(status) :
+								  128 + WTERMSIG(status);
+			if (t) {
+				free(t->stack);
+				memset(t, 0, sizeof(*t));
+			}
+			continue;
+		}
+		if (!WIFSTOPPED(status) || !t)
+			continue;
+		sig = WSTOPSIG(status);
+		if (status >> 16 == PTRACE_EVENT_SECCOMP) {
+			on_seccomp_stop(t);
+		} else if (sig == (SIGTRAP | 0x80)) {
+			if (t->in_call)
+				on_syscall_exit(t);
+			else
+				ptrace(PTRACE_CONT, tid, NULL, NULL);
+		} else if (status >> 16) {
+			on_event(t, status >> 16);
+		} else if (sig == SIGSTOP && !t->started) {
+			/* the first stop of a new task: not a signal to deliver */
+			t->started = 1;
+			ptrace(PTRACE_CONT, tid, NULL, NULL);
+		} else {
+			ptrace(PTRACE_CONT, tid, NULL, (void *)(long)(sig == SIGTRAP ? 0 : sig));
+		}
+	}
+	fprintf(out, "E\t%llu\t%d\t%d\t%d\n", (unsigned long long)now_ns(), root, root,
+		root_status);
+	if (fclose(out))
+		die("cannot write the side file: %s", strerror(errno));
+	return root_status < 0 ? 126 : root_status;
+}
