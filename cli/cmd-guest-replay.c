@@ -35,6 +35,7 @@
 #include "lib/strbuf.h"
 #include "replay/export.h"
 #include "replay/filter.h"
+#include "replay/load.h"
 #include "replay/policy.h"
 #include "replay/run.h"
 #include "tracer/ingest.h"
@@ -111,24 +112,6 @@ static int write_file(const char *path, const void *data, size_t len)
 	if (fwrite(data, 1, len, f) != len || fclose(f))
 		return error("cannot write %s: %s", path, strerror(errno));
 	return 0;
-}
-
-/* trace.arch of the trace, "" if unknown; trace.policy into recorded. */
-static void trace_info(sqlite3 *db, int64_t id, char *arch, size_t alen, char *recorded,
-		       size_t rlen)
-{
-	sqlite3_stmt *st;
-
-	arch[0] = recorded[0] = '\0';
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(arch, ''), coalesce(policy, '') FROM trace "
-			       "WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(arch, alen, "%s", (const char *)sqlite3_column_text(st, 0));
-		snprintf(recorded, rlen, "%s", (const char *)sqlite3_column_text(st, 1));
-	}
-	sqlite3_finalize(st);
 }
 
 /*
@@ -349,7 +332,8 @@ int cmd_guest_replay(int argc, char **argv)
 	unsigned int nr_guest = 0, nr_sim = 0, i;
 	struct strbuf file = STRBUF_INIT, path = STRBUF_INIT;
 	struct rp_export_stats st;
-	char arch[32], recorded[64], filter[160];
+	char filter[160];
+	struct rp_trace_head head;
 	struct rp_filter sel;
 	int64_t trace_id;
 	sqlite3 *db;
@@ -408,11 +392,14 @@ int cmd_guest_replay(int argc, char **argv)
 		ftdb_close(db);
 		return 1;
 	}
-	trace_info(db, trace_id, arch, sizeof(arch), recorded, sizeof(recorded));
-	if (!rp_policy_records_all(recorded))
+	if (rp_load_head(db, trace_id, &head)) {
+		ftdb_close(db);
+		return 1;
+	}
+	if (!rp_policy_records_all(head.policy))
 		fprintf(stderr, "foliotrace: warning: trace %lld was recorded under %s, not "
 			"order0: it misses first touches, so will the replay\n",
-			(long long)trace_id, *recorded ? recorded : "an unknown policy");
+			(long long)trace_id, *head.policy ? head.policy : "an unknown policy");
 	if (nr_guest || o.export) {
 		if (rp_export_db(db, trace_id, o.comm, o.pid, &file, &st)) {
 			ftdb_close(db);
@@ -434,7 +421,7 @@ int cmd_guest_replay(int argc, char **argv)
 	}
 	ftdb_close(db);
 	if (!o.arch)
-		o.arch = *arch ? arch : "x86_64";
+		o.arch = *head.arch ? head.arch : "x86_64";
 
 	if (o.export) {
 		if (write_file(o.export, file.buf, file.len))

@@ -10,6 +10,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/filter.h"
+#include "replay/load.h"
 
 void runs_opts_init(struct runs_opts *ro)
 {
@@ -73,7 +74,7 @@ int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const 
 	      const char *baseline, struct run_set *rs)
 {
 	struct rp_stored_run *all;
-	sqlite3_stmt *st = NULL;
+	struct rp_trace_head head;
 	size_t nr;
 	unsigned int i;
 
@@ -81,14 +82,9 @@ int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const 
 	rs->trace_id = trace_id;
 	rs->base = -1;
 	rp_filter_format(sel, rs->filter, sizeof(rs->filter));
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, '') FROM trace WHERE trace_id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(rs->recorded_policy, sizeof(rs->recorded_policy), "%s",
-			 (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	if (rp_load_head(db, trace_id, &head))
+		return -1;
+	snprintf(rs->recorded_policy, sizeof(rs->recorded_policy), "%s", head.policy);
 
 	/* no frag asked for: that of the newest run with this selection, none without one */
 	snprintf(rs->frag, sizeof(rs->frag), "%s", frag ? frag : "none");

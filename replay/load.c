@@ -26,6 +26,30 @@ void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
 	t->nr_procs = l->nr_procs;
 }
 
+int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, ''), "
+			       "coalesce(page_size, 4096) FROM trace WHERE trace_id = ?", -1, &q,
+			       NULL) != SQLITE_OK)
+		return error("cannot read trace %lld: %s", (long long)trace_id,
+			     sqlite3_errmsg(db));
+	sqlite3_bind_int64(q, 1, trace_id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		snprintf(h->policy, sizeof(h->policy), "%s", sqlite3_column_text(q, 0));
+		snprintf(h->arch, sizeof(h->arch), "%s", sqlite3_column_text(q, 1));
+		h->page_size = sqlite3_column_int64(q, 2);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return error("no trace %lld", (long long)trace_id);
+	return 0;
+}
+
 int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t)
 {
 	struct rp_filter all;
@@ -39,21 +63,19 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 		sel = &all;
 	}
 	t->trace_id = trace_id;
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(page_size, 4096), "
-			       "(SELECT coalesce(max(proc_id), 0) FROM process "
+	if (rp_load_head(db, trace_id, &t->head))
+		return -1;
+	t->page_size = t->head.page_size;
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT coalesce(max(proc_id), 0) FROM process "
 			       "WHERE trace_id = ?1), "
 			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process p USING "
-			       "(proc_id) WHERE p.trace_id = ?1) FROM trace WHERE trace_id = ?1",
-			       -1, &q, NULL) != SQLITE_OK)
+			       "(proc_id) WHERE p.trace_id = ?1)", -1, &q, NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(q, 1, trace_id);
-	if (sqlite3_step(q) != SQLITE_ROW) {
-		sqlite3_finalize(q);
-		return error("no trace %lld", (long long)trace_id);
-	}
-	t->page_size = sqlite3_column_int64(q, 0);
-	max_proc = sqlite3_column_int64(q, 1);
-	max_vma = sqlite3_column_int64(q, 2);
+	if (sqlite3_step(q) != SQLITE_ROW)
+		goto sql_error;
+	max_proc = sqlite3_column_int64(q, 0);
+	max_vma = sqlite3_column_int64(q, 1);
 	sqlite3_finalize(q);
 	q = NULL;
 	if (t->page_size > 0 && !(t->page_size & (t->page_size - 1)))

@@ -22,9 +22,20 @@ struct rp_proc_info {
 	uint8_t selected;		/* 1: present and matches the selection */
 };
 
+/* What the trace row says of a trace. */
+struct rp_trace_head {
+	char policy[64];		/* trace.policy it was recorded under, "" if unknown */
+	char arch[32];			/* trace.arch, "" if unknown */
+	int64_t page_size;		/* trace.page_size, bytes (4096 if not recorded) */
+};
+
+/* rp_load_head - trace_id's row. Return: 0, or -1 with error() (no such trace, SQL). */
+int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h);
+
 struct rp_loaded {
 	int64_t trace_id;
-	int64_t page_size;		/* trace.page_size, bytes (4096 if not recorded) */
+	struct rp_trace_head head;
+	int64_t page_size;		/* head.page_size */
 	unsigned int page_shift;	/* log2(page_size) if it is a power of two, else 0 */
 	struct rp_vma *vmas;		/* indexed by vma_id; unused ids: start == end == 0 */
 	uint32_t nr_vmas;		/* 1 + largest vma_id */

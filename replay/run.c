@@ -76,22 +76,6 @@ static int on_event(const struct ft_event *ev, void *arg)
 	return 0;
 }
 
-static int load_info(sqlite3 *db, int64_t trace_id, struct rp_trace_info *info)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, '') FROM trace "
-			       "WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(info->policy, sizeof(info->policy), "%s", sqlite3_column_text(st, 0));
-		snprintf(info->arch, sizeof(info->arch), "%s", sqlite3_column_text(st, 1));
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 /* The selection (keep), buddyinfo; the rest comes from the trace loader. */
 static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		      const struct rp_loaded *l, struct rp_trace *t, struct pass *ps,
@@ -262,11 +246,11 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	info->trace_id = trace_id;
 	rp_filter_set(&sel, o->comm, o->pid);
 	rp_filter_format(&sel, info->filter, sizeof(info->filter));
-	if (load_info(db, trace_id, info))
-		return -1;
 	t0 = now_ns();
 	if (rp_load(db, trace_id, &sel, &l))
 		return -1;
+	snprintf(info->policy, sizeof(info->policy), "%s", l.head.policy);
+	snprintf(info->arch, sizeof(info->arch), "%s", l.head.arch);
 	ps = xcalloc(1, sizeof(*ps));
 	ps->opts = o;
 	if (load_trace(db, trace_id, o, &l, &t, ps, info))
