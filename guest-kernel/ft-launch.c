@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +90,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ft-launch: cannot read the environment %s\n", envfile);
 		return 125;
 	}
+	/* a host program starts as from a login shell's default, not init's umask 0 */
+	if (root)
+		umask(022);
 	if (root && (chroot(root) || chdir("/"))) {
 		fprintf(stderr, "ft-launch: cannot enter the root %s: %s\n", root, strerror(errno));
 		return 125;
