@@ -69,7 +69,8 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
 # tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
 workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
-	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr
+	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr \
+	   $(B)/testprogs/x86_64/sites-demo-dyn
 workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch) \
 		 $(B)/testprogs/arm64/hello-anon
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
@@ -80,6 +81,10 @@ $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 $(B)/testprogs/x86_64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
+# and dynamically linked, run in the guest on the host's root filesystem (record's chroot)
+$(B)/testprogs/x86_64/sites-demo-dyn: workloads/sites-demo.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -o $@ $<
 $(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<

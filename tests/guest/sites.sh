@@ -5,11 +5,13 @@
 # exactly that many to each name. Built with PT_GNU_EH_FRAME (testprogs/sites-demo-hdr),
 # libunwind unwinds it; the bundled plain `gcc -static` build has no PT_GNU_EH_FRAME, so
 # every stack stops in the system call wrapper: all its calls go to [unknown], counted
-# under no_unwind_info, and no fault is lost.
+# under no_unwind_info, and no fault is lost. The dynamically linked build
+# (testprogs/sites-demo-dyn) runs on the host's root filesystem (record's chroot), its
+# sites found through libc.so.6's malloc.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 15
+plan 21
 [ "$ARCH" = x86_64 ] || diag "record --sites is x86_64 only for now"
 db=$T/sites.db
 # q TRACE SQL: one value; site_call rows of other traces are left out by the view sc
@@ -70,4 +72,21 @@ sum=$(q 2 "SELECT sum(faults) FROM sc")
 procs=$(q 2 "SELECT sum(anon_faults) FROM process WHERE trace_id = 2 AND
 	pid IN (SELECT pid FROM sc)")
 ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) "no fault lost ($sum = $procs)"
+
+# dynamically linked, run chrooted in the host's root: the tracer follows it there
+cp "$TOP/build/testprogs/$ARCH/sites-demo-dyn" "$T/sites-demo-dyn" || diag "run make first"
+"$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-dyn" > "$T/out" 2> "$T/err"
+ok $? "record --sites of the dynamically linked sites-demo exits 0"
+wout=$(ls -d "$db".ctf/*-sites-demo-dyn)/workload.out
+for fn in heap_user grow_buffer map_dense map_sparse; do
+	want=$(sed -n "s/^EXPECT fn=$fn faults=//p" "$wout")
+	got=$("$FT" query "$db" --trace 3 --format csv sites |
+	      awk -F, -v fn="$fn" '$1 == fn { print $7 }')
+	ok $([ -n "$want" ] && [ "$got" = "$want" ]; echo $?) \
+		"dynamic $fn: $got faults attributed, the workload's own count is $want"
+done
+stack=$("$FT" query "$db" --trace 3 --format csv sites --stack |
+	awk -F, '$1 == "grow_buffer" && $6 ~ /^mremap/ { print $6 }')
+ok $(case "$stack" in "mremap+0x"*" < realloc+0x"*" < grow_buffer+0x"*) echo 0 ;; *) echo 1 ;;
+     esac) "grow_buffer's mremap goes through libc.so.6's realloc: $stack"
 done_testing

@@ -399,6 +399,29 @@ static void on_syscall_exit(struct task *t)
 	ptrace(PTRACE_CONT, t->tid, NULL, NULL);
 }
 
+/*
+ * Enter the root of a workload that chrooted (ft-launch's host-root runs): libunwind opens
+ * each module as /proc/PID/root + the path /proc/PID/maps shows, and that path is relative
+ * to the reader's root, so both must be the same. Done once, at the first exec in another
+ * root; the side file stays open.
+ */
+static void follow_root(pid_t tid)
+{
+	char path[64], root[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/root", tid);
+	n = readlink(path, root, sizeof(root) - 1);
+	if (n <= 0)
+		return;
+	root[n] = '\0';
+	if (!strcmp(root, "/"))
+		return;
+	if (chroot(path) || chdir("/"))
+		fprintf(stderr, "ft-sites: cannot enter the workload's root %s: %s\n", root,
+			strerror(errno));
+}
+
 static void on_event(struct task *t, int event)
 {
 	unsigned long msg = 0;
@@ -421,6 +444,7 @@ static void on_event(struct task *t, int event)
 	case PTRACE_EVENT_EXEC:
 		/* a thread other than the leader that execs takes the leader's id */
 		t->tgid = tgid_of(t->tid);
+		follow_root(t->tid);
 		fprintf(out, "X\t%llu\t%d\texec\n", (unsigned long long)now_ns(), t->tgid);
 		break;
 	default:
