@@ -160,15 +160,21 @@ int cmd_record(int argc, char **argv)
 	if (site_skip) {
 		regex_t re;
 
-		if (!ra.sites)
+		if (!ra.sites) {
+			free(envs);
 			return cli_usage_error("record", usage_text, "--site-skip needs --sites");
-		if (regcomp(&re, site_skip, REG_EXTENDED | REG_NOSUB))
+		}
+		if (regcomp(&re, site_skip, REG_EXTENDED | REG_NOSUB)) {
+			free(envs);
 			return cli_usage_error("record", usage_text,
 					       "--site-skip is not a POSIX extended regex");
+		}
 		regfree(&re);
 	}
-	if (ra.sites && strcmp(ra.arch, "x86_64"))
+	if (ra.sites && strcmp(ra.arch, "x86_64")) {
+		free(envs);
 		return cli_usage_error("record", usage_text, "--sites is x86_64 only for now");
+	}
 	if (ft_runner_check(ra.arch, ra.policy)) {
 		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());
