@@ -23,8 +23,8 @@ malloc-churn --size 8M --loops 2 && fork-cow --size 4M"
 SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 DB=$T/gr.db
 
-# 3 + NPOL + 2 + NPOL x (1 + 2 x (1 + 5)) + 1 (thp fallbacks) + 2
-plan $((3 + NPOL + 2 + NPOL * 13 + 1 + 2))
+# 3 + 2 + NPOL (linked) + 1 (adaptive) + NPOL x (1 + 2 x (1 + 5)) + 1 (thp fallbacks) + 2
+plan $((3 + 2 + NPOL + 1 + NPOL * 13 + 1 + 2))
 
 "$FT" record --arch "$ARCH" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
 rc=$?
