@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -46,6 +47,16 @@ static int is_bundled(const char *arch, const char *name)
 	found = found || !access(ft_path(p.buf), R_OK);
 	strbuf_release(&p);
 	return found;
+}
+
+/* 1 if the host runs arch's programs (x86_64, arm64 as uname says aarch64). */
+static int host_arch_is(const char *arch)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return 0;
+	return !strcmp(u.machine, arch) || (!strcmp(arch, "arm64") && !strcmp(u.machine, "aarch64"));
 }
 
 /* 1 if path is an ELF executable without a program interpreter (statically linked). */
@@ -235,6 +246,10 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 	if (cmd->kind != FT_CMD_ROOT)
 		return nr_envs ? error("--env is for programs of the root filesystem; %s runs from "
 				       "the guest's initramfs with its fixed environment", argv0) : 0;
+	if (!rootfs && !host_arch_is(arch))
+		return error("workload not found: %s (not a bundled workload; the host's root "
+			     "holds no %s programs: give an %s root with --rootfs DIR)", argv0,
+			     arch, arch);
 	if (rootfs) {
 		strbuf_addf(&p, "%s/bin/sh", rootfs);
 		if (access(p.buf, X_OK) || (strbuf_reset(&p), strbuf_addf(&p, "%s/usr", rootfs),
