@@ -6,6 +6,7 @@
 # --env variable, writes; the root directory is byte-identical afterwards. Without --rootfs
 # a program that is not bundled is refused before any boot (the host's root is x86_64).
 . "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
 
 plan 8
 CACHE=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}
@@ -19,8 +20,7 @@ done
 ln -s busybox "$R/bin/sh" 2>/dev/null
 ok $(file -L "$R/bin/kmod" 2>/dev/null | grep -q 'ARM aarch64.*dynamically linked'; echo $?) \
 	"an arm64 root with a dynamically linked kmod ($(ls "$CACHE"/debs-arm64/*.deb 2>/dev/null | wc -l) packages)"
-snap() { (cd "$1" && find . -printf '%p %y %s %m %T@\n' | sort && find . -type f -exec sha256sum {} + | sort); }
-snap "$R" > "$T/before"
+tree_snapshot "$R" > "$T/before"
 
 db=$T/a64.db
 (cd "$T" && FT_X=arm64-probe "$FT" record --arch arm64 --rootfs "$R" --env FT_X -o "$db" -- \
@@ -36,7 +36,7 @@ grep -q '^kmod version' "$wo" 2>/dev/null
 ok $? "the dynamically linked arm64 kmod ran from the root: $(grep '^kmod' "$wo" 2>/dev/null)"
 grep -q '^ok-writes$' "$wo" 2>/dev/null
 ok $? "the workload wrote to / without error"
-snap "$R" > "$T/after"
+tree_snapshot "$R" > "$T/after"
 ok $(cmp -s "$T/before" "$T/after"; echo $?) "the root directory on the host is byte-identical afterwards"
 n=$("$FT" query "$db" --format csv procs --workload 2>/dev/null | grep -c ',kmod,')
 ok $([ "$n" -ge 1 ]; echo $?) "kmod is a workload process ($n)"

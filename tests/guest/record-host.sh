@@ -5,6 +5,7 @@
 # files, and prints an --env variable; the host directory must be byte-identical
 # afterwards. A missing command and a --rootfs that is not a root fail before any boot.
 . "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/guest-lib.inc"
 
 plan 20
 db=$T/host.db
@@ -40,8 +41,7 @@ echo e >> /etc/hostname
 echo writes-ok
 EOF
 chmod +x "$W/run-all.sh"
-snap() { (cd "$1" && find . -printf '%p %y %s %m %T@\n' | sort && find . -type f -exec sha256sum {} + | sort); }
-snap "$W" > "$T/before"
+tree_snapshot "$W" > "$T/before"
 etc_before=$(sha256sum /etc/hostname)
 
 # --- one boot ---------------------------------------------------------------------------
@@ -60,7 +60,7 @@ grep -q "^probe=hello probe secret=unset home=${HOME:-unset}\$" "$wo" 2>/dev/nul
 ok $? "--env FT_PROBE is seen, FT_SECRET (not passed) is not, HOME is the caller's: $(grep '^probe=' "$wo" 2>/dev/null)"
 grep -q "^writes-ok\$" "$wo" 2>/dev/null
 ok $? "the workload wrote, overwrote and removed files without error"
-snap "$W" > "$T/after"
+tree_snapshot "$W" > "$T/after"
 ok $(cmp -s "$T/before" "$T/after"; echo $?) "the host directory is byte-identical afterwards"
 ok $([ ! -e /tmp/ft-record-host.tmp ] && [ "$(sha256sum /etc/hostname)" = "$etc_before" ]; echo $?) \
 	"the host's /tmp and /etc were not written"
