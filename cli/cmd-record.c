@@ -108,6 +108,34 @@ out:
 	return ret;
 }
 
+/* With --sites: one more line, about the calls of the trace just stored. */
+static int print_sites(const char *db)
+{
+	static const char sql[] =
+		"SELECT count(*), count(DISTINCT stack_id), coalesce(sum(s.status <> 'ok'), 0)"
+		" FROM site_call c LEFT JOIN site_stack s USING (stack_id) WHERE c.call <> 'none'"
+		" AND c.trace_id = (SELECT max(trace_id) FROM trace WHERE parent_trace_id IS NULL)";
+	sqlite3_stmt *st = NULL;
+	sqlite3 *h;
+	int ret = -1;
+
+	if (ftdb_open(db, FTDB_READONLY, &h))
+		return -1;
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		goto out;
+	}
+	printf("  %lld memory calls traced, %lld distinct stacks, %lld did not unwind to the end;"
+	       " try: foliotrace query %s sites\n", sqlite3_column_int64(st, 0),
+	       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), db);
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	ftdb_close(h);
+	return ret;
+}
+
 /* Store what the guest wrote; Return: 0 or -1 (error set). */
 static int store(const char *db, const char *dir, int partial, const char *site_skip)
 {
@@ -235,7 +263,7 @@ int cmd_record(int argc, char **argv)
 		error("the trace in %s could not be stored", dir.buf);
 		goto out;
 	}
-	if (print_summary(db))
+	if (print_summary(db) || (ra.sites && print_sites(db)))
 		goto out;
 	fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s/workload.out\n",
 		dir.buf, dir.buf);

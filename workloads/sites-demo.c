@@ -3,7 +3,7 @@
  * sites-demo.c - anonymous memory from known functions, for `record --sites`
  * (tests/guest/sites.sh, docs/sites.md).
  *
- *	sites-demo
+ *	sites-demo [--help]
  *
  * map_dense    mmap 64 pages, writes every page                    -> 64 faults
  * map_sparse   mmap 256 pages, writes every 8th page               -> 32 faults
@@ -12,7 +12,8 @@
  * grow_buffer  malloc(256 KiB) written whole (mmap), realloc to 1 MiB (mremap of the chunk)
  *              and the new part written
  *
- * Prints one line per function, "EXPECT fn=NAME faults=N", with the anonymous faults its
+ * Prints one line per function, "EXPECT fn=NAME faults=N", then "RESULT sites-demo pid=N
+ * status=0|1" (status 1: a byte read back was wrong), with the anonymous faults its
  * memory takes under the order-0 policy, from this program's own arithmetic: the distinct
  * base pages written inside what the function's calls mapped. For the brk heap that is
  * every page from the first page above the break before heap_user's first malloc up to
@@ -125,16 +126,30 @@ __attribute__((noipa)) static char *grow_buffer(void)
 	return q;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static char *keep[NR_SMALL + 1];
 	char *a, *b, *c;
+	int bad;
 
+	if (argc > 1) {
+		static const char usage[] = "usage: sites-demo\n";
+
+		/* --help: the usage on stdout; anything else is a usage error */
+		if (!strcmp(argv[1], "--help"))
+			return write(1, usage, sizeof(usage) - 1) < 0;
+		if (write(2, usage, sizeof(usage) - 1) < 0)
+			return 2;
+		return 2;
+	}
 	heap_user(keep);
 	a = map_dense();
 	b = map_sparse();
 	c = grow_buffer();
+	bad = a[0] + b[0] + c[0] + c[GROW_FROM] != 5;
+	outlen += (size_t)snprintf(outbuf + outlen, sizeof(outbuf) - outlen,
+				   "RESULT sites-demo pid=%d status=%d\n", (int)getpid(), bad);
 	if (write(1, outbuf, outlen) != (ssize_t)outlen)
 		return 1;
-	return a[0] + b[0] + c[0] == 3 ? 0 : 1;
+	return bad;
 }

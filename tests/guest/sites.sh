@@ -7,11 +7,12 @@
 # every stack stops in the system call wrapper: all its calls go to [unknown], counted
 # under no_unwind_info, and no fault is lost. The dynamically linked build
 # (testprogs/sites-demo-dyn) runs on the host's root filesystem (record's chroot), its
-# sites found through libc.so.6's malloc.
+# sites found through libc.so.6's malloc. A stripped copy: unwound (the unwind tables
+# stay), no names, module + offset kept, nothing dropped.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 21
+plan 24
 [ "$ARCH" = x86_64 ] || diag "record --sites is x86_64 only for now"
 db=$T/sites.db
 # q TRACE SQL: one value; site_call rows of other traces are left out by the view sc
@@ -23,14 +24,18 @@ q() {
 cp "$TOP/build/testprogs/$ARCH/sites-demo-hdr" "$T/sites-demo-hdr" || diag "run make first"
 "$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-hdr" > "$T/out" 2> "$T/err"
 ok $? "record --sites of sites-demo (with .eh_frame_hdr) exits 0"
-wout=$(ls -d "$db".ctf/*-sites-demo-hdr)/workload.out
-for fn in heap_user grow_buffer map_dense map_sparse; do
-	want=$(sed -n "s/^EXPECT fn=$fn faults=//p" "$wout")
-	got=$("$FT" query "$db" --trace 1 --format csv sites |
-	      awk -F, -v fn="$fn" '$1 == fn { print $7 }')
-	ok $([ -n "$want" ] && [ "$got" = "$want" ]; echo $?) \
-		"$fn: $got faults attributed, the workload's own count is $want"
-done
+# counts TRACE RUN_DIR_SUFFIX LABEL: per function, query sites' faults = the workload's own
+counts() {
+	_wout=$(ls -d "$db".ctf/*-"$2")/workload.out
+	for fn in heap_user grow_buffer map_dense map_sparse; do
+		want=$(sed -n "s/^EXPECT fn=$fn faults=//p" "$_wout")
+		got=$("$FT" query "$db" --trace "$1" --format csv sites |
+		      awk -F, -v fn="$fn" '$1 == fn { print $7 }')
+		ok $([ -n "$want" ] && [ "$got" = "$want" ]; echo $?) \
+			"$3$fn: $got faults attributed, the workload's own count is $want"
+	done
+}
+counts 1 sites-demo-hdr ""
 "$FT" query "$db" --trace 1 --format json sites > "$T/json"
 ok $(for k in site module regions mapped_bytes touched_pages anon_faults; do
 	grep -q "\"$k\":" "$T/json" || exit 1; done; echo 0) \
@@ -77,16 +82,26 @@ ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) "no fault lost ($sum = $pr
 cp "$TOP/build/testprogs/$ARCH/sites-demo-dyn" "$T/sites-demo-dyn" || diag "run make first"
 "$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-dyn" > "$T/out" 2> "$T/err"
 ok $? "record --sites of the dynamically linked sites-demo exits 0"
-wout=$(ls -d "$db".ctf/*-sites-demo-dyn)/workload.out
-for fn in heap_user grow_buffer map_dense map_sparse; do
-	want=$(sed -n "s/^EXPECT fn=$fn faults=//p" "$wout")
-	got=$("$FT" query "$db" --trace 3 --format csv sites |
-	      awk -F, -v fn="$fn" '$1 == fn { print $7 }')
-	ok $([ -n "$want" ] && [ "$got" = "$want" ]; echo $?) \
-		"dynamic $fn: $got faults attributed, the workload's own count is $want"
-done
+counts 3 sites-demo-dyn "dynamic "
 stack=$("$FT" query "$db" --trace 3 --format csv sites --stack |
 	awk -F, '$1 == "grow_buffer" && $6 ~ /^mremap/ { print $6 }')
 ok $(case "$stack" in "mremap+0x"*" < realloc+0x"*" < grow_buffer+0x"*) echo 0 ;; *) echo 1 ;;
      esac) "grow_buffer's mremap goes through libc.so.6's realloc: $stack"
+
+# stripped: the same calls, no procedure names
+cp "$TOP/build/testprogs/$ARCH/sites-demo-hdr" "$T/sites-demo-strip" && strip "$T/sites-demo-strip"
+"$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-strip" > "$T/out" 2> "$T/err"
+ok $? "record --sites of a stripped sites-demo exits 0"
+ok $([ "$(q 4 "SELECT count(*) FROM sc c JOIN site_frame f ON f.stack_id = c.stack_id
+	     WHERE f.module LIKE '%sites-demo-strip' AND f.proc IS NULL AND f.module_offset > 0")" -ge 10 ] &&
+     [ "$(q 4 "SELECT count(*) FROM site_frame f JOIN sc c ON f.stack_id = c.stack_id
+	       WHERE f.module LIKE '%sites-demo-strip' AND f.proc IS NOT NULL")" = 0 ]; echo $?) \
+	"its frames have module + offset and no name"
+sum=$(q 4 "SELECT sum(faults) FROM sc")
+procs=$(q 4 "SELECT sum(anon_faults) FROM process WHERE trace_id = 4 AND
+	pid IN (SELECT pid FROM sc)")
+ok $([ -n "$sum" ] && [ "$sum" = "$procs" ] &&
+     [ "$(q 4 "SELECT count(*) FROM sc WHERE site = '[unnamed]' AND site_module LIKE
+	       '%sites-demo-strip' AND call <> 'none'")" -ge 10 ]; echo $?) \
+	"its calls are [unnamed] sites with module + offset, no fault lost ($sum = $procs)"
 done_testing
