@@ -66,6 +66,7 @@ struct rp_sim {
 	struct rp_policy pol;
 	void *pol_state;
 	int large;			/* the policy can map more than 4K per fault */
+	int plain4k;			/* a write fault maps 4K, no hook, no reason */
 	const struct rp_vma *vmas;
 	uint32_t nr_vmas;
 	struct proc **procs;		/* indexed by proc_id, NULL until seen */
@@ -77,6 +78,9 @@ struct rp_sim {
 	uint64_t peak;			/* pages, max of rss */
 	struct moved *mv;		/* mremap scratch, reused */
 	size_t mv_cap;
+	uint32_t vc_id;			/* VMA cache: vma_id of the last fault's VMA, */
+	uint64_t vc_start, vc_end;	/* its pages [start, end) */
+	unsigned int vc_a4k;		/* and the reason it always gets 4K */
 	struct rp_counters total;
 	int finished;
 };
@@ -221,7 +225,7 @@ static inline int block_absent(const struct leaf *l, unsigned int i, unsigned in
 
 /* ---- accounting ---- */
 
-static struct proc *proc_of(struct rp_sim *s, uint32_t id)
+static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_t id)
 {
 	if (id >= s->nr_procs) {
 		uint32_t n = id + 1 > s->nr_procs * 2 ? id + 1 : s->nr_procs * 2;
@@ -233,6 +237,11 @@ static struct proc *proc_of(struct rp_sim *s, uint32_t id)
 	if (!s->procs[id])
 		s->procs[id] = xcalloc(1, sizeof(struct proc));
 	return s->procs[id];
+}
+
+static inline struct proc *proc_of(struct rp_sim *s, uint32_t id)
+{
+	return id < s->nr_procs && s->procs[id] ? s->procs[id] : proc_new(s, id);
 }
 
 static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
@@ -252,7 +261,7 @@ static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
 }
 
 /* One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). */
-static uint64_t alloc_page(struct rp_sim *s, struct proc *p)
+static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, struct proc *p)
 {
 	uint64_t pfn;
 
@@ -261,6 +270,17 @@ static uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 		p->c.v[RP_M_OOM]++;
 		pfn = rp_alloc_overflow(&s->alloc, 0);
 	}
+	p->c.v[RP_M_ALLOC_0]++;
+	return pfn;
+}
+
+static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
+{
+	uint64_t pfn;
+
+	if (s->alloc.kind != RP_FRAG_NONE)
+		return alloc_page_slow(s, p);
+	(void)rp_alloc_get(&s->alloc, 0, &pfn);	/* the none model never fails */
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
 }
@@ -285,6 +305,27 @@ static inline void pg_set(struct leaf *l, unsigned int i, uint8_t st, uint8_t or
 	l->pfn[i] = pfn;
 }
 
+/*
+ * Set n bytes (a power of two) to v. The blocks of large-order policies are a few pages:
+ * a call of memset() per block cost more than the block's other work.
+ */
+static inline void fill_bytes(uint8_t *d, uint8_t v, unsigned int n)
+{
+	uint64_t pat = v * 0x0101010101010101ULL;
+	unsigned int j;
+
+	if (n >= 8) {
+		for (j = 0; j < n; j += 8)
+			memcpy(d + j, &pat, 8);
+	} else if (n == 4) {
+		memcpy(d, &pat, 4);
+	} else if (n == 2) {
+		memcpy(d, &pat, 2);
+	} else {
+		*d = v;
+	}
+}
+
 /* Map a new zeroed block of 2^k pages at leaf index i; the page at fi is the one touched. */
 static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
 		      unsigned int k, uint64_t pfn, unsigned int fi, int pmd)
@@ -297,9 +338,9 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	else
 		l->present[i >> 6] |= ((1ULL << n) - 1) << (i & 63);
 	l->nr_present += n;
-	memset(&l->st[i], 0, n);
+	fill_bytes(&l->st[i], 0, n);
 	l->st[fi] = PG_TOUCHED;
-	memset(&l->ord[i], (int)k, n);
+	fill_bytes(&l->ord[i], (uint8_t)k, n);
 	for (j = 0; j < n; j++)
 		l->pfn[i + j] = pfn + j;
 	rss_add(s, p, n);
@@ -459,69 +500,118 @@ static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned 
 }
 
 /*
- * A touch of page vpn by process p. vma_id is the recorded fault's VMA (a stale or unknown
- * id makes the touch a 4K first touch confined to that page).
+ * A write touch of present page i whose state needs more than setting PG_TOUCHED: the zero
+ * page (allocate 4K) or a page shared copy-on-write. Out of line: rare next to the touches
+ * rp_sim_feed() handles inline.
  */
-static inline void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn,
-			 int write, uint32_t vma_id)
+static __attribute__((noinline)) void touch_present_write(struct rp_sim *s, struct proc *p,
+							  struct leaf *l, unsigned int i)
 {
-	struct leaf *l = p->last && p->last->key == vpn >> LEAF_SHIFT ? p->last :
-			 leaf_get(p, vpn >> LEAF_SHIFT);
-	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
-	struct rp_fault f;
-	unsigned int always4k = 0;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
+	uint8_t st = l->st[i];
 
-	p->c.v[RP_M_TOUCHES]++;
-	if (pg_present(l, i)) {
-		uint8_t st = l->st[i];
-
-		if (!write) {
-			if (!(st & PG_ZERO))
-				l->st[i] = st | PG_TOUCHED;
-			return;
-		}
-		if (st & PG_ZERO) {
-			l->st[i] = PG_TOUCHED;
-			l->ord[i] = 0;
-			l->pfn[i] = alloc_page(s, p);
-			rss_add(s, p, 1);
-			p->c.v[RP_M_FAULTS]++;
-			p->c.v[RP_M_ZERO_WP]++;
-			p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
-			p->c.v[RP_M_PTE_WRITES]++;
-			return;
-		}
-		if ((st & PG_COW) && shared_get(&s->shared, l->pfn[i]) >= 2) {
-			cow_copy(s, p, l, i);
-			return;
-		}
-		/* private page, or the last mapping of a shared one: reused, no copy */
+	if (st & PG_ZERO) {
 		l->st[i] = PG_TOUCHED;
+		l->ord[i] = 0;
+		l->pfn[i] = alloc_page(s, p);
+		rss_add(s, p, 1);
+		p->c.v[RP_M_FAULTS]++;
+		p->c.v[RP_M_ZERO_WP]++;
+		p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+		p->c.v[RP_M_PTE_WRITES]++;
 		return;
 	}
-	f.vpn = vpn;
-	f.proc_id = proc_id;
-	f.vma_id = vma_id;
-	if (vma_id < s->nr_vmas && s->vmas[vma_id].end > s->vmas[vma_id].start) {
-		const struct rp_vma *v = &s->vmas[vma_id];
-
-		f.vma_start = v->start >> RP_PAGE_SHIFT;
-		f.vma_end = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
-		/* VMAs that always get 4K, with the reason the kernel gives */
-		always4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
-			 v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
-		if ((s->pol.ops->flags & RP_POL_PMD) && rp_vm_exec_stack(v->flags))
-			always4k = NO_THP;
-	} else {
-		f.vma_start = vpn;
-		f.vma_end = vpn + 1;
-		f.vma_id = UINT32_MAX;
+	if ((st & PG_COW) && shared_get(&s->shared, l->pfn[i]) >= 2) {
+		cow_copy(s, p, l, i);
+		return;
 	}
+	/* private page, or the last mapping of a shared one: reused, no copy */
+	l->st[i] = PG_TOUCHED;
+}
+
+/*
+ * The VMA of a fault as the fault paths see it: pages [start, end) and the reason it always
+ * gets 4K. Consecutive faults mostly hit the same VMA: one entry is cached per simulator.
+ */
+static inline void vma_of(struct rp_sim *s, uint32_t vma_id, uint64_t vpn, struct rp_fault *f,
+			  unsigned int *always4k)
+{
+	if (vma_id != s->vc_id || vma_id == UINT32_MAX) {
+		if (vma_id < s->nr_vmas && s->vmas[vma_id].end > s->vmas[vma_id].start) {
+			const struct rp_vma *v = &s->vmas[vma_id];
+
+			s->vc_start = v->start >> RP_PAGE_SHIFT;
+			s->vc_end = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
+			/* VMAs that always get 4K, with the reason the kernel gives */
+			s->vc_a4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
+				    v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
+			if ((s->pol.ops->flags & RP_POL_PMD) && rp_vm_exec_stack(v->flags))
+				s->vc_a4k = NO_THP;
+			s->vc_id = vma_id;
+		} else {
+			/* a stale or unknown id: a 4K first touch confined to the page */
+			f->vpn = vpn;
+			f->vma_id = UINT32_MAX;
+			f->vma_start = vpn;
+			f->vma_end = vpn + 1;
+			*always4k = 0;
+			return;
+		}
+	}
+	f->vpn = vpn;
+	f->vma_id = vma_id;
+	f->vma_start = s->vc_start;
+	f->vma_end = s->vc_end;
+	*always4k = s->vc_a4k;
+}
+
+/*
+ * A touch of absent page i (vpn) of leaf l: a first-touch fault. rp_sim_feed() does a
+ * write under a policy that maps 4K with no hook (order0) itself: it needs neither the VMA
+ * nor the fallback rules.
+ */
+static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc *p,
+						  struct leaf *l, unsigned int i, uint32_t proc_id,
+						  uint64_t vpn, int write, uint32_t vma_id)
+{
+	struct rp_fault f;
+	unsigned int always4k;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
+
 	p->c.v[RP_M_FAULTS]++;
+	vma_of(s, vma_id, vpn, &f, &always4k);
+	f.proc_id = proc_id;
 	if (write)
 		fault_write(s, p, l, i, &f, always4k);
 	else
 		fault_read(s, p, l, i, &f, always4k);
+}
+
+/* The leaf of page vpn of process p, made if needed. */
+static inline struct leaf *leaf_at(struct proc *p, uint64_t vpn)
+{
+	return p->last && p->last->key == vpn >> LEAF_SHIFT ? p->last :
+	       leaf_get(p, vpn >> LEAF_SHIFT);
+}
+
+/*
+ * A touch of page vpn by process p. vma_id is the recorded fault's VMA (a stale or unknown
+ * id makes the touch a 4K first touch confined to that page). rp_sim_feed() inlines the
+ * common cases of a present page; this is the whole rule.
+ */
+static void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
+		  uint32_t vma_id)
+{
+	struct leaf *l = leaf_at(p, vpn);
+	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
+
+	p->c.v[RP_M_TOUCHES]++;
+	if (!pg_present(l, i)) {
+		first_touch(s, p, l, i, proc_id, vpn, write, vma_id);
+	} else if (!write) {
+		if (!(l->st[i] & PG_ZERO))
+			l->st[i] |= PG_TOUCHED;
+	} else {
+		touch_present_write(s, p, l, i);
+	}
 }
 
 /*
@@ -608,12 +698,32 @@ static void range_walk(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t h
 	}
 }
 
-/* Unmap pages [a, b) of leaf l: RSS, bloat, frees. */
+/* 0x01 in byte j of the result iff bit j of the 8-bit m is set */
+static inline uint64_t bits_to_bytes(uint64_t m)
+{
+	uint64_t x = (m * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+
+	return ((x + 0x7f7f7f7f7f7f7f7fULL) >> 7) & 0x0101010101010101ULL;
+}
+
+/* Sum of the bytes of x, each at most 8. */
+static inline unsigned int byte_sum(uint64_t x)
+{
+	return (unsigned int)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/*
+ * Unmap pages [a, b) of leaf l: RSS, bloat, frees. Pages are counted 8 at a time from
+ * their st bytes (bit 0 PG_ZERO, bit 1 PG_TOUCHED, bit 2 PG_COW); only pages with a
+ * physical side (shared after fork, or the buddy model) are visited one by one.
+ */
 static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
 		       unsigned int b, void *arg)
 {
+	const uint64_t ones = 0x0101010101010101ULL;
 	uint64_t pages = 0, untouched = 0;	/* non-zero-page pages unmapped, untouched ones */
-	unsigned int w;
+	int buddy = s->alloc.kind == RP_FRAG_BUDDYINFO;
+	unsigned int w, g;
 
 	for (w = a >> 6; w <= (b - 1) >> 6; w++) {
 		uint64_t m = l->present[w];
@@ -622,19 +732,26 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			m &= ~0ULL << (a & 63);
 		if (w == (b - 1) >> 6 && (b & 63))
 			m &= (1ULL << (b & 63)) - 1;
+		if (!m)
+			continue;
 		l->present[w] &= ~m;
 		l->nr_present -= (uint32_t)__builtin_popcountll(m);
-		while (m) {
-			unsigned int j = (w << 6) + (unsigned int)__builtin_ctzll(m);
-			uint8_t st = l->st[j];
+		for (g = 0; g < 64; g += 8) {
+			uint64_t pm = bits_to_bytes((m >> g) & 0xff), x, nz, rel;
+			unsigned int j;
 
-			m &= m - 1;
-			if (st & PG_ZERO)
+			if (!pm)
 				continue;
-			pages++;
-			untouched += !(st & PG_TOUCHED);
-			if ((st & PG_COW) || s->alloc.kind == RP_FRAG_BUDDYINFO)
-				release_page(s, st, l->pfn[j]);
+			memcpy(&x, &l->st[(w << 6) + g], sizeof(x));
+			nz = pm & ~x & ones;		/* present, not the zero page */
+			pages += byte_sum(nz);
+			untouched += byte_sum(nz & ~(x >> 1));
+			rel = buddy ? nz : nz & (x >> 2);	/* pages to release */
+			while (rel) {
+				j = (w << 6) + g + ((unsigned int)__builtin_ctzll(rel) >> 3);
+				rel &= rel - 1;
+				release_page(s, l->st[j], l->pfn[j]);
+			}
 		}
 	}
 	p->c.v[RP_M_BLOAT] += untouched << RP_PAGE_SHIFT;
@@ -779,9 +896,11 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s = xcalloc(1, sizeof(*s));
 	s->pol = *p;
 	s->large = !(p->ops->flags & RP_POL_4K);
+	s->plain4k = !s->large && !p->window && !p->ops->orders && !p->ops->mapped;
 	s->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	s->vmas = t->vmas;
 	s->nr_vmas = t->nr_vmas;
+	s->vc_id = UINT32_MAX;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
 	(void)rp_alloc_init(&s->alloc, frag, t->free_blocks);	/* checked above */
@@ -816,17 +935,45 @@ void rp_sim_free(struct rp_sim *s)
 void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 {
 	const struct ft_event *e, *end = ev + n;
+	struct proc *p = NULL;
+	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
 	for (e = ev; e < end; e++) {
-		struct proc *p;
+		if (e->kind == FT_EV_FAULT) {
+			uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
+			unsigned int i = (unsigned int)(vpn & LEAF_MASK);
+			struct leaf *l;
 
+			if (e->proc_id != pid) {
+				pid = e->proc_id;
+				p = proc_of(s, pid);
+			}
+			l = leaf_at(p, vpn);
+			p->c.v[RP_M_TOUCHES]++;
+			/* touch()'s rule, its common cases inline */
+			if (!pg_present(l, i)) {
+				if (!(e->flags & FT_EVF_WRITE) || !s->plain4k) {
+					first_touch(s, p, l, i, pid, vpn,
+						    e->flags & FT_EVF_WRITE, e->vma_id);
+					continue;
+				}
+				/* first_touch() of a write under order0, inline */
+				p->c.v[RP_M_FAULTS]++;
+				pg_set(l, i, PG_TOUCHED, 0, alloc_page(s, p));
+				rss_add(s, p, 1);
+				p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+				p->c.v[RP_M_PTE_WRITES]++;
+			} else if (!(l->st[i] & (PG_ZERO | PG_COW))) {
+				l->st[i] |= PG_TOUCHED;
+			} else if (!(e->flags & FT_EVF_WRITE)) {
+				if (!(l->st[i] & PG_ZERO))
+					l->st[i] |= PG_TOUCHED;
+			} else {
+				touch_present_write(s, p, l, i);
+			}
+			continue;
+		}
 		switch (e->kind) {
-		case FT_EV_FAULT:
-			p = e->proc_id < s->nr_procs && s->procs[e->proc_id] ?
-				    s->procs[e->proc_id] : proc_of(s, e->proc_id);
-			touch(s, p, e->proc_id, e->addr >> RP_PAGE_SHIFT, e->flags & FT_EVF_WRITE,
-			      e->vma_id);
-			break;
 		case FT_EV_ZERO_WP:
 		case FT_EV_COW:
 			wp_touch(s, proc_of(s, e->proc_id), e);
@@ -835,8 +982,7 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 			zap(s, proc_of(s, e->proc_id), e);
 			break;
 		case FT_EV_MM_DUP:
-			p = proc_of(s, e->proc_id);
-			mm_dup(s, p, proc_of(s, (uint32_t)e->aux));
+			mm_dup(s, proc_of(s, e->proc_id), proc_of(s, (uint32_t)e->aux));
 			break;
 		default:	/* ALLOC: what the recorded kernel did, not ours to model */
 			break;
