@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 20
+plan 21
 db=$T/host.db
 W=$T/work
 MIB=64			# python3 allocates and touches this much anonymous memory
@@ -26,6 +26,7 @@ cat > "$W/run-all.sh" <<EOF
 set -e
 echo "cwd=\$(pwd)"
 echo "probe=\${FT_PROBE:-unset} secret=\${FT_SECRET:-unset} home=\${HOME:-unset}"
+echo "bundled=\$(command -v anon-touch)"
 # the baseline: the interpreter alone; then the same plus $MIB MiB written page by page
 $PY -c 'pass'
 $PY -c 'b = bytearray($MIB << 20); b[::4096] = b"\x01" * len(b[::4096]); print("touched", len(b))'
@@ -58,6 +59,8 @@ grep -q "^cwd=$W\$" "$wo" 2>/dev/null
 ok $? "the workload ran in the caller's directory ($(sed -n 's/^cwd=//p' "$wo" 2>/dev/null))"
 grep -q "^probe=hello probe secret=unset home=${HOME:-unset}\$" "$wo" 2>/dev/null
 ok $? "--env FT_PROBE is seen, FT_SECRET (not passed) is not, HOME is the caller's: $(grep '^probe=' "$wo" 2>/dev/null)"
+grep -q "^bundled=/usr/libexec/foliotrace/anon-touch\$" "$wo" 2>/dev/null
+ok $? "the bundled workloads are on the workload's PATH: $(grep '^bundled=' "$wo" 2>/dev/null)"
 grep -q "^writes-ok\$" "$wo" 2>/dev/null
 ok $? "the workload wrote, overwrote and removed files without error"
 tree_snapshot "$W" > "$T/after"
