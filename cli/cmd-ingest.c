@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "lib/error.h"
 #include "tracer/ingest.h"
 
@@ -23,7 +24,8 @@ static const char usage_text[] =
 	"\n"
 	"    -o, --output DB     trace database to write\n"
 	"    -P, --allow-partial store a trace missing streams, marked partial\n"
-	"    -q, --quiet         print nothing on success\n"
+	"    -q, --quiet         print nothing on success (and no progress line on a\n"
+	"                        terminal)\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
@@ -34,11 +36,17 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+static void on_progress(uint64_t events, void *arg)
+{
+	cli_progress_update(arg, events, 0);
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	struct ft_ingest_opts o = { 0 };
 	struct ft_ingest_result res;
-	int c, quiet = 0;
+	struct cli_progress pr;
+	int c, quiet = 0, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:Pqh", options, NULL)) != -1) {
@@ -64,7 +72,14 @@ int cmd_ingest(int argc, char **argv)
 		return cli_usage_error("ingest", usage_text,
 				       !o.db ? "missing -o DB" : "expected one CTF_DIR");
 	o.dir = argv[optind];
-	if (ft_ingest(&o, &res))
+	cli_progress_start(&pr, "ingest", "events read", quiet);
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	rc = ft_ingest(&o, &res);
+	if (!rc)
+		cli_progress_update(&pr, res.events, 0);
+	cli_progress_end(&pr);
+	if (rc)
 		return 1;
 	if (res.missing && !res.duplicate)
 		warning("%s is incomplete (streams missing: %u): stored marked partial", o.dir,

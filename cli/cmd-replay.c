@@ -19,6 +19,7 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "cli/progress.h"
 #include "replay/run.h"
 
 /* The usage text around the policy list, which comes from the policy table (usage()). */
@@ -37,6 +38,7 @@ static const char usage_tail[] =
 	"    -t, --trace ID      trace to replay (default: the only or newest recorded one)\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -n, --dry-run       do not store the runs\n"
+	"    -q, --quiet         no progress line on a terminal\n"
 	"        --check-oracle  also run the naive reference simulator; fail unless it\n"
 	"                        agrees on every metric (slow: for tests)\n"
 	"        --list-policies print the policy spec templates, one per line, and exit\n"
@@ -84,6 +86,7 @@ static const struct option options[] = {
 	{ "trace", required_argument, NULL, 't' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "dry-run", no_argument, NULL, 'n' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "check-oracle", no_argument, NULL, OPT_CHECK_ORACLE },
 	{ "list-policies", no_argument, NULL, OPT_LIST_POLICIES },
 	{ "help", no_argument, NULL, 'h' },
@@ -205,6 +208,11 @@ static void print_table(const struct rp_trace_info *info, const struct rp_run_re
 	out_release(&t);
 }
 
+static void on_progress(uint64_t done, uint64_t total, void *arg)
+{
+	cli_progress_update(arg, done, total);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct rp_policy pol[RP_MAX_POLICIES];
@@ -214,7 +222,8 @@ int cmd_replay(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	int64_t want = 0, trace_id;
 	char warn[256];
-	int c, given = 0;
+	struct cli_progress pr;
+	int c, given = 0, quiet = 0, rc;
 	unsigned int i;
 	sqlite3 *db;
 
@@ -222,7 +231,7 @@ int cmd_replay(int argc, char **argv)
 	rp_policy_parse("order0", &pol[0]);
 	o.nr_pol = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "P:F:c:p:t:f:nh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:F:c:p:t:f:nqh", options, NULL)) != -1) {
 		switch (c) {
 		case 'P':
 			if (rp_policy_parse(optarg, &pol[o.nr_pol]))
@@ -260,6 +269,9 @@ int cmd_replay(int argc, char **argv)
 		case 'n':
 			o.store = 0;
 			break;
+		case 'q':
+			quiet = 1;
+			break;
 		case OPT_CHECK_ORACLE:
 			o.check_oracle = 1;
 			break;
@@ -284,8 +296,16 @@ int cmd_replay(int argc, char **argv)
 
 	if (ftdb_open(argv[optind], o.store ? FTDB_WRITE : FTDB_READONLY, &db))
 		return 1;
-	if (ftdb_pick_trace(db, want, &trace_id) ||
-	    rp_replay_db(db, trace_id, &o, res, &info)) {
+	if (ftdb_pick_trace(db, want, &trace_id)) {
+		ftdb_close(db);
+		return 1;
+	}
+	cli_progress_start(&pr, "replay", "events", quiet);
+	o.progress = on_progress;
+	o.progress_arg = &pr;
+	rc = rp_replay_db(db, trace_id, &o, res, &info);
+	cli_progress_end(&pr);
+	if (rc) {
 		ftdb_close(db);
 		return 1;
 	}

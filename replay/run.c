@@ -31,6 +31,8 @@ struct pass {
 	struct ft_event batch[RUN_BATCH];
 	size_t n;
 	uint64_t events;
+	uint64_t seen;			/* events decoded, filtered ones included */
+	uint64_t total;			/* events in the stream (progress) */
 };
 
 static uint64_t now_ns(void)
@@ -65,6 +67,8 @@ static int on_event(const struct ft_event *ev, void *arg)
 {
 	struct pass *ps = arg;
 
+	if (!(++ps->seen % RP_PROGRESS_EVENTS) && ps->opts->progress)
+		ps->opts->progress(ps->seen, ps->total, ps->opts->progress_arg);
 	if (ev->kind == FT_EV_ALLOC)
 		return 0;
 	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
@@ -73,6 +77,20 @@ static int on_event(const struct ft_event *ev, void *arg)
 	ps->events++;
 	if (ps->n == RUN_BATCH)
 		flush(ps);
+	return 0;
+}
+
+/* Events in the trace's stream (the chunks' counts: no blob is read). */
+static int stream_total(sqlite3 *db, int64_t trace_id, uint64_t *total)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(nr_events), 0) FROM event_chunk WHERE "
+			       "trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read the event stream: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	*total = sqlite3_step(st) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
 	return 0;
 }
 
@@ -262,10 +280,14 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		if (o->check_oracle)
 			ps->orc[i] = rp_oracle_new(&o->pol[i], o->frag, &t);
 	}
+	if (o->progress && stream_total(db, trace_id, &ps->total))
+		goto out;
 	if (ftdb_stream_foreach(db, trace_id, on_event, ps))
 		goto out;
 	if (ps->n)
 		flush(ps);
+	if (o->progress)
+		o->progress(ps->seen, ps->total, o->progress_arg);
 	for (i = 0; i < o->nr_pol; i++) {
 		rp_sim_finish(ps->sim[i]);
 		res[i].pol = o->pol[i];

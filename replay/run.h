@@ -21,7 +21,15 @@ struct rp_run_opts {
 	int64_t pid;			/* only processes with this tgid, or -1 */
 	int check_oracle;		/* also run the oracle and fail unless it agrees */
 	int store;			/* write replay_run + replay_metric */
+	/*
+	 * Optional: called every RP_PROGRESS_EVENTS events decoded and once at the end, with
+	 * the events decoded so far and the stream's total (the library prints nothing).
+	 */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	void *progress_arg;
 };
+
+#define RP_PROGRESS_EVENTS (1U << 18)
 
 struct rp_run_result {
 	int64_t run_id;			/* replay_run.run_id, 0 if not stored */

@@ -138,7 +138,7 @@ static const char *last_line(char *tail, size_t len)
 
 /* Run the graph in a child under the watchdog; Return: 0 (res filled) or -1. */
 static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
-		       struct ft_sink_result *res)
+		       const struct ft_ingest_opts *o, struct ft_sink_result *res)
 {
 	struct shared *sh;
 	char tail[TAIL_LEN + 1];
@@ -187,6 +187,9 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 				;
 			break;
 		}
+		if (o->progress)
+			o->progress(__atomic_load_n(&sh->res.events, __ATOMIC_RELAXED),
+				    o->progress_arg);
 		b = __atomic_load_n(&sh->res.progress, __ATOMIC_RELAXED);
 		if (b != beat) {
 			beat = b;
@@ -391,7 +394,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 		if (old_sa[i].sa_handler == SIG_IGN)
 			sigaction(stop_signals[i], &old_sa[i], NULL);
 	}
-	rc = run_watched(&gp, stall_limit_ms(chk.bytes), &sr);
+	rc = run_watched(&gp, stall_limit_ms(chk.bytes), o, &sr);
 	if (rc) {
 		if (was_empty >= 0)
 			restore_missing(o->db, was_empty);

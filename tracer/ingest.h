@@ -37,6 +37,12 @@ struct ft_ingest_opts {
 	const char *dir;	/* CTF directory: a guest run's share or a CTF trace */
 	int allow_partial;	/* store a trace missing per-CPU streams, marked partial */
 	const char *site_skip;	/* call-site skip regex (tracer/sites.h), NULL: default */
+	/*
+	 * Optional: called about every 100 ms while the trace is decoded, with the events read
+	 * so far (the total is known only at the end); the library prints nothing.
+	 */
+	void (*progress)(uint64_t events, void *arg);
+	void *progress_arg;
 };
 
 struct ft_ingest_result {

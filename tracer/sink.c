@@ -301,6 +301,7 @@ static int on_event(struct ft_sink *s, const bt_message *msg)
 	s->result->progress++;
 	if (!s->col.events++)
 		s->col.first_ts = ts;
+	s->result->events = s->col.events;	/* read as it grows: ingest's progress */
 	s->col.last_ts = ts;
 	if (s->delay_us)
 		usleep(s->delay_us);
