@@ -71,8 +71,8 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
 	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr \
 	   $(B)/testprogs/x86_64/sites-demo-dyn
-workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch) \
-		 $(B)/testprogs/arm64/hello-anon
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
+		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
@@ -95,6 +95,14 @@ $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 $(B)/workloads/x86_64/ft-sites: tracer/guest/ft-sites.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $< -lunwind-ptrace -lunwind-generic -lunwind -llzma
+# Debian's libunwind-dev:arm64 and liblzma-dev:arm64 (multiarch, tools/install-deps.sh)
+$(B)/workloads/arm64/ft-sites: tracer/guest/ft-sites.c
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -I/usr/include/aarch64-linux-gnu -o $@ $< \
+		-L/usr/lib/aarch64-linux-gnu -lunwind-ptrace -lunwind-generic -lunwind -llzma
+$(B)/testprogs/arm64/sites-demo-hdr: workloads/sites-demo.c
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
 $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<

@@ -199,10 +199,6 @@ int cmd_record(int argc, char **argv)
 		}
 		regfree(&re);
 	}
-	if (ra.sites && strcmp(ra.arch, "x86_64")) {
-		free(envs);
-		return cli_usage_error("record", usage_text, "--sites is x86_64 only for now");
-	}
 	if (ft_runner_check(ra.arch, ra.policy)) {
 		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());

@@ -7,7 +7,8 @@ PKGS="build-essential pkg-config linux-source-6.1 lttng-modules-dkms lttng-tools
  libbabeltrace2-dev libsqlite3-dev sqlite3 qemu-system-x86 qemu-system-arm busybox-static cpio
  flex bison bc libelf-dev libssl-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross kmod xz-utils
  chromium jq redis-server redis-tools libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
- man-db clang-14 libclang-rt-14-dev libunwind-dev liblzma-dev"
+ man-db clang-14 libclang-rt-14-dev libunwind-dev liblzma-dev
+ libunwind-dev:arm64 liblzma-dev:arm64"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=
