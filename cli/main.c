@@ -31,6 +31,7 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "replay recorded faults against order policies (offline)" },
 	{ "compare", cmd_compare, "compare replayed policies side by side" },
 	{ "report", cmd_report, "write an HTML report with charts" },
+	{ "calibrate", cmd_calibrate, "fit fault costs to recorded latencies (cost model)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -34,6 +34,7 @@ static const struct rp_metric_info table[] = {
 	{ RP_M_BLOAT, "bloat_bytes", "bloat", NULL, NULL, "bloat (never touched)",
 	  B | A | C | J | G },
 	{ RP_M_ZEROED, "zeroed_bytes", "zeroed", NULL, NULL, "zeroed", B | A | C | V | J | G },
+	{ RP_M_FAULT_TIME, "fault_time_ns", "fault_time", NULL, NULL, NULL, C | V | J },
 	FB(FT_FB_VMA_EDGE, "vma_edge"),
 	FB(FT_FB_PTE_POPULATED, "pte_populated"),
 	FB(FT_FB_ALLOC_FAILED, "alloc_failed"),

@@ -136,6 +136,8 @@ enum rp_metric {
 	RP_M_FREE_BYTES,	/* bytes of present pages in MADV_FREE ranges (kept mapped) */
 	RP_M_ALLOC_FAILS,	/* allocation attempts that failed (frag model) */
 	RP_M_OOM,		/* order-0 allocations that failed: mapped anyway, counted */
+	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
+				 * the engines; stored only when the database has one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
 	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ft_fallback */
 	RP_NR_METRICS = RP_M_FB_0 + FT_FB_NR

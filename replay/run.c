@@ -16,6 +16,7 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/cost.h"
 #include "replay/load.h"
 #include "replay/run.h"
 
@@ -143,8 +144,17 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	return 0;
 }
 
+/* Counters c of a run, with the fault time cm predicts (none without a model). */
+static void with_time(const struct rp_counters *c, const struct rp_cost *cm,
+		      struct rp_counters *out)
+{
+	*out = *c;
+	out->v[RP_M_FAULT_TIME] = cm ? (uint64_t)rp_cost_predict(cm, c) : 0;
+}
+
 static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
-		      struct pass *ps, struct rp_run_result *res, const char *filter)
+		      struct pass *ps, struct rp_run_result *res, const char *filter,
+		      const struct rp_cost *cm)
 {
 	sqlite3_stmt *run = NULL, *met = NULL;
 	unsigned int i, m;
@@ -180,14 +190,16 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		res[i].run_id = sqlite3_last_insert_rowid(db);
 		/* totals: every metric; per process: the non-zero ones (absent row = 0) */
 		for (pid = 0; pid <= ps->nr_procs; pid++) {
-			const struct rp_counters *c = pid == ps->nr_procs ?
-							      rp_sim_total(ps->sim[i]) :
-							      rp_sim_proc(ps->sim[i], pid);
+			const struct rp_counters *sc = pid == ps->nr_procs ?
+							       rp_sim_total(ps->sim[i]) :
+							       rp_sim_proc(ps->sim[i], pid);
+			struct rp_counters cc, *c = &cc;
 
-			if (!c)
+			if (!sc)
 				continue;
+			with_time(sc, cm, &cc);
 			for (m = 0; m < RP_NR_METRICS; m++) {
-				if (!rp_metric_public(m))
+				if (!rp_metric_public(m) || (m == RP_M_FAULT_TIME && !cm))
 					continue;
 				if (pid != ps->nr_procs && !c->v[m])
 					continue;
@@ -254,9 +266,10 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	struct rp_trace t;
 	struct rp_loaded l;
 	struct rp_filter sel;
+	struct rp_cost cost;
 	unsigned int i;
 	uint64_t t0;
-	int ret = -1;
+	int ret = -1, has_cost;
 
 	if (!o->nr_pol || o->nr_pol > RP_MAX_POLICIES)
 		return error("between 1 and %d policies per run", RP_MAX_POLICIES);
@@ -271,6 +284,9 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	snprintf(info->arch, sizeof(info->arch), "%s", l.head.arch);
 	ps = xcalloc(1, sizeof(*ps));
 	ps->opts = o;
+	has_cost = rp_cost_lookup(db, trace_id, &cost);
+	if (has_cost < 0)
+		goto out;
 	if (load_trace(db, trace_id, o, &l, &t, ps, info))
 		goto out;
 	for (i = 0; i < o->nr_pol; i++) {
@@ -291,7 +307,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	for (i = 0; i < o->nr_pol; i++) {
 		rp_sim_finish(ps->sim[i]);
 		res[i].pol = o->pol[i];
-		res[i].total = *rp_sim_total(ps->sim[i]);
+		with_time(rp_sim_total(ps->sim[i]), has_cost ? &cost : NULL, &res[i].total);
 		res[i].elapsed_ns = ps->ns[i];
 		res[i].run_id = 0;
 		if (ps->orc[i]) {
@@ -304,7 +320,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	}
 	info->events = ps->events;
 	info->wall_ns = now_ns() - t0;
-	if (o->store && store_runs(db, trace_id, o, ps, res, info->filter))
+	if (o->store && store_runs(db, trace_id, o, ps, res, info->filter,
+					 has_cost ? &cost : NULL))
 		goto out;
 	ret = 0;
 out:

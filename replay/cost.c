@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cost.c - the fault cost model: samples, the fit, cost_model rows, the prediction; see
+ * cost.h and docs/cost-model.md. Sized for calibration sets of a few million faults: every
+ * latency is kept (8 bytes a fault) so medians are exact.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/cost.h"
+
+struct vec {
+	uint64_t *v;		/* latency_ns */
+	size_t n, cap;
+};
+
+/* New-folio faults of one shape: a folio of bytes bytes mapped by ptes entries. */
+struct group {
+	uint64_t bytes;
+	uint32_t ptes;
+	struct vec lat;
+};
+
+struct rp_cost_samples {
+	struct group *g;
+	size_t nr_g, cap_g;
+	struct vec fixed[RP_COST_NR];	/* ZERO, ZERO_WP, COW used */
+	int64_t traces;
+	uint64_t page_size;		/* of the trace being added, bytes */
+};
+
+static const char *const coef_names[RP_COST_NR] = {
+	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns"
+};
+
+const char *rp_cost_coef_name(unsigned int c)
+{
+	return c < RP_COST_NR ? coef_names[c] : "?";
+}
+
+struct rp_cost_samples *rp_cost_samples_new(void)
+{
+	return xcalloc(1, sizeof(struct rp_cost_samples));
+}
+
+void rp_cost_samples_free(struct rp_cost_samples *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_g; i++)
+		free(s->g[i].lat.v);
+	for (i = 0; i < RP_COST_NR; i++)
+		free(s->fixed[i].v);
+	free(s->g);
+	free(s);
+}
+
+static void vec_add(struct vec *v, uint64_t x)
+{
+	XGROW(v->v, v->cap, v->n + 1);
+	v->v[v->n++] = x;
+}
+
+static void copy_text(char *dst, size_t n, const unsigned char *src)
+{
+	snprintf(dst, n, "%s", src ? (const char *)src : "");
+}
+
+int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
+{
+	sqlite3_stmt *st;
+	const char *cs;
+	int rc, ret = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT t.arch, t.kernel, t.clocksource, coalesce(m.value, "
+			       "'unknown') FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
+			       "t.trace_id AND m.key = 'accel' WHERE t.trace_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return error("cannot read trace: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		error(rc == SQLITE_DONE ? "no trace %lld" : "cannot read trace %lld",
+		      (long long)trace_id);
+		goto out;
+	}
+	cs = (const char *)sqlite3_column_text(st, 2);
+	if (!cs || !*cs) {
+		error("trace %lld does not record its clocksource: its latencies may not be ns",
+		      (long long)trace_id);
+		goto out;
+	}
+	if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
+		error("trace %lld was recorded on the %s clocksource: its latencies are ticks, "
+		      "not ns", (long long)trace_id, cs);
+		goto out;
+	}
+	if (!sqlite3_column_text(st, 0) || !sqlite3_column_text(st, 1)) {
+		error("trace %lld does not record its arch and kernel", (long long)trace_id);
+		goto out;
+	}
+	copy_text(key->arch, sizeof(key->arch), sqlite3_column_text(st, 0));
+	copy_text(key->kernel, sizeof(key->kernel), sqlite3_column_text(st, 1));
+	copy_text(key->accel, sizeof(key->accel), sqlite3_column_text(st, 3));
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int add_event(const struct ft_event *ev, void *arg)
+{
+	struct rp_cost_samples *s = arg;
+	struct group *g;
+	uint64_t bytes;
+	size_t i;
+
+	if (ev->kind == FT_EV_ZERO_WP || ev->kind == FT_EV_COW) {
+		vec_add(&s->fixed[ev->kind == FT_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
+		return 0;
+	}
+	if (ev->kind != FT_EV_FAULT)
+		return 0;
+	if (ev->flags & FT_EVF_ZERO_PAGE) {
+		vec_add(&s->fixed[RP_COST_ZERO], ev->aux);
+		return 0;
+	}
+	bytes = s->page_size << ev->order;
+	for (i = 0; i < s->nr_g; i++)
+		if (s->g[i].bytes == bytes && s->g[i].ptes == ev->nr_ptes)
+			break;
+	if (i == s->nr_g) {
+		XGROW(s->g, s->cap_g, s->nr_g + 1);
+		g = &s->g[s->nr_g++];
+		memset(g, 0, sizeof(*g));
+		g->bytes = bytes;
+		g->ptes = ev->nr_ptes;
+	}
+	vec_add(&s->g[i].lat, ev->aux);
+	return 0;
+}
+
+int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id)
+{
+	sqlite3_stmt *st;
+	int64_t ps = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT page_size FROM trace WHERE trace_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return error("cannot read trace: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		ps = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	if (ftdb_stream_foreach(db, trace_id, add_event, s))
+		return error("trace %lld", (long long)trace_id);
+	s->traces++;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v (sorted in place): the mean of the two middle values for an even count. */
+static double median(struct vec *v)
+{
+	qsort(v->v, v->n, sizeof(*v->v), cmp_u64);
+	if (v->n % 2)
+		return (double)v->v[v->n / 2];
+	return ((double)v->v[v->n / 2 - 1] + (double)v->v[v->n / 2]) / 2;
+}
+
+/* Solve the n x n system a x = b (n <= 3) by Gaussian elimination. Return: 0, -1 singular. */
+static int solve(double a[3][3], double b[3], unsigned int n, double x[3])
+{
+	unsigned int i, j, k, p;
+	double t, scale = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			scale = fmax(scale, fabs(a[i][j]));
+	for (i = 0; i < n; i++) {
+		for (p = i, j = i + 1; j < n; j++)
+			if (fabs(a[j][i]) > fabs(a[p][i]))
+				p = j;
+		if (fabs(a[p][i]) <= 1e-12 * scale)
+			return -1;
+		for (k = 0; k < n; k++) {
+			t = a[i][k], a[i][k] = a[p][k], a[p][k] = t;
+		}
+		t = b[i], b[i] = b[p], b[p] = t;
+		for (j = i + 1; j < n; j++) {
+			t = a[j][i] / a[i][i];
+			for (k = i; k < n; k++)
+				a[j][k] -= t * a[i][k];
+			b[j] -= t * b[i];
+		}
+	}
+	for (i = n; i-- > 0;) {
+		for (t = b[i], k = i + 1; k < n; k++)
+			t -= a[i][k] * x[k];
+		x[i] = t / a[i][i];
+	}
+	return 0;
+}
+
+/*
+ * Weighted least squares over the medians of the new-folio groups with enough records:
+ * median ~ new + byte * bytes [+ pte * ptes], each group weighted by records / median^2, so
+ * a group counts by its size and by its relative (not absolute) error: the 2M faults, three
+ * orders of magnitude slower, do not decide the 4K cost.
+ */
+static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
+{
+	double a[3][3] = { { 0 } }, b[3] = { 0 }, x[3] = { 0 }, row[3], med, w;
+	uint64_t size0 = 0;
+	size_t i;
+	unsigned int n = 2, j, k, sizes = 0;
+	int64_t used = 0, split = 0;
+
+	for (i = 0; i < s->nr_g; i++) {
+		struct group *g = &s->g[i];
+
+		if (g->lat.n < RP_COST_MIN_SAMPLES)
+			continue;
+		if (!sizes || (g->bytes != size0 && sizes == 1))
+			sizes++;
+		if (sizes == 1)
+			size0 = g->bytes;
+		if ((uint64_t)g->ptes * s->page_size != g->bytes)
+			split += (int64_t)g->lat.n;
+	}
+	if (sizes < 2)
+		return error("too few samples: the per-byte cost needs %d new-folio faults of "
+			     "each of two folio sizes (record under order0 and mcpage:2, say)",
+			     RP_COST_MIN_SAMPLES);
+	if (split >= RP_COST_MIN_SAMPLES)
+		n = 3;
+	for (i = 0; i < s->nr_g; i++) {
+		struct group *g = &s->g[i];
+
+		if (g->lat.n < RP_COST_MIN_SAMPLES)
+			continue;
+		med = median(&g->lat);
+		if (med < 1)
+			med = 1;
+		w = (double)g->lat.n / (med * med);
+		row[0] = 1;
+		row[1] = (double)g->bytes;
+		row[2] = g->ptes;
+		for (j = 0; j < n; j++) {
+			for (k = 0; k < n; k++)
+				a[j][k] += w * row[j] * row[k];
+			b[j] += w * row[j] * med;
+		}
+		used += (int64_t)g->lat.n;
+	}
+	if (solve(a, b, n, x))
+		return error("cannot fit the new-folio costs: the groups do not separate them");
+	out->c[RP_COST_NEW] = x[0];
+	out->c[RP_COST_BYTE] = x[1];
+	out->c[RP_COST_PTE] = x[2];
+	out->has[RP_COST_NEW] = out->has[RP_COST_BYTE] = 1;
+	out->has[RP_COST_PTE] = n == 3;
+	for (j = 0; j < n; j++)
+		if (!(x[j] > 0))
+			return error("the fit gives a %s %s of %.3g: these latencies do not follow "
+				     "the model", j == 0 ? "fixed cost" : "cost",
+				     rp_cost_coef_name(j), x[j]);
+	out->samples += used;
+	return 0;
+}
+
+int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
+{
+	struct rp_cost_samples *s = (struct rp_cost_samples *)cs;	/* medians sort */
+	unsigned int k;
+
+	memset(out->c, 0, sizeof(out->c));
+	memset(out->has, 0, sizeof(out->has));
+	out->samples = 0;
+	out->traces = s->traces;
+	if (fit_new(s, out))
+		return -1;
+	for (k = RP_COST_ZERO; k < RP_COST_NR; k++) {
+		if (s->fixed[k].n < RP_COST_MIN_SAMPLES)
+			continue;
+		out->c[k] = median(&s->fixed[k]);
+		out->has[k] = 1;
+		out->samples += (int64_t)s->fixed[k].n;
+	}
+	return 0;
+}
+
+int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
+{
+	sqlite3_stmt *st;
+	unsigned int k;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cost_model(arch, kernel, accel, new_ns, "
+			       "byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, samples, traces, "
+			       "fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+			       "?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?12)", -1,
+			       &st, NULL) != SQLITE_OK)
+		return error("cannot store the cost model: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
+	for (k = 0; k < RP_COST_NR; k++)
+		if (m->has[k])
+			sqlite3_bind_double(st, 4 + (int)k, m->c[k]);
+		else
+			sqlite3_bind_null(st, 4 + (int)k);
+	sqlite3_bind_int64(st, 10, m->samples);
+	sqlite3_bind_int64(st, 11, m->traces);
+	sqlite3_bind_text(st, 12, FT_VERSION, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot store the cost model: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
+{
+	sqlite3_stmt *st;
+	unsigned int k;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (rp_cost_trace_key(db, trace_id, &m->key)) {
+		error_clear();
+		return 0;	/* a trace a model cannot apply to has none */
+	}
+	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
+			       "samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
+			       "AND accel = ?3", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read cost_model: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		for (k = 0; k < RP_COST_NR; k++) {
+			m->has[k] = sqlite3_column_type(st, (int)k) != SQLITE_NULL;
+			m->c[k] = sqlite3_column_double(st, (int)k);
+		}
+		m->samples = sqlite3_column_int64(st, 6);
+		m->traces = sqlite3_column_int64(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("cannot read cost_model: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_ROW;
+}
+
+int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
+{
+	const uint64_t *v = c->v;
+	double new4k = m->c[RP_COST_NEW] + m->c[RP_COST_BYTE] * RP_PAGE_SIZE + m->c[RP_COST_PTE];
+	double zero = m->has[RP_COST_ZERO] ? m->c[RP_COST_ZERO] : new4k;
+	double zwp = m->has[RP_COST_ZERO_WP] ? m->c[RP_COST_ZERO_WP] : new4k;
+	double cow = m->has[RP_COST_COW] ? m->c[RP_COST_COW] : new4k;
+	double nzero = (double)(v[RP_M_ZERO_MAPS] + v[RP_M_HUGE_ZERO_MAPS]);
+	/* faults counts zero-page maps and zero_wp; zeroed_bytes and pte_writes count zero_wp's
+	 * 4K page, pte_writes one entry per zero map and cow (replay/sim.c) */
+	double nnew = (double)v[RP_M_FAULTS] - nzero - (double)v[RP_M_ZERO_WP];
+	double bytes = (double)v[RP_M_ZEROED] - (double)v[RP_M_ZERO_WP] * RP_PAGE_SIZE;
+	double ptes = (double)v[RP_M_PTE_WRITES] - nzero - (double)v[RP_M_ZERO_WP] -
+		      (double)v[RP_M_COW];
+	double t;
+
+	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
+	    zero * nzero + zwp * (double)v[RP_M_ZERO_WP] + cow * (double)v[RP_M_COW];
+	return t > 0 ? (int64_t)llround(t) : 0;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cost.h - the fault cost model (docs/cost-model.md): per-fault costs fitted from the
+ * latency_ns of recorded faults by `foliotrace calibrate`, stored per (arch, kernel,
+ * accelerator) in cost_model, and the predicted fault_time_ns of a replayed run.
+ *
+ * Model, in ns, for one fault:
+ *   allocates a folio of B bytes writing P PTEs:  new + byte * B + pte * P
+ *   maps the zero page (4K or huge):              zero
+ *   anon_zero_wp:                                 zero_wp
+ *   anon_cow:                                     cow
+ * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
+ * mapped a number of PTEs other than its pages (it is then part of byte); zero, zero_wp,
+ * cow with fewer than RP_COST_MIN_SAMPLES records, and a run then costs those faults as a
+ * new 4K folio.
+ */
+#ifndef FT_REPLAY_COST_H
+#define FT_REPLAY_COST_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "replay/replay.h"
+
+/*
+ * Records a median needs to count: a (bytes, PTEs) group of new-folio faults with fewer is
+ * left out of the fit, a fixed cost with fewer is not fitted. The fit needs two groups of
+ * distinct folio sizes with this many records each (new and byte), else it is refused.
+ */
+#define RP_COST_MIN_SAMPLES 16
+
+enum rp_cost_coef {
+	RP_COST_NEW,		/* ns per new-folio fault */
+	RP_COST_BYTE,		/* ns per byte of the new folio */
+	RP_COST_PTE,		/* ns per PTE a new-folio fault writes */
+	RP_COST_ZERO,		/* ns per zero-page fault */
+	RP_COST_ZERO_WP,	/* ns per anon_zero_wp */
+	RP_COST_COW,		/* ns per anon_cow */
+	RP_COST_NR
+};
+
+struct rp_cost_key {
+	char arch[32];		/* trace.arch */
+	char kernel[64];	/* trace.kernel */
+	char accel[16];		/* trace_meta accel, "unknown" if absent */
+};
+
+struct rp_cost {
+	struct rp_cost_key key;
+	double c[RP_COST_NR];	/* units above; 0 where !has */
+	int has[RP_COST_NR];	/* 1: fitted */
+	int64_t samples;	/* records the fit used */
+	int64_t traces;		/* traces they came from */
+};
+
+/* Latencies collected for a fit, grouped by kind (and by folio size for new folios). */
+struct rp_cost_samples;
+
+struct rp_cost_samples *rp_cost_samples_new(void);
+void rp_cost_samples_free(struct rp_cost_samples *s);
+
+/* The coefficient's column name in cost_model (new_ns, byte_ns, ...). */
+const char *rp_cost_coef_name(unsigned int c);
+
+/*
+ * rp_cost_trace_key - the (arch, kernel, accel) of trace_id. Refuses a trace whose latencies
+ * are not ns measurements: no clocksource recorded, or jiffies/refined-jiffies.
+ * Return: 0, or -1 with error().
+ */
+int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key);
+
+/*
+ * rp_cost_samples_add - add every FAULT, ZERO_WP and COW record of trace_id to s.
+ * Return: 0, or -1 with error().
+ */
+int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id);
+
+/*
+ * rp_cost_fit - fit the model to s (method: docs/cost-model.md). Return: 0 with *out's
+ * coefficients (not its key), or -1 with error() naming what is missing (too few samples)
+ * or wrong (a negative cost).
+ */
+int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
+
+/* rp_cost_store - replace cost_model's row of m->key, in its own transaction. */
+int rp_cost_store(sqlite3 *db, const struct rp_cost *m);
+
+/*
+ * rp_cost_lookup - the model for trace_id's (arch, kernel, accel), if any.
+ * Return: 1 with *m filled, 0 if the database has none, -1 with error().
+ */
+int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m);
+
+/*
+ * rp_cost_predict - predicted fault time, ns, of the faults a run counted in c (its
+ * faults, zero maps, zero_wp, cow, zeroed_bytes and pte_writes), rounded to the ns.
+ */
+int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c);
+
+#endif /* FT_REPLAY_COST_H */
