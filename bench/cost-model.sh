@@ -3,8 +3,10 @@
 # fixtures of tests/data: per arch, calibrate on anon-touch under order0 and mcpage:2 (the
 # two folio sizes the fit needs), then for every other fixture of that arch replay its
 # recorded policy and print the predicted fault_time_ns beside the sum of the latency_ns of
-# its recorded anon_fault records (the real fault time; anon_zero_wp and anon_cow latencies
-# are not in `query faults`, so fixtures with those are marked). Usage: bench/cost-model.sh
+# its recorded anon_fault records (the real fault time). `query faults` has no anon_zero_wp
+# and anon_cow latencies, so both sides are of anon_fault records only: the prediction
+# less the model's cost of the zero_wp and COW faults (counted in the last column).
+# Usage: bench/cost-model.sh
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=${FT:-$TOP/build/foliotrace}
@@ -23,11 +25,18 @@ for arch in x86_64 arm64; do
 		"$FT" ingest -q -o "$db" "$d"
 		"$FT" calibrate -o "$db" "$T/cal-$arch.db" > /dev/null
 		pol=$(cat "$d/header/policy")
+		# coefficients: new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns (csv columns 4-9)
 		pred=$("$FT" replay "$db" --policy "$pol" --format json |
-			python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["metrics"]["fault_time_ns"])')
+			python3 -c 'import json, sys
+m = json.load(sys.stdin)["runs"][-1]["metrics"]
+c = [float(x) if x else None for x in open(sys.argv[1]).read().splitlines()[-1].split(",")[3:9]]
+new4k = c[0] + c[1] * 4096 + (c[2] or 0)
+t = m["fault_time_ns"] - m["zero_wp_faults"] * (c[4] or new4k) - m["cow_faults"] * (c[5] or new4k)
+print(round(t))' "$T/coef-$arch.csv")
 		real=$("$FT" query "$db" faults --format csv |
 			awk -F, 'NR > 1 { s += $10 } END { printf "%d", s }')
-		wpcow=$("$FT" query "$db" --format csv sql "SELECT sum(zero_wp + cow) FROM process" | tail -1)
+		wpcow=$("$FT" query "$db" --format csv sql "SELECT sum(zero_wp + cow) FROM process" |
+			tail -1)
 		printf '%-8s %-28s %-8s %14s %14s %7.1f%% %s\n' "$arch" "$n" "$pol" "$pred" \
 			"$real" "$(echo "$pred $real" | awk '{ print ($1 / $2 - 1) * 100 }')" "$wpcow"
 	done
