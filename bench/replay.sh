@@ -2,12 +2,15 @@
 # bench/replay.sh - replay engine throughput per policy, side by side with a plain
 # sequential read of the same in-memory stream (and the event_chunk decoder), one run.
 #
-#   sh bench/replay.sh [NR_FAULTS] [GENERATOR]     default 10000000 kbuild-like
+#   sh bench/replay.sh [NR_FAULTS] [GENERATOR|DB]     default 10000000 kbuild-like
 #
-# The stream is SYNTHETIC (replay/synth.c, named in the output), not a recorded trace.
-# Last line: replay_faults_per_s=N scan_ratio=R, where N is the slowest policy's rate of
-# FAULT records replayed per second on one core and R = N / (FAULT records per second of
-# the plain read): 1.0 would mean replaying costs no more than reading the stream.
+# The stream is SYNTHETIC (replay/synth.c, named in the output), or the newest trace of the
+# trace database DB (a recorded one: NR_FAULTS is then ignored).
+# Last line: replay_faults_per_s=N scan_ratio=R, where R is the lowest over the policies of
+# (plain read time / replay time), each policy timed alternately with the plain read (best
+# of 5 each: the load of a shared machine moves both alike), and N that policy's rate of
+# FAULT records replayed per second on one core: 1.0 would mean replaying costs no more
+# than reading the stream.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"

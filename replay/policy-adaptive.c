@@ -70,18 +70,17 @@ static unsigned int adaptive_orders(const struct rp_policy *p, void *state,
 {
 	struct adaptive_state *st = state;
 	struct rp_adaptive_vma *v;
-	unsigned int n = 0;
+	unsigned int n = 0, seq, up, down;
 	int o;
 
 	if (f->vma_id >= st->nr)
 		return 0;
 	v = &st->vma[f->vma_id];
-	if (v->next && f->vpn >= v->next && f->vpn < v->next + (1ULL << v->cur)) {
-		if (v->cur < st->max_order)
-			v->cur++;
-	} else if (v->cur) {
-		v->cur--;
-	}
+	/* without branches: whether a fault is sequential is data, not a predictable pattern */
+	seq = v->next && f->vpn - v->next < (1ULL << v->cur);
+	up = v->cur + (v->cur < st->max_order);
+	down = v->cur - (v->cur > 0);
+	v->cur = (uint8_t)(seq ? up : down);
 	for (o = v->cur; o >= 1; o--)
 		out[n++] = (uint8_t)o;
 	return n;
