@@ -63,6 +63,9 @@ static void guest_rows(struct out_table *t, const char *policy, const struct rp_
 		m = guest_metrics[k];
 		row(t, policy, rp_metric_name(m), 1, s->v[m], 1, r->c.v[m], "guest");
 	}
+	/* the prediction exists only for runs replayed with a cost model (replay/cost.h) */
+	row(t, policy, rp_metric_name(RP_M_FAULT_TIME), s->v[RP_M_FAULT_TIME] > 0,
+	    s->v[RP_M_FAULT_TIME], 1, r->c.v[RP_M_FAULT_TIME], "guest");
 	for (k = 1; k < FT_FB_NR; k++)
 		row(t, policy, rp_metric_name(RP_M_FB_0 + k), 1, s->v[RP_M_FB_0 + k], 1,
 		    r->c.v[RP_M_FB_0 + k], "guest");

@@ -191,6 +191,7 @@ static void fault(struct rp_measure *w, const struct ft_event *ev, uint64_t page
 	uint32_t st = ev->flags & FT_EVF_ZERO_PAGE ? PG_ZERO : PG_MEM;
 
 	w->r.c.v[RP_M_FAULTS]++;
+	w->r.c.v[RP_M_FAULT_TIME] += ev->aux;	/* latency_ns: the real fault time */
 	if (ev->reason && ev->reason < FT_FB_NR)
 		w->r.c.v[RP_M_FB_0 + ev->reason]++;
 	if (!ev->nr_ptes)
@@ -252,6 +253,7 @@ void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev)
 		if (!in_family(w, (uint32_t)root, ev->addr))
 			return;
 		w->r.c.v[RP_M_ALLOC_0]++;
+		w->r.c.v[RP_M_FAULT_TIME] += ev->aux;
 		if (ev->kind == FT_EV_COW) {
 			w->r.c.v[RP_M_COW]++;
 		} else {

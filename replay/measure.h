@@ -69,7 +69,8 @@ uint64_t rp_latency_rank(const uint64_t *sorted, size_t n, double pct);
 struct rp_measured {
 	/*
 	 * Metrics by enum rp_metric, those a guest trace shows: faults, zero_wp_faults,
-	 * cow_faults, zeroed_bytes, peak_rss_bytes, alloc_order_N, fallback_*; the others 0.
+	 * cow_faults, zeroed_bytes, peak_rss_bytes, alloc_order_N, fallback_*, and
+	 * fault_time_ns (the sum of the measured records' latency_ns); the others 0.
 	 */
 	struct rp_counters c;
 	struct rp_latencies lat[RP_MEASURE_ORDERS];	/* new-folio faults' latency_ns */

@@ -188,6 +188,8 @@ static void latency(void)
 	ok(r.lat[0].n == 10 && rp_latency_rank(r.lat[0].ns, 10, 50) == 500 &&
 	   rp_latency_rank(r.lat[0].ns, 10, 99) == 1000 && !r.lat[1].n,
 	   "latency of new-folio faults kept per order, p50 500 ns and p99 1000 ns");
+	/* 100 + 200 + ... + 1000 */
+	ok(r.c.v[RP_M_FAULT_TIME] == 5500, "fault_time_ns: the sum of the latencies, 5500 ns");
 	rp_measured_release(&r);
 	rp_replay_map_release(&m);
 	rp_stream_release(&s);
@@ -270,7 +272,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		n += 1 + cases[i].all_measured;
-	plan((int)n + 1 + 2 + 2);
+	plan((int)n + 2 + 2 + 2);
 	hand_cases();
 	latency();
 	synthetic();
