@@ -196,6 +196,8 @@ echo "$ACCEL" > "$OUT/accel"
 
 H=$OUT/header
 mkdir -p "$H"
+# the accelerator is part of the cost model's key (docs/cost-model.md)
+echo "$ACCEL" > "$H/accel"
 if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")
 	[ "$st" = 0 ] && exit 0
