@@ -68,8 +68,29 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* One paragraph about the trace just stored: the most recent non-replay trace of db. */
-static int print_summary(const char *db)
+/* With --sites: one more line, about the calls of that trace. */
+static int print_sites(sqlite3 *h, const char *db)
+{
+	static const char sql[] =
+		"SELECT count(*), count(DISTINCT stack_id), coalesce(sum(s.status <> 'ok'), 0)"
+		" FROM site_call c LEFT JOIN site_stack s USING (stack_id) WHERE c.call <> 'none'"
+		" AND c.trace_id = (SELECT max(trace_id) FROM trace WHERE parent_trace_id IS NULL)";
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		ret = error("cannot read %s: %s", db, sqlite3_errmsg(h));
+	else
+		printf("  %lld memory calls traced, %lld distinct stacks, %lld did not unwind to "
+		       "the end; try: foliotrace query %s sites\n", sqlite3_column_int64(st, 0),
+		       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), db);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* One paragraph about the trace just stored (and its call sites if sites). */
+static int print_summary(const char *db, int sites)
 {
 	static const char sql[] =
 		"SELECT t.trace_id, t.arch, t.kernel, t.policy, t.workload, t.workload_status,"
@@ -101,35 +122,7 @@ static int print_summary(const char *db)
 	       sqlite3_column_int(st, 5), sqlite3_column_int64(st, 7),
 	       sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 8),
 	       sqlite3_column_int64(st, 9), db, db);
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	ftdb_close(h);
-	return ret;
-}
-
-/* With --sites: one more line, about the calls of the trace just stored. */
-static int print_sites(const char *db)
-{
-	static const char sql[] =
-		"SELECT count(*), count(DISTINCT stack_id), coalesce(sum(s.status <> 'ok'), 0)"
-		" FROM site_call c LEFT JOIN site_stack s USING (stack_id) WHERE c.call <> 'none'"
-		" AND c.trace_id = (SELECT max(trace_id) FROM trace WHERE parent_trace_id IS NULL)";
-	sqlite3_stmt *st = NULL;
-	sqlite3 *h;
-	int ret = -1;
-
-	if (ftdb_open(db, FTDB_READONLY, &h))
-		return -1;
-	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW) {
-		error("cannot read %s: %s", db, sqlite3_errmsg(h));
-		goto out;
-	}
-	printf("  %lld memory calls traced, %lld distinct stacks, %lld did not unwind to the end;"
-	       " try: foliotrace query %s sites\n", sqlite3_column_int64(st, 0),
-	       sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), db);
-	ret = 0;
+	ret = sites ? print_sites(h, db) : 0;
 out:
 	sqlite3_finalize(st);
 	ftdb_close(h);
@@ -259,7 +252,7 @@ int cmd_record(int argc, char **argv)
 		error("the trace in %s could not be stored", dir.buf);
 		goto out;
 	}
-	if (print_summary(db) || (ra.sites && print_sites(db)))
+	if (print_summary(db, ra.sites))
 		goto out;
 	fprintf(stderr, "foliotrace: trace kept in %s; workload output in %s/workload.out\n",
 		dir.buf, dir.buf);

@@ -76,6 +76,8 @@ struct task {
 	char *stack;		/* formatted "C" tail and "F" lines of that call, malloc'ed */
 	int nr_frames;
 	const char *status;	/* unwinding outcome of that call */
+	void *upt;		/* its libunwind-ptrace handle, kept across calls: it caches
+				 * the last ELF image it mapped; NULL until the first call */
 };
 
 struct map {
@@ -89,6 +91,7 @@ static struct map maps[MAX_MAPS];
 static int nr_maps;
 static FILE *out;
 static unw_addr_space_t as;
+static pid_t cached_tgid;	/* whose unwind info libunwind's cache holds, 0: none */
 
 static uint64_t now_ns(void)
 {
@@ -238,7 +241,14 @@ static void unwind(struct task *t)
 	t->stack = NULL;
 	t->nr_frames = 0;
 	load_maps(t->tgid);
-	ui = _UPT_create(t->tid);
+	/* the cache is by address: valid for one address space only */
+	if (t->tgid != cached_tgid) {
+		unw_flush_cache(as, 0, 0);
+		cached_tgid = t->tgid;
+	}
+	if (!t->upt)
+		t->upt = _UPT_create(t->tid);
+	ui = t->upt;
 	if (!ui) {
 		t->status = "no_memory";
 		return;
@@ -281,7 +291,15 @@ static void unwind(struct task *t)
 		}
 	}
 out:
-	_UPT_destroy(ui);
+	return;
+}
+
+/* A task ended or exec'ed: its cached image is stale. */
+static void drop_upt(struct task *t)
+{
+	if (t->upt)
+		_UPT_destroy(t->upt);
+	t->upt = NULL;
 }
 
 static const char *call_name(long nr)
@@ -444,6 +462,8 @@ static void on_event(struct task *t, int event)
 	case PTRACE_EVENT_EXEC:
 		/* a thread other than the leader that execs takes the leader's id */
 		t->tgid = tgid_of(t->tid);
+		drop_upt(t);
+		cached_tgid = 0;	/* a new image at the same addresses */
 		follow_root(t->tid);
 		fprintf(out, "X\t%llu\t%d\texec\n", (unsigned long long)now_ns(), t->tgid);
 		break;
@@ -479,8 +499,9 @@ int main(int argc, char **argv)
 	as = unw_create_addr_space(&_UPT_accessors, 0);
 	if (!as)
 		die("%s", "unw_create_addr_space failed");
-	/* one address space serves every process: cache nothing across them */
-	unw_set_caching_policy(as, UNW_CACHE_NONE);
+	/* one address space serves every process: its cache is flushed when the process
+	 * unwound changes or execs (cached_tgid) */
+	unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
 	fprintf(out, "V\t1\t%d\n", getpid());
 
 	root = fork();
@@ -514,6 +535,7 @@ int main(int argc, char **argv)
 				root_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 								  128 + WTERMSIG(status);
 			if (t) {
+				drop_upt(t);
 				free(t->stack);
 				memset(t, 0, sizeof(*t));
 			}
