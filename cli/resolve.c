@@ -243,6 +243,13 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		cmd->kind = FT_CMD_BUNDLED;
 	else if (!rootfs && strchr(argv0, '/') && is_static_elf(argv0))
 		cmd->kind = FT_CMD_STATIC;
+	/*
+	 * Without a root the guest's arch can run (arm64 without --rootfs), `sh` is the
+	 * initramfs's busybox shell, as it was before host programs could be recorded, so
+	 * scripts of bundled workloads (`sh -c 'anon-touch 64M && sparse'`) keep working.
+	 */
+	else if (!rootfs && !strcmp(argv0, "sh") && !host_arch_is(arch))
+		cmd->kind = FT_CMD_BUNDLED;
 	if (cmd->kind != FT_CMD_ROOT)
 		return nr_envs ? error("--env is for programs of the root filesystem; %s runs from "
 				       "the guest's initramfs with its fixed environment", argv0) : 0;

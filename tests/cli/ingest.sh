@@ -7,7 +7,7 @@
 . "$(dirname "$0")/trace-lib.inc"
 
 nreal=$(real_traces | wc -l)
-plan $((22 + 3 * nreal))
+plan $((24 + 3 * nreal))
 diag "real traces: $nreal; synthetic fixtures: $(basename "$SMALL") $(basename "$TINY")"
 
 DB="$T/a.db"
@@ -84,6 +84,12 @@ for v in summary procs vmas orders faults; do
 	"$FT" query "$T/plugin.db" --format csv $v | grep -v '^\(ingested_at\|path\),' > "$T/plugin.$v"
 done
 check "  ... and stores what foliotrace ingest stores" sh -c "cd $T && for v in summary procs vmas orders faults; do cmp one.\$v plugin.\$v || exit 1; done"
+# a failing sink inside babeltrace2 reports its cause (our error(), not glibc's error(3),
+# which would exit the CLI with "Unknown error N")
+babeltrace2 --plugin-path="$TOP/build/plugins" "$SMALL" -c sink.foliotrace.sqlite \
+	-p "path=\"$T/no/such/dir/x.db\"" > "$T/plugin-fail.out" 2>&1
+ok $([ $? = 1 ]; echo $?) "the plugin's failure is babeltrace2's exit 1"
+check "  ... with our cause in babeltrace2's chain" sh -c "grep -q \"CAUSED BY .*sink.foliotrace.sqlite\" $T/plugin-fail.out && grep -q \"cannot create $T/no/such/dir/x.db\" $T/plugin-fail.out"
 
 # every real trace recorded in a guest: counts equal babeltrace2's on the real trace
 for d in $(real_traces); do
