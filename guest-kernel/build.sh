@@ -127,8 +127,10 @@ assemble_guest() {
 	echo "$IMAGE" > "$tmp/image"
 	rm -rf "$GDIR"
 	mv "$tmp" "$GDIR"
-	for old in "$CACHE"/guest-$ARCH-*; do
-		[ "$old" = "$GDIR" ] || rm -rf "$old"
+	# Keep the 4 most recently used guests of this arch (a few MB each): two checkouts,
+	# or a branch switch, must not delete a guest another run is booting from.
+	ls -dt "$CACHE"/guest-$ARCH-* | tail -n +5 | while read -r old; do
+		rm -rf "$old"
 	done
 }
 
@@ -136,6 +138,7 @@ assemble_guest() {
 # it in the same directory: one assembles under a per-arch lock, the other waits and
 # finds it done. A cached guest needs no lock.
 if [ -f "$GDIR/initrd.cpio" ]; then
+	touch "$GDIR"	# most recently used: the last one evicted
 	say "guest $ARCH $GKEY cached"
 else
 	exec 9>"$CACHE/.guest-lock-$ARCH"
