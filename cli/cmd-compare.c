@@ -82,6 +82,12 @@ static const char *column(const struct rp_metric_info *m)
 	return m->column ? m->column : m->name;
 }
 
+/* 1 if m is not known for run c: a 0 that means "not computed" (RP_SHOW_ZERO_UNKNOWN). */
+static int unknown(const struct rp_metric_info *m, const struct rp_counters *c)
+{
+	return (m->show & RP_SHOW_ZERO_UNKNOWN) && !c->v[m->id];
+}
+
 /* The metric table's RP_SHOW_JSON rows of one run, after its other fields. */
 static void json_metrics(const struct rp_counters *c, const struct rp_counters *b)
 {
@@ -109,10 +115,19 @@ static void json_metrics(const struct rp_counters *c, const struct rp_counters *
 			open = m;
 			continue;
 		}
+		if (unknown(m, c)) {
+			printf(",\"%s\":null", m->name);
+			if (m->show & RP_SHOW_VS_BASE)
+				printf(",\"%s_vs_baseline\":null", column(m));
+			continue;
+		}
 		printf(",\"%s\":%llu", m->name, (unsigned long long)c->v[m->id]);
 		if (m->show & RP_SHOW_VS_BASE) {
 			printf(",\"%s_vs_baseline\":", column(m));
-			out_json_ratio(stdout, c->v[m->id], b->v[m->id]);
+			if (unknown(m, b))
+				printf("null");
+			else
+				out_json_ratio(stdout, c->v[m->id], b->v[m->id]);
 		}
 	}
 }
@@ -198,6 +213,8 @@ static void table_metrics(struct out_table *t, enum out_format f, const struct r
 		}
 		if (!c)
 			out_add_col(t, column(m));
+		else if (unknown(m, c))
+			out_null(t);
 		else if (m->show & RP_SHOW_BYTES)
 			cell_bytes(t, f, c->v[m->id]);
 		else
@@ -207,6 +224,8 @@ static void table_metrics(struct out_table *t, enum out_format f, const struct r
 		snprintf(name, sizeof(name), "%s_vs_base", column(m));
 		if (!c)
 			out_add_col(t, name);
+		else if (unknown(m, c) || unknown(m, b))
+			out_null(t);
 		else
 			cell_delta(t, f, c->v[m->id], b->v[m->id]);
 	}

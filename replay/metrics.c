@@ -21,6 +21,7 @@
 #define J RP_SHOW_JSON
 #define T RP_SHOW_TOTAL
 #define G RP_SHOW_CHART
+#define U RP_SHOW_ZERO_UNKNOWN
 
 #define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T }
 #define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, J }
@@ -34,7 +35,7 @@ static const struct rp_metric_info table[] = {
 	{ RP_M_BLOAT, "bloat_bytes", "bloat", NULL, NULL, "bloat (never touched)",
 	  B | A | C | J | G },
 	{ RP_M_ZEROED, "zeroed_bytes", "zeroed", NULL, NULL, "zeroed", B | A | C | V | J | G },
-	{ RP_M_FAULT_TIME, "fault_time_ns", "fault_time", NULL, NULL, NULL, C | V | J },
+	{ RP_M_FAULT_TIME, "fault_time_ns", "fault_time", NULL, NULL, NULL, C | V | J | U },
 	FB(FT_FB_VMA_EDGE, "vma_edge"),
 	FB(FT_FB_PTE_POPULATED, "pte_populated"),
 	FB(FT_FB_ALLOC_FAILED, "alloc_failed"),

@@ -157,6 +157,8 @@ enum rp_metric_show {
 	RP_SHOW_TOTAL = 1 << 5,		/* a group: compare JSON adds "<group>_total" */
 	RP_SHOW_CHART = 1 << 6,		/* a byte count report draws in its memory chart */
 	RP_SHOW_INTERNAL = 1 << 7,	/* never stored nor shown (fallback_none) */
+	RP_SHOW_ZERO_UNKNOWN = 1 << 8,	/* 0 means not computed (fault_time_ns without a cost
+					 * model): compare shows null, and no change */
 };
 
 struct rp_metric_info {

@@ -7,7 +7,7 @@
 # (nothing stored, database byte-identical). Usage errors exit 2.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 23
+plan 26
 D=$TOP/tests/data
 q() { "$FT" query "$1" --format csv sql "$2" | tail -n +2; }
 # median latency_ns of the anon_fault records of DB's trace with order ORD, fallback none,
@@ -57,6 +57,16 @@ for arch in x86_64 arm64; do
 		awk -v p="$pred" -v r="$real" 'BEGIN { exit !(p > r / 3 && p < r) }'
 done
 
+# compare: the stored prediction, and null for a run replayed without a model
+ho=$T/pf-loop-x86_64.db
+"$FT" compare "$ho" --format json > "$T/cmp.json"
+check "compare JSON shows the stored fault_time_ns" grep -q \
+	"\"fault_time_ns\":$(q "$ho" "SELECT value FROM replay_metric WHERE name = 'fault_time_ns' AND proc_id IS NULL")," "$T/cmp.json"
+"$FT" replay "$T/order0-x86_64.db" --policy mthp:16K > /dev/null
+"$FT" compare "$T/order0-x86_64.db" --format json > "$T/cmp0.json"
+check "without a model: no fault_time_ns stored, compare JSON null" sh -c \
+	"[ \$('$FT' query '$T/order0-x86_64.db' --format csv sql \"SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns'\" | tail -1) = 0 ] && grep -q '\"fault_time_ns\":null,\"fault_time_vs_baseline\":null' '$T/cmp0.json'"
+
 # refusals
 "$FT" calibrate "$T/order0-x86_64.db" > "$T/out" 2> "$T/err"
 ok $(( $? != 1 )) "order0 alone: exit 1"
@@ -71,6 +81,10 @@ ok $(( $? != 1 )) "refined-jiffies trace: exit 1"
 check "refined-jiffies trace: one line naming the clocksource" sh -c \
 	"[ \$(wc -l < '$T/err') = 1 ] && grep -q 'refined-jiffies clocksource' '$T/err'"
 check "refined-jiffies trace: database byte-identical" cmp "$T/jiffies.db" "$T/jiffies.before"
+"$FT" calibrate -o "$T/none.db" "$T/cal-x86_64.db" > /dev/null 2> "$T/err"
+rc=$?
+check "-o a missing database: exit 1, one line, nothing created" sh -c \
+	"[ $rc = 1 ] && [ ! -e '$T/none.db' ] && [ \$(wc -l < '$T/err') = 1 ]"
 "$FT" calibrate > /dev/null 2>&1
 ok $(( $? != 2 )) "no database: usage error, exit 2"
 done_testing
