@@ -10,7 +10,10 @@
  * the previous one costs no hashing; presence is a 512-bit bitmap per leaf, so "are all
  * PTEs of this aligned block none" is one or a few word tests and a THP check is
  * nr_present == 0. Nothing is allocated per fault: leaves are allocated once per 2M range
- * touched and freed when the process exits.
+ * touched and freed when the process exits. The event loop handles the common touches
+ * inline (a present page; a write first touch under order0) and calls out of line for the
+ * rest, so the common path pays no register saves; bench/replay-cg.sh counts its
+ * instructions per event.
  *
  * Page state invariants (per process, per 4K page):
  *	present bit clear	=> st, ord, pfn are meaningless
@@ -36,6 +39,8 @@
 #define PG_ZERO		0x1
 #define PG_TOUCHED	0x2
 #define PG_COW		0x4
+/* unmap_leaf() reads these bits of 8 pages' st bytes at once */
+_Static_assert(PG_ZERO == 1 && PG_TOUCHED == 2 && PG_COW == 4, "st bits are 0, 1, 2");
 
 struct leaf {
 	uint64_t key;			/* vpn >> LEAF_SHIFT */
