@@ -48,7 +48,8 @@ for i in $(seq 1 300); do
 	sleep 1
 done
 sleep 5
-pkill -KILL -f "qemu-system.*$(basename "$new")"
+pkill -KILL -f "qemu-system.*$(basename "$new")" ||
+	diag "no QEMU process matched $(basename "$new") after ${i}s (started: $(ls "$new/header" | grep -c started))"
 wait $rec
 rc=$?
 ok $([ $rc = 1 ]; echo $?) "killing the guest makes record exit 1 (got $rc)"
