@@ -66,6 +66,20 @@ static const char style[] =
 	"th:first-child{text-align:left}.chart text{font:11px system-ui,sans-serif}"
 	".chart .ct{font-weight:bold;font-size:12px}.note{color:#666;font-size:12px}";
 
+/*
+ * Element ids of the charts: "faults" on a one-trace page, "t3-faults" for trace 3 on a
+ * page of several traces, so ids stay unique.
+ */
+static char id_prefix[32];
+
+static const char *chart_id(const char *name)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s%s", id_prefix, name);
+	return buf;
+}
+
 static int usage_error(const char *msg)
 {
 	return cli_usage_error("report", usage_text, msg);
@@ -143,7 +157,7 @@ static void section_faults(struct strbuf *sb, const struct run_set *rs, const ch
 		note[i] = xstrdup(buf);
 	}
 	strbuf_addstr(sb, "<h2>Faults per policy</h2>\n");
-	svg_hbars(sb, "faults", "Page faults, and change against the baseline", rows,
+	svg_hbars(sb, chart_id("faults"), "Page faults, and change against the baseline", rows,
 		  (const char *const *)note, rs->nr, &s, 1, fmt_n);
 	for (i = 0; i < rs->nr; i++)
 		free(note[i]);
@@ -175,7 +189,7 @@ static void section_memory(struct strbuf *sb, const struct run_set *rs, const ch
 		k++;
 	}
 	strbuf_addstr(sb, "<h2>Memory per policy</h2>\n");
-	svg_hbars(sb, "memory", "Anonymous memory: RSS, bloat and bytes zeroed", rows, NULL,
+	svg_hbars(sb, chart_id("memory"), "Anonymous memory: RSS, bloat and bytes zeroed", rows, NULL,
 		  rs->nr, s, k, fmt_b);
 	free(v);
 }
@@ -200,7 +214,7 @@ static void section_orders(struct strbuf *sb, const struct run_set *rs, const ch
 					    RP_PAGE_SIZE;
 	}
 	strbuf_addstr(sb, "<h2>Order histogram</h2>\n");
-	svg_stacked(sb, "orders", "Bytes allocated by faults, by block size", rows, rs->nr, s,
+	svg_stacked(sb, chart_id("orders"), "Bytes allocated by faults, by block size", rows, rs->nr, s,
 		    RP_PMD_ORDER + 1, fmt_b);
 	strbuf_addstr(sb, "<table class=\"m\"><tr><th>allocations</th>");
 	for (k = 0; k <= RP_PMD_ORDER; k++)
@@ -233,7 +247,7 @@ static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const
 			v[r * rs->nr + i] = (double)rs->run[i].c.v[RP_M_FB_0 + r];
 	}
 	strbuf_addstr(sb, "<h2>Fallbacks by reason</h2>\n");
-	svg_stacked(sb, "fallbacks", "Faults that mapped less than the policy asked for, by "
+	svg_stacked(sb, chart_id("fallbacks"), "Faults that mapped less than the policy asked for, by "
 		    "reason", rows, rs->nr, s, FT_FB_NR - 1, fmt_n);
 	free(v);
 }
@@ -271,7 +285,7 @@ static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int
 		s[0].v = v;
 		s[1].v = v + rows + 1;
 		s[2].v = v + 2 * (rows + 1);
-		svg_hbars(sb, "latency", "Recorded anon_fault latency_ns by what the recorded "
+		svg_hbars(sb, chart_id("latency"), "Recorded anon_fault latency_ns by what the recorded "
 			  "kernel mapped", labels, NULL, known, s, 3, fmt_ns);
 		strbuf_addstr(sb, "<table class=\"m\"><tr><th>order</th><th>zero page</th>"
 			      "<th>faults</th><th>p50 ns</th><th>p90 ns</th><th>p99 ns</th>"
@@ -299,8 +313,8 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
 {
 	unsigned int i, m;
 
-	strbuf_addstr(sb, "<h2>All metrics</h2>\n<table class=\"m\" id=\"metrics\"><tr>"
-		      "<th>metric</th>");
+	strbuf_addf(sb, "<h2>All metrics</h2>\n<table class=\"m\" id=\"%smetrics\"><tr>"
+		    "<th>metric</th>", id_prefix);
 	for (i = 0; i < rs->nr; i++) {
 		strbuf_addstr(sb, "<th>");
 		html_esc(sb, rs->run[i].policy);
@@ -320,8 +334,8 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
 		      "replay_metric\"</code>.</p>\n");
 }
 
-static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_t pid,
-		 struct strbuf *sb)
+/* One trace's part of the page: its header, then every section, from its runs rs. */
+static int build_trace(sqlite3 *db, const struct run_set *rs, int64_t pid, struct strbuf *sb)
 {
 	const char **rows = xcalloc(rs->nr, sizeof(*rows));
 	unsigned int i;
@@ -329,11 +343,7 @@ static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_
 
 	for (i = 0; i < rs->nr; i++)
 		rows[i] = rs->run[i].policy;
-	strbuf_addf(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		    "<title>foliotrace report: trace %lld</title><style>%s</style></head>"
-		    "<body>\n<h1>foliotrace report: trace %lld</h1>\n", (long long)trace_id,
-		    style, (long long)trace_id);
-	if (trace_header(db, trace_id, sb))
+	if (trace_header(db, rs->trace_id, sb))
 		goto out;
 	strbuf_addf(sb, "<tr><td>replay</td><td>simulator, frag=%s%s", rs->frag,
 		    *rs->filter ? ", " : "");
@@ -342,8 +352,8 @@ static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_
 	html_esc(sb, rs->run[rs->base].policy);
 	strbuf_addstr(sb, "</td></tr>\n</table>\n");
 	if (!rp_policy_records_all(rs->recorded_policy)) {
-		strbuf_addstr(sb, "<p class=\"warn\" id=\"warning\">Warning: this trace was "
-			      "recorded under ");
+		strbuf_addstr(sb, "<p class=\"warn\" id=\"");
+		strbuf_addf(sb, "%swarning\">Warning: this trace was recorded under ", id_prefix);
 		html_esc(sb, *rs->recorded_policy ? rs->recorded_policy : "an unknown policy");
 		strbuf_addstr(sb, ", not order0: it misses first touches, so every policy's "
 			      "faults are undercounted.</p>\n");
@@ -352,16 +362,211 @@ static int build(sqlite3 *db, int64_t trace_id, const struct run_set *rs, int64_
 	section_memory(sb, rs, rows);
 	section_orders(sb, rs, rows);
 	section_fallbacks(sb, rs, rows);
-	if (section_latency(sb, db, trace_id, pid))
+	if (section_latency(sb, db, rs->trace_id, pid))
 		goto out;
 	section_metrics(sb, rs);
+	ret = 0;
+out:
+	free(rows);
+	return ret;
+}
+
+static void page_start(struct strbuf *sb, const char *what)
+{
+	strbuf_addf(sb, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<title>foliotrace report: %s</title><style>%s</style></head>"
+		    "<body>\n<h1>foliotrace report: %s</h1>\n", what, style, what);
+}
+
+static void page_end(struct strbuf *sb)
+{
 	strbuf_addf(sb, "<p class=\"note\">Generated by foliotrace %s.</p>\n<script>"
 		    "document.documentElement.dataset.ready = "
 		    "String(document.querySelectorAll('svg.chart').length);</script>\n"
 		    "</body></html>\n", FT_VERSION);
+}
+
+/* The recordings of db (guest replays are not workloads), oldest first. */
+static int list_traces(sqlite3 *db, int64_t **ids, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*nr = 0;
+	if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE parent_trace_id IS NULL "
+			       "ORDER BY trace_id", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(*ids, cap, *nr + 1);
+		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+/* trace.workload of trace_id ("" if unknown) into buf. */
+static void trace_workload(sqlite3 *db, int64_t trace_id, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+
+	snprintf(buf, len, "%s", "");
+	if (sqlite3_prepare_v2(db, "SELECT workload FROM trace WHERE trace_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+/* Where policy's run is in rs, or -1. */
+static int run_index(const struct run_set *rs, const char *policy)
+{
+	unsigned int i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (!strcmp(rs->run[i].policy, policy))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The workloads x policies table, one per metric as the seeds lay theirs out: a row per
+ * trace, a column per policy (every policy any trace was replayed under, in first-seen
+ * order), each cell the value and its change against the trace's baseline. The exact
+ * value and ratio are in data-v and data-r (empty without a baseline value) for scripts.
+ */
+static void summary_table(struct strbuf *sb, sqlite3 *db, const struct run_set *rs, size_t n,
+			  enum rp_metric m, const char *title)
+{
+	const char **pol = NULL;
+	size_t np = 0, cap = 0, t, k;
+	unsigned int i;
+	char buf[64], d[32], wl[256];
+
+	for (t = 0; t < n; t++)
+		for (i = 0; i < rs[t].nr; i++) {
+			for (k = 0; k < np; k++)
+				if (!strcmp(pol[k], rs[t].run[i].policy))
+					break;
+			if (k == np) {
+				XGROW(pol, cap, np + 1);
+				pol[np++] = rs[t].run[i].policy;
+			}
+		}
+	strbuf_addf(sb, "<h3>%s</h3>\n<table class=\"m\" id=\"summary-%s\"><tr>"
+		    "<th>trace</th><th>workload</th>", title, rp_metric_name(m));
+	for (k = 0; k < np; k++) {
+		strbuf_addstr(sb, "<th>");
+		html_esc(sb, pol[k]);
+		strbuf_addstr(sb, "</th>");
+	}
+	strbuf_addstr(sb, "</tr>\n");
+	for (t = 0; t < n; t++) {
+		const struct run_set *r = &rs[t];
+
+		trace_workload(db, r->trace_id, wl, sizeof(wl));
+		strbuf_addf(sb, "<tr data-trace=\"%lld\"><td><a href=\"#trace-%lld\">%lld</a>"
+			    "</td><td>", (long long)r->trace_id, (long long)r->trace_id,
+			    (long long)r->trace_id);
+		html_esc(sb, *wl ? wl : "unknown");
+		strbuf_addstr(sb, "</td>");
+		for (k = 0; k < np; k++) {
+			int x = run_index(r, pol[k]);
+			uint64_t v, b;
+
+			if (x < 0 || r->base < 0) {
+				strbuf_addstr(sb, "<td>-</td>");
+				continue;
+			}
+			v = r->run[x].c.v[m];
+			b = r->run[r->base].c.v[m];
+			if (rp_metric_info(m)->show & RP_SHOW_BYTES)
+				fmt_bytes(buf, sizeof(buf), v);
+			else
+				snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+			fmt_delta(d, sizeof(d), v, b);
+			strbuf_addf(sb, "<td data-policy=\"");
+			html_esc(sb, pol[k]);
+			strbuf_addf(sb, "\" data-v=\"%llu\" data-r=\"", (unsigned long long)v);
+			if (b)
+				strbuf_addf(sb, "%.17g", (double)v / (double)b - 1.0);
+			strbuf_addf(sb, "\">%s (%s)</td>", buf, d);
+		}
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n");
+	free(pol);
+}
+
+/*
+ * Every recording of db on one page: the workloads x policies tables, then each trace's
+ * section. A trace without runs of the baseline gets a one-line note, not a section.
+ */
+static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids, size_t n,
+		     struct strbuf *sb, unsigned int *shown)
+{
+	struct run_set *rs = xcalloc(n, sizeof(*rs));
+	size_t t, with = 0;
+	char what[64];
+	int ret = -1;
+
+	*shown = 0;
+	for (t = 0; t < n; t++) {
+		struct rp_filter sel;
+
+		rp_filter_set(&sel, ro->comm, ro->pid);
+		if ((!ro->comm && ro->pid < 0 &&
+		     runs_default_sel(db, ids[t], ro->frag, &sel)) ||
+		    runs_load(db, ids[t], &sel, ro->frag, ro->base.spec, &rs[t]))
+			goto out;
+		with += rs[t].base >= 0;
+	}
+	if (!with) {
+		error("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
+		      "replay DB --trace ID --policy ... first", ro->base.spec, n);
+		goto out;
+	}
+	snprintf(what, sizeof(what), "%zu traces", n);
+	page_start(sb, what);
+	strbuf_addf(sb, "<h2>Workloads x policies</h2>\n<p class=\"note\">Latest simulator "
+		    "run of each policy per trace; in brackets the change against the trace's "
+		    "baseline (%s).</p>\n", ro->base.spec);
+	summary_table(sb, db, rs, n, RP_M_FAULTS, "Faults");
+	summary_table(sb, db, rs, n, RP_M_PEAK_RSS, "Peak RSS");
+	summary_table(sb, db, rs, n, RP_M_BLOAT, "Bloat (never touched)");
+	for (t = 0; t < n; t++) {
+		char wl[256];
+
+		trace_workload(db, ids[t], wl, sizeof(wl));
+		strbuf_addf(sb, "<h1 id=\"trace-%lld\">Trace %lld: ", (long long)ids[t],
+			    (long long)ids[t]);
+		html_esc(sb, *wl ? wl : "unknown workload");
+		strbuf_addstr(sb, "</h1>\n");
+		if (rs[t].base < 0) {
+			strbuf_addf(sb, "<p class=\"note\">No replay run of baseline '%s' for this "
+				    "trace (frag=%s%s", ro->base.spec, rs[t].frag,
+				    *rs[t].filter ? ", " : "");
+			html_esc(sb, rs[t].filter);
+			strbuf_addstr(sb, ").</p>\n");
+			continue;
+		}
+		snprintf(id_prefix, sizeof(id_prefix), "t%lld-", (long long)ids[t]);
+		if (build_trace(db, &rs[t], ro->pid, sb))
+			goto out;
+		(*shown)++;
+	}
+	page_end(sb);
 	ret = 0;
 out:
-	free(rows);
+	id_prefix[0] = '\0';
+	for (t = 0; t < n; t++)
+		runs_release(&rs[t]);
+	free(rs);
 	return ret;
 }
 
@@ -371,6 +576,10 @@ int cmd_report(int argc, char **argv)
 	struct strbuf sb = STRBUF_INIT;
 	struct runs_opts ro;
 	struct run_set rs;
+	int64_t *ids;
+	size_t nids;
+	unsigned int shown;
+	char what[64];
 	sqlite3 *db;
 	int c, ret = 1;
 
@@ -402,6 +611,27 @@ int cmd_report(int argc, char **argv)
 		return usage_error("expected -o FILE.html");
 	if (outfile_check(out, "output") < 0)	/* before any work: never over a device */
 		return 1;
+	if (ro.want <= 0) {	/* no --trace: every recording, if there are several */
+		if (ftdb_open(argv[optind], FTDB_READONLY, &db))
+			return 1;
+		if (list_traces(db, &ids, &nids)) {
+			ftdb_close(db);
+			return 1;
+		}
+		if (nids > 1) {
+			if (!build_all(db, &ro, ids, nids, &sb, &shown) &&
+			    !write_file_atomic(out, sb.buf, sb.len, "output")) {
+				printf("wrote %s: %u of %zu traces\n", out, shown, nids);
+				ret = 0;
+			}
+			free(ids);
+			ftdb_close(db);
+			strbuf_release(&sb);
+			return ret;
+		}
+		free(ids);
+		ftdb_close(db);
+	}
 	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
 	if (rs.base < 0) {
@@ -410,8 +640,12 @@ int cmd_report(int argc, char **argv)
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;
 	}
-	if (build(db, rs.trace_id, &rs, ro.pid, &sb) ||
-	    write_file_atomic(out, sb.buf, sb.len, "output"))
+	snprintf(what, sizeof(what), "trace %lld", (long long)rs.trace_id);
+	page_start(&sb, what);
+	if (build_trace(db, &rs, ro.pid, &sb))
+		goto out_runs;
+	page_end(&sb);
+	if (write_file_atomic(out, sb.buf, sb.len, "output"))
 		goto out_runs;
 	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)rs.trace_id);
 	ret = 0;

@@ -53,6 +53,63 @@ int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
 	return 0;
 }
 
+/* " --comm X --pid N" for a stored selection, appended to sb. */
+static void add_selection(struct strbuf *sb, const struct rp_filter *f)
+{
+	strbuf_addstr(sb, sb->len ? ", " : "");
+	if (f->has_comm)
+		strbuf_addf(sb, "--comm %s%s", f->comm, f->pid >= 0 ? " " : "");
+	if (f->pid >= 0)
+		strbuf_addf(sb, "--pid %lld", (long long)f->pid);
+}
+
+int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_filter *sel)
+{
+	struct rp_filter *seen = NULL, f;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0, cap = 0, i;
+	int rc, has_default = 0, ret = 0;
+	sqlite3_stmt *st;
+
+	rp_filter_set(sel, NULL, -1);
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT coalesce(filter, '') FROM replay_run WHERE "
+			       "trace_id = ?1 AND kind = 'sim' AND (?2 IS NULL OR frag = ?2) "
+			       "ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (frag)
+		sqlite3_bind_text(st, 2, frag, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rp_filter_parse((const char *)sqlite3_column_text(st, 0), &f)) {
+			error_clear();	/* a filter that does not parse matches nothing */
+			continue;
+		}
+		if (!f.has_comm && f.pid < 0)
+			has_default = 1;
+		for (i = 0; i < n; i++)
+			if (rp_filter_equal(&seen[i], &f))
+				break;
+		if (i == n && (f.has_comm || f.pid >= 0)) {
+			XGROW(seen, cap, n + 1);
+			seen[n++] = f;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		ret = error("cannot read replay runs: %s", sqlite3_errmsg(db));
+	else if (!has_default && n == 1)
+		*sel = seen[0];
+	else if (!has_default && n > 1) {
+		for (i = 0; i < n; i++)
+			add_selection(&sb, &seen[i]);
+		ret = error("no replay run of trace %lld for the workload's processes; runs exist "
+			    "for %s: give one", (long long)trace_id, sb.buf);
+	}
+	strbuf_release(&sb);
+	free(seen);
+	return ret;
+}
+
 int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs)
 {
 	struct rp_filter sel;
@@ -62,6 +119,7 @@ int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct
 	if (ftdb_open(path, FTDB_READONLY, db))
 		return -1;
 	if (ftdb_pick_trace(*db, ro->want, &trace_id) ||
+	    (!ro->comm && ro->pid < 0 && runs_default_sel(*db, trace_id, ro->frag, &sel)) ||
 	    runs_load(*db, trace_id, &sel, ro->frag, ro->base.spec, rs)) {
 		ftdb_close(*db);
 		*db = NULL;

@@ -33,6 +33,15 @@ int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const 
 	      const char *baseline, struct run_set *rs);
 void runs_release(struct run_set *rs);
 
+/*
+ * runs_default_sel - the selection compare and report read when given no --comm/--pid:
+ * none (the workload's processes) if trace_id has such sim runs (of frag, NULL: any), else
+ * the one other selection its runs were made with. Return: 0 with *sel set (none when
+ * there are no runs at all), or -1 with error() naming the selections when there are
+ * several and none is the default.
+ */
+int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_filter *sel);
+
 /* Which stored runs compare and report read: their options -b -F -c -p -t. */
 struct runs_opts {
 	struct rp_policy base;		/* --baseline, order0 unless given */
