@@ -5,7 +5,11 @@
  * per policy, the order mix, fallbacks by reason, the recorded fault latency per mapped
  * order, and every metric in a table.
  *
- * Exit status: 0; 1 (no replay run of the trace, cannot write the file); 2 usage error.
+ * Without --trace and with several recordings, the page covers them all: the workloads x
+ * policies tables first, then a section per trace.
+ *
+ * Exit status: 0; 1 (no replay run of the baseline, several selections and none given,
+ * cannot write the file); 2 usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,7 +40,7 @@ static const char usage_text[] =
 	"    -F, --frag MODEL    runs made with this allocation model (default: newest run's)\n"
 	"    -c, --comm NAME     runs made with --comm NAME\n"
 	"    -p, --pid N         runs made with --pid N (also restricts the latency chart)\n"
-	"    -t, --trace ID      trace (default: the only or newest recorded one)\n"
+	"    -t, --trace ID      only this trace (default: every recording)\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {

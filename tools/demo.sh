@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: record the bundled workloads in an x86_64 guest, replay them against the
 # order policies of the seeds' threads, print the comparison, check the simulation of one
-# workload against the same policies run in real guests, and write the HTML report.
+# workload against the same policies run in real guests, and write the HTML report (every
+# workload: the workloads x policies tables, then a section per workload).
 #   FT_DEMO_DIR   output directory (default build/demo); the database is $FT_DEMO_DIR/demo.db
 #   FT_DEMO_ARCH  x86_64 (default) or arm64
 set -eu
