@@ -10,6 +10,8 @@
  * Names: sched_process_exec/fork/exit and the LTTng statedump give names by pid (tgid).
  * A name applies to the pid's live processes and to any of its processes still unnamed;
  * a dead mm keeps the name it had (an exec's old mm is torn down before the exec event).
+ * A program that re-executes itself (execve of /proc/self/exe, as malloc-churn does) runs
+ * the same file: the kernel names it "exe", here it keeps the name it had (reexec_pids).
  *
  * Workload: a process is the workload's when its pid is in the workload's tree at its
  * creation, except an mm copied by fork, which is the workload's exactly when the mm it was
@@ -56,6 +58,7 @@ void collect_init(struct collect *c, struct store *store)
 	idmap_init(&c->by_pid);
 	idmap_init(&c->by_shape);
 	idmap_init(&c->comm_by_pid);
+	idmap_init(&c->reexec_pids);
 	idmap_init(&c->workload_pids);
 	c->cache_proc = IDMAP_NONE;
 }
@@ -67,6 +70,7 @@ void collect_release(struct collect *c)
 	idmap_release(&c->by_pid);
 	idmap_release(&c->by_shape);
 	idmap_release(&c->comm_by_pid);
+	idmap_release(&c->reexec_pids);
 	idmap_release(&c->workload_pids);
 	free(c->procs);
 	free(c->vmas);
@@ -197,6 +201,56 @@ static void set_comm(struct collect *c, int32_t pid, const char *name, int basen
 			memcpy(c->procs[i].comm, comm, COMM_LEN);
 }
 
+/* The file an exec of /proc/self/exe, /proc/thread-self/exe or /proc/PID/exe runs. */
+static int is_proc_exe(const char *f)
+{
+	if (!f || strncmp(f, "/proc/", 6))
+		return 0;
+	f += 6;
+	if (!strncmp(f, "self/", 5))
+		f += 5;
+	else if (!strncmp(f, "thread-self/", 12))
+		f += 12;
+	else {
+		if (*f < '0' || *f > '9')
+			return 0;
+		while (*f >= '0' && *f <= '9')
+			f++;
+		if (*f++ != '/')
+			return 0;
+	}
+	return !strcmp(f, "exe");
+}
+
+static int reexec(const struct collect *c, int32_t pid)
+{
+	return pid > 0 && idmap_get(&c->reexec_pids, (uint64_t)(uint32_t)pid) == 1;
+}
+
+/*
+ * sched_process_exec of pid running file: a re-exec of the program pid already runs keeps
+ * the pid's known name (the kernel's is "exe"); any other file names it as the kernel does.
+ */
+static void on_exec(struct collect *c, int32_t pid, const char *file)
+{
+	int same = is_proc_exe(file) &&
+		   idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid) != IDMAP_NONE;
+
+	if (pid <= 0)
+		return;
+	idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)pid, (uint32_t)same);
+	if (!same)
+		set_comm(c, pid, file, 1);
+}
+
+/* A kernel name for pid (fork, exit, statedump): "exe" of a re-executed program is not. */
+static void name_event(struct collect *c, int32_t pid, const char *name)
+{
+	if (name && !strcmp(name, "exe") && reexec(c, pid))
+		return;
+	set_comm(c, pid, name, 0);
+}
+
 static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
@@ -315,6 +369,24 @@ static void workload_fork(struct collect *c, int32_t parent, int32_t child)
 	idmap_set(&c->workload_pids, (uint64_t)(uint32_t)child, (uint32_t)in);
 }
 
+/*
+ * A new thread group child of parent named child_comm: the fork of a re-executed program
+ * ("exe") is that program too, and takes its parent's name.
+ */
+static void on_fork(struct collect *c, int32_t parent, int32_t child, const char *child_comm)
+{
+	int same = child_comm && !strcmp(child_comm, "exe") && reexec(c, parent);
+
+	if (child > 0)
+		idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)child, (uint32_t)same);
+	if (same)
+		set_comm(c, child, c->comms[idmap_get(&c->comm_by_pid,
+						     (uint64_t)(uint32_t)parent)], 0);
+	else
+		set_comm(c, child, child_comm, 0);
+	workload_fork(c, parent, child);
+}
+
 void collect_set_workload(struct collect *c, int32_t pid)
 {
 	c->workload_pid = pid;
@@ -340,21 +412,19 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		return on_mm_dup(c, ts, v);
 	case CK_EXEC:
 		/* after exec the task is the thread group leader: tid == tgid */
-		set_comm(c, (int32_t)v[1].u, v[0].s, 1);
+		on_exec(c, (int32_t)v[1].u, v[0].s);
 		return 0;
 	case CK_FORK:
 		/* a new thread group only: a new thread keeps its process's name */
-		if (!v[2].u || v[2].u == v[1].u) {
-			set_comm(c, (int32_t)v[1].u, v[0].s, 0);
-			workload_fork(c, (int32_t)v[3].u, (int32_t)v[1].u);
-		}
+		if (!v[2].u || v[2].u == v[1].u)
+			on_fork(c, (int32_t)v[3].u, (int32_t)v[1].u, v[0].s);
 		return 0;
 	case CK_EXIT:
-		set_comm(c, (int32_t)v[1].u, v[0].s, 0);
+		name_event(c, (int32_t)v[1].u, v[0].s);
 		return 0;
 	case CK_STATEDUMP:
 		if (v[1].u == v[2].u)
-			set_comm(c, (int32_t)v[2].u, v[0].s, 0);
+			name_event(c, (int32_t)v[2].u, v[0].s);
 		return 0;
 	default:
 		return 0;

@@ -87,6 +87,13 @@ struct collect {
 	struct idmap comm_by_pid;	/* pid -> index in comms */
 	char (*comms)[COMM_LEN];	/* latest known comm per pid */
 	size_t nr_comms, cap_comms;
+	/*
+	 * pid -> 1 while the pid runs a program that re-executed itself through
+	 * /proc/{self,PID,thread-self}/exe: the kernel calls it "exe", its name here stays
+	 * the one it had before (comm_by_pid). A fork of it whose child_comm is "exe" inherits
+	 * the mark; an exec of any other file clears it.
+	 */
+	struct idmap reexec_pids;
 
 	uint64_t orders[256][2][2];	/* [order][zero_page]: faults, ptes */
 	uint64_t events;		/* events seen, all types */

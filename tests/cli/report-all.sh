@@ -6,7 +6,7 @@
 # name the selections when there are several. Real fixtures from tests/data, ingested.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 17
+plan 19
 A="$TOP/tests/data/x86_64-anon-touch-order0"
 M="$TOP/tests/data/x86_64-malloc-churn-order0"
 P="$TOP/tests/data/x86_64-pf-loop-order0"
@@ -99,4 +99,13 @@ check "  ... report of the whole database says the same" sh -c \
 	"test $rc = 1 && test \$(wc -l < '$T/err') = 1 && grep -q 'trace 3 for the workload' '$T/err' && test ! -e '$T/x.html'"
 "$FT" compare "$DB" --trace 3 --pid "$pid" > /dev/null
 ok $? "  ... and with --pid it reads that selection"
+
+# --- a workload that re-executes itself keeps its name (docs/schema.md, process.comm) ---
+babeltrace2 "$M" 2> /dev/null | grep 'sched_process_exec:' | sed -n 's/.*filename = "\([^"]*\)", tid = \([0-9]*\).*/\2 \1/p' > "$T/execs"
+mpid=$(awk '$2 == "/proc/self/exe" { print $1 }' "$T/execs")
+check "the malloc-churn fixture re-execs through /proc/self/exe (babeltrace2)" \
+	grep -qx "$mpid /bin/malloc-churn" "$T/execs"
+names=$("$FT" query "$DB" --format csv sql "SELECT count(*) FILTER (WHERE comm = 'malloc-churn') || ' ' || count(*) FILTER (WHERE comm = 'exe') FROM process WHERE trace_id = 2 AND pid = $mpid" | tail -1)
+check "  ... and both its processes (before and after the re-exec) are malloc-churn, none exe" \
+	test "$names" = "2 0"
 done_testing
