@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * load.c - the trace loader; see load.h. Three queries: the trace row with the largest
- * ids, the processes with their selection computed in SQL, the VMAs.
+ * load.c - the trace loader; see load.h. Four queries: the trace row with the largest
+ * ids, the processes with their selection computed in SQL, the VMAs, the call-site ranges.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,11 @@
 
 void rp_load_release(struct rp_loaded *t)
 {
+	uint32_t i;
+
+	for (i = 0; i < t->nr_sites; i++)
+		free((char *)t->sites[i].site);
+	free(t->sites);
 	free(t->vmas);
 	free(t->procs);
 	memset(t, 0, sizeof(*t));
@@ -24,6 +29,41 @@ void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
 	t->vmas = l->vmas;
 	t->nr_vmas = l->nr_vmas;
 	t->nr_procs = l->nr_procs;
+	t->sites = l->sites;
+	t->nr_sites = l->nr_sites;
+}
+
+/* The ranges traced calls mapped, in call order, for the persite policy. */
+static int load_sites(sqlite3 *db, struct rp_loaded *t)
+{
+	sqlite3_stmt *q;
+	uint32_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT p.proc_id, c.start, c.end, c.site FROM site_call c "
+			       "JOIN process p ON p.trace_id = c.trace_id AND p.pid = c.pid "
+			       "WHERE c.trace_id = ? AND c.start IS NOT NULL AND c.end > c.start "
+			       "ORDER BY c.ts, c.call_id", -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, t->trace_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		struct rp_site_range *r;
+
+		if (id < 0 || (uint64_t)id >= t->nr_procs)
+			continue;
+		if (t->nr_sites == cap) {
+			cap = cap ? 2 * cap : 64;
+			t->sites = xrealloc(t->sites, cap * sizeof(*t->sites));
+		}
+		r = &t->sites[t->nr_sites++];
+		r->proc_id = (uint32_t)id;
+		r->start = (uint64_t)sqlite3_column_int64(q, 1);
+		r->end = (uint64_t)sqlite3_column_int64(q, 2);
+		r->site = xstrdup((const char *)sqlite3_column_text(q, 3));
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
@@ -129,6 +169,8 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	sqlite3_finalize(q);
 	q = NULL;
 	if (rc != SQLITE_DONE)
+		goto sql_error;
+	if (load_sites(db, t))
 		goto sql_error;
 	return 0;
 sql_error:

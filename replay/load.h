@@ -41,6 +41,8 @@ struct rp_loaded {
 	uint32_t nr_vmas;		/* 1 + largest vma_id */
 	struct rp_proc_info *procs;	/* indexed by proc_id */
 	uint32_t nr_procs;		/* 1 + largest proc_id */
+	struct rp_site_range *sites;	/* ranges of site_call in call order (strings owned) */
+	uint32_t nr_sites;
 	uint64_t nr_rows;		/* processes of the trace */
 	uint64_t nr_selected;		/* of those, selected (all of them without a filter) */
 };

@@ -25,6 +25,7 @@
 	X(faultaround)	\
 	X(thp)		\
 	X(adaptive)	\
+	X(persite)	\
 	/* end of the policy table */
 
 #define POLICY_DECLARE(name) extern const struct rp_policy_ops rp_policy_##name;

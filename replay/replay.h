@@ -50,6 +50,7 @@ static inline int rp_vm_exec_stack(uint64_t vm_flags)
 /* ---- policies (replay/policy.c, one replay/policy-<name>.c each) ---- */
 
 struct rp_policy_ops;
+struct rp_persite;
 
 /* A parsed policy spec. Plain data: copy freely. */
 struct rp_policy {
@@ -63,6 +64,11 @@ struct rp_policy {
 	 * of asking ops->orders. 0: no window.
 	 */
 	unsigned int window;
+	/*
+	 * persite: the site -> order map, immutable once built and kept until exit (so the
+	 * struct stays plain data); replay/policy-persite.c.
+	 */
+	const struct rp_persite *persite;
 	char spec[64];			/* canonical spec string, e.g. "mthp:16K,64K" */
 };
 
@@ -86,6 +92,14 @@ int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
  * "adaptive[:max=SIZE]"), NULL-terminated: usage text, errors, --list-policies, completion.
  */
 const char *const *rp_policy_templates(void);
+
+/*
+ * rp_persite_policy - a persite policy built in memory (advise): site names[i] gets
+ * orders[i] (0..RP_MAX_FOLIO_ORDER), every other site dflt; spec "persite:<label>".
+ * Same decision as "persite:FILE" with that file.
+ */
+void rp_persite_policy(struct rp_policy *p, const char *label, const char *const *names,
+		       const unsigned int *orders, size_t n, unsigned int dflt);
 
 /* ---- allocation failure model (replay/frag.c) ---- */
 
@@ -197,6 +211,18 @@ struct rp_vma {
 };
 
 /*
+ * An anonymous range a traced call mapped (site_call, docs/sites.md), for the persite
+ * policy: bytes; a later range of the same process overrides an earlier one where they
+ * overlap (ranges are in call order).
+ */
+struct rp_site_range {
+	uint64_t start;		/* bytes */
+	uint64_t end;		/* bytes, exclusive */
+	uint32_t proc_id;
+	const char *site;	/* site_call.site */
+};
+
+/*
  * What a simulator is built from. vmas is indexed by vma_id (ids the stream uses); entries
  * with start == end are unused. proc ids in the stream must be < nr_procs.
  */
@@ -204,6 +230,8 @@ struct rp_trace {
 	const struct rp_vma *vmas;	/* indexed by vma_id */
 	uint32_t nr_vmas;		/* entries in vmas */
 	uint32_t nr_procs;		/* 1 + largest proc_id */
+	const struct rp_site_range *sites;	/* call order; none for a trace without sites */
+	uint32_t nr_sites;
 	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
 };
 

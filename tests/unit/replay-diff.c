@@ -8,17 +8,54 @@
  *
  *	FT_DIFF_SEEDS=N	seeds per policy (default 20)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "replay/replay.h"
 #include "tests/unit/tap.h"
 
-static const char *const policies[] = {
+static const char *policies[] = {
 	"order0", "mcpage:1", "mcpage:2", "mcpage:4", "mcpage:8", "mthp:16K,32K,64K",
 	"mthp:8K,1M", "faultaround:4", "faultaround:16", "thp", "adaptive", "adaptive:max=1M",
+	NULL,	/* persite:FILE, the site file main() writes */
 };
+
+/* The persite site file: three sites, faults outside every range at order 1. */
+static const char site_file[] = "3 a\n0 b\n1 [no call]\n5 *\n";
+static const char *const site_names[] = { "a", "b", "c" };
+
+/*
+ * Call-site ranges over the synthetic stream's VMAs, for persite: per VMA its first half
+ * from one site, then its middle half from the next (the later call overrides where they
+ * overlap); the last quarter is no call's.
+ */
+static struct rp_site_range *site_ranges(const struct rp_stream *s, uint32_t *n)
+{
+	struct rp_site_range *r = calloc(2 * (size_t)s->nr_vmas + 1, sizeof(*r));
+	uint32_t i;
+
+	*n = 0;
+	for (i = 0; i < s->nr_vmas; i++) {
+		uint64_t a = s->vmas[i].start >> RP_PAGE_SHIFT, e = s->vmas[i].end >> RP_PAGE_SHIFT;
+		uint64_t len = e - a;
+		uint32_t proc;
+
+		if (len < 4)
+			continue;
+		for (proc = 0; proc < s->nr_procs; proc++) {
+			r = realloc(r, (*n + 2) * sizeof(*r));
+			r[*n] = (struct rp_site_range){ a << RP_PAGE_SHIFT,
+				(a + len / 2) << RP_PAGE_SHIFT, proc, site_names[i % 3] };
+			r[*n + 1] = (struct rp_site_range){ (a + len / 4) << RP_PAGE_SHIFT,
+				(a + 3 * len / 4) << RP_PAGE_SHIFT, proc, site_names[(i + 1) % 3] };
+			*n += 2;
+		}
+	}
+	return r;
+}
 
 /* A small buddyinfo seed so large orders fail now and then. */
 static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2, 1, 1, 1, 0 };
@@ -60,6 +97,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	struct rp_policy p;
 	struct rp_sim *sim;
 	struct rp_oracle *o;
+	struct rp_site_range *ranges = NULL;
 	char what[160];
 	size_t i;
 	int r;
@@ -70,6 +108,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		return 0;
 	}
 	rp_stream_trace(&s, &t);
+	if (!strncmp(spec, "persite:", 8))
+		t.sites = ranges = site_ranges(&s, &t.nr_sites);
 	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
 	sim = rp_sim_new(&p, frag, &t);
 	o = rp_oracle_new(&p, frag, &t);
@@ -95,7 +135,16 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	rp_sim_free(sim);
 	rp_oracle_free(o);
 	rp_stream_release(&s);
+	free(ranges);
 	return r;
+}
+
+static const char *persite_spec(const char *path)
+{
+	static char spec[64];
+
+	snprintf(spec, sizeof(spec), "persite:%s", path);
+	return spec;
 }
 
 int main(void)
@@ -104,6 +153,13 @@ int main(void)
 	unsigned int seeds = env ? (unsigned int)atoi(env) : 20, i, j, f, good;
 	size_t np = sizeof(policies) / sizeof(policies[0]);
 
+	char path[] = "/tmp/ft-replay-diff-sites.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, site_file, strlen(site_file)) != (ssize_t)strlen(site_file))
+		return fprintf(stderr, "cannot write a site file\n"), 1;
+	close(fd);
+	policies[np - 1] = persite_spec(path);
 	plan((int)(np * 2 + 3));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
@@ -131,5 +187,6 @@ int main(void)
 		}
 	}
 	ok(good, "every metric exercised");
+	unlink(path);
 	return done_testing();
 }

@@ -78,6 +78,7 @@ static const struct {
 	{ "adaptive", "adaptive:max=64K", 0, 0, 0, 4 },
 	{ "adaptive:max=256K", "adaptive:max=256K", 0, 0, 0, 6 },
 	{ "adaptive:max=8K", "adaptive:max=8K", 0, 0, 0, 1 },
+	{ "persite:/dev/null", "persite:/dev/null", 0, 0, 0, 0 },	/* no line: all 4K */
 };
 
 static const struct {
@@ -92,7 +93,11 @@ static const struct {
 	{ "mcpage:two", "bad policy 'mcpage:two': order 'two' is not a number" },
 	{ "mcpage:-1", "bad policy 'mcpage:-1': order '-1' is not a number" },
 	{ "order1", "bad policy 'order1': unknown policy 'order1' (known: order0, mcpage:N, "
-		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE])" },
+		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE], persite:FILE)" },
+	{ "persite", "bad policy 'persite': persite needs a file: persite:FILE (lines 'ORDER "
+		     "SITE', docs/sites.md)" },
+	{ "persite:/nonexistent/sites", "bad policy 'persite:/nonexistent/sites': cannot read "
+					"'/nonexistent/sites': No such file or directory" },
 	{ "order0:1", "bad policy 'order0:1': order0 takes no argument" },
 	{ "thp:2M", "bad policy 'thp:2M': thp takes no argument" },
 	{ "mthp:48K", "bad policy 'mthp:48K': size '48K' is not a power of two" },
@@ -138,6 +143,7 @@ static const struct {
 	{ "order0", "none" },
 	{ "mcpage:2", "2" },
 	{ "mcpage:8", "8" },
+	{ "persite:/dev/null", NULL },
 	{ "mthp:16K,32K,64K", "2,3,4" },
 	{ "mthp:8K,1M", "1,8" },
 	{ "thp", "thp" },
