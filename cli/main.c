@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "compare replayed policies side by side" },
 	{ "report", cmd_report, "write an HTML report with charts" },
 	{ "calibrate", cmd_calibrate, "fit fault costs to recorded latencies (cost model)" },
+	{ "advise", cmd_advise, "per-site folio orders within a bloat budget (persite policy)" },
 	{ NULL, NULL, NULL }
 };
 

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * advise.h - per-site order advice under a bloat budget (`foliotrace advise`, docs/sites.md):
+ * which mcpage order each allocation call site should get, written as the FILE the persite
+ * policy reads, and what the whole program gets with it against the best single global
+ * mcpage policy within the same budget.
+ */
+#ifndef FT_REPLAY_ADVISE_H
+#define FT_REPLAY_ADVISE_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "replay/run.h"
+
+struct rp_advice_site {
+	char *site;				/* site_call.site */
+	uint64_t touched_bytes;			/* its distinct touched pages, bytes */
+	/* whole-program faults and bloat with this site at order k, every other at 0 */
+	uint64_t faults[RP_MAX_FOLIO_ORDER + 1];
+	uint64_t bloat[RP_MAX_FOLIO_ORDER + 1];	/* bytes */
+	unsigned int order;			/* the advice */
+};
+
+struct rp_advice {
+	struct rp_advice_site *sites;	/* by site name */
+	size_t nr_sites;
+	uint64_t touched_bytes;		/* sum over the sites */
+	struct rp_run_result order0;	/* the baseline */
+	struct rp_run_result persite;	/* the advice, replayed */
+	struct rp_run_result global;	/* best mcpage:N within the budget (order0 if none) */
+};
+
+/*
+ * rp_advise - per site, of the orders 0..RP_MAX_FOLIO_ORDER (that site at the order, every
+ * other site at 0) whose extra bloat stays within pct percent of the site's touched bytes,
+ * the one with the fewest faults (the smaller on a tie: an order whose blocks never fit
+ * falls back to 4K and gains nothing). Then the advice as one persite policy, order0, and
+ * mcpage:1..RP_MAX_FOLIO_ORDER over the whole trace; global is the mcpage with the fewest
+ * faults whose bloat stays within pct percent of the program's touched bytes.
+ * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with error()
+ * (no call sites in the trace, SQL).
+ */
+int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);
+void rp_advice_release(struct rp_advice *a);
+/* The advice as a persite FILE ("ORDER SITE" lines, "0 *" last) into buf (NUL-ended). */
+char *rp_advice_file(const struct rp_advice *a);
+
+#endif /* FT_REPLAY_ADVISE_H */
