@@ -16,6 +16,9 @@
  * mapped by two sites one after the other is the later site's for the whole trace).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,15 +122,27 @@ static int persite_parse(struct rp_policy *p, const char *args)
 	char line[4096];
 	int seen_star = 0;
 	unsigned int nr = 0;
+	struct stat st;
 	FILE *f;
+	int fd;
 
 	if (!args)
 		return error("persite needs a file: persite:FILE (lines 'ORDER SITE', docs/sites.md)");
 	if (strlen(args) + sizeof("persite:") > sizeof(p->spec))
 		return error("file name longer than %zu bytes", sizeof(p->spec) - sizeof("persite:"));
-	f = fopen(args, "r");
-	if (!f)
+	/* O_NONBLOCK: a FIFO must not block the parser before it is refused */
+	fd = open(args, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return error("cannot read '%s': %s", args, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error("'%s' is not a regular file", args);
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return error("cannot read '%s': %s", args, strerror(errno));
+	}
 	m = map_new();
 	while (fgets(line, sizeof(line), f)) {
 		size_t len = strlen(line);

@@ -3,7 +3,10 @@
  * replay-spec.c - the policy spec parser: a table of valid specs with their canonical form
  * and fields, a table of invalid ones with the exact one-line error.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "replay/policy.h"
@@ -78,7 +81,6 @@ static const struct {
 	{ "adaptive", "adaptive:max=64K", 0, 0, 0, 4 },
 	{ "adaptive:max=256K", "adaptive:max=256K", 0, 0, 0, 6 },
 	{ "adaptive:max=8K", "adaptive:max=8K", 0, 0, 0, 1 },
-	{ "persite:/dev/null", "persite:/dev/null", 0, 0, 0, 0 },	/* no line: all 4K */
 };
 
 static const struct {
@@ -96,6 +98,8 @@ static const struct {
 		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE], persite:FILE)" },
 	{ "persite", "bad policy 'persite': persite needs a file: persite:FILE (lines 'ORDER "
 		     "SITE', docs/sites.md)" },
+	{ "persite:/dev/null", "bad policy 'persite:/dev/null': '/dev/null' is not a regular "
+			       "file" },
 	{ "persite:/nonexistent/sites", "bad policy 'persite:/nonexistent/sites': cannot read "
 					"'/nonexistent/sites': No such file or directory" },
 	{ "order0:1", "bad policy 'order0:1': order0 takes no argument" },
@@ -143,7 +147,6 @@ static const struct {
 	{ "order0", "none" },
 	{ "mcpage:2", "2" },
 	{ "mcpage:8", "8" },
-	{ "persite:/dev/null", NULL },
 	{ "mthp:16K,32K,64K", "2,3,4" },
 	{ "mthp:8K,1M", "1,8" },
 	{ "thp", "thp" },
@@ -168,7 +171,7 @@ int main(void)
 	uint64_t fb[RP_MAX_ORDER + 1];
 
 	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
-		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 10 +
+		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 12 +
 		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0])));
 	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		struct rp_policy p, q;
@@ -207,6 +210,36 @@ int main(void)
 			"simulation only"))
 			diag("  in_guest %d, knob '%s', error '%s'", in, buf, error_text());
 		error_clear();
+	}
+	{
+		/* persite:FILE needs a file: valid, canonical, simulation only; a duplicate site */
+		char path[] = "/tmp/ft-replay-spec.XXXXXX", spec[64], want[160], buf[64];
+		static const char good[] = "# comment\n\n4 main\n0 [no call]\n2 *\n";
+		static const char dup[] = "4 main\n3 main\n";
+		struct rp_policy p, q;
+		int fd = mkstemp(path), r;
+
+		if (fd < 0 || write(fd, good, strlen(good)) != (ssize_t)strlen(good))
+			diag("cannot write %s", path);	/* the check below fails */
+		close(fd);
+		snprintf(spec, sizeof(spec), "persite:%s", path);
+		r = rp_policy_parse(spec, &p);
+		ok(!r && !strcmp(p.spec, spec) && !rp_policy_parse(p.spec, &q) &&
+		   !strcmp(q.spec, spec) && !rp_policy_in_guest(&p) &&
+		   rp_policy_guest_knob(&p, buf, sizeof(buf)) == -1,
+		   "valid '%s', a fixed point, simulation only", spec);
+		error_clear();
+		fd = open(path, O_WRONLY | O_TRUNC);
+		if (fd < 0 || write(fd, dup, strlen(dup)) != (ssize_t)strlen(dup))
+			diag("cannot write %s", path);	/* the check below fails */
+		close(fd);
+		snprintf(want, sizeof(want), "bad policy '%s': %s line 2: site 'main' given twice",
+			 spec, path);
+		r = rp_policy_parse(spec, &p);
+		if (!ok(r == -1 && !strcmp(error_text(), want), "a site given twice: line named"))
+			diag("  got '%s'", error_text());
+		error_clear();
+		unlink(path);
 	}
 	{
 		/* the maximum folio order: accepted by every policy that takes an order or size */
