@@ -70,10 +70,10 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
 # tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
-workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
+workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr \
 	   $(B)/testprogs/x86_64/sites-demo-dyn
-workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites) \
+workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
@@ -113,6 +113,13 @@ $(B)/workloads/x86_64/ft-launch: guest-kernel/ft-launch.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
 $(B)/workloads/arm64/ft-launch: guest-kernel/ft-launch.c
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+# the fragmenter (--fragment, guest-kernel/ft-frag.c, docs/guest.md), bundled the same way
+$(B)/workloads/x86_64/ft-frag: guest-kernel/ft-frag.c guest-kernel/fragspec.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -o $@ $<
+$(B)/workloads/arm64/ft-frag: guest-kernel/ft-frag.c guest-kernel/fragspec.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
 $(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)

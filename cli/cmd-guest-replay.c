@@ -43,7 +43,7 @@
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
 	"                               [--comm NAME] [--pid N] [--mem SIZE] [--cpus N]\n"
-	"                               [--timeout S] [--export FILE]\n"
+	"                               [--timeout S] [--fragment SPEC] [--export FILE]\n"
 	"\n"
 	"Replay the recorded processes' anonymous memory behaviour (VMAs, first touches, zaps,\n"
 	"forks) in a guest per policy and store each guest's trace in DB, linked to the\n"
@@ -58,6 +58,8 @@ static const char usage_text[] =
 	"    -m, --mem SIZE     guest memory (run.sh default)\n"
 	"    -n, --cpus N       guest cpus (run.sh default)\n"
 	"    -T, --timeout S    guest timeout, seconds (run.sh default)\n"
+	"    -F, --fragment SPEC  fragment each guest's free memory before the replay:\n"
+	"                       order:N[,pct:P][,seed:S] (docs/guest.md, \"Fragmenter\")\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
 	"    -h, --help         show this help\n";
 
@@ -70,6 +72,7 @@ static const struct option options[] = {
 	{ "mem", required_argument, NULL, 'm' },
 	{ "cpus", required_argument, NULL, 'n' },
 	{ "timeout", required_argument, NULL, 'T' },
+	{ "fragment", required_argument, NULL, 'F' },
 	{ "export", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -78,7 +81,7 @@ static const struct option options[] = {
 struct opts {
 	struct rp_policy pol[RP_MAX_POLICIES];
 	unsigned int nr_pol;
-	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export;
+	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment;
 	int64_t trace, pid;
 };
 
@@ -238,7 +241,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	struct ft_runner_args ra = {
 		.arch = arch, .policy = pol->spec, .mem = o->mem, .cpus = o->cpus,
-		.timeout = o->timeout, .file = file,
+		.timeout = o->timeout, .file = file, .fragment = o->fragment,
 	};
 	struct ft_ingest_opts io = { .db = o->db };
 	struct ft_ingest_result ir;
@@ -340,7 +343,7 @@ int cmd_guest_replay(int argc, char **argv)
 	int c, ret = 1, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o.nr_pol == RP_MAX_POLICIES)
@@ -365,6 +368,14 @@ int cmd_guest_replay(int argc, char **argv)
 		case 'n': o.cpus = optarg; break;
 		case 'T': o.timeout = optarg; break;
 		case 'e': o.export = optarg; break;
+		case 'F':
+			if (ft_runner_check_fragment(optarg)) {
+				ret = usage_error(error_text());
+				error_clear();
+				return ret;
+			}
+			o.fragment = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;

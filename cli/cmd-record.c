@@ -35,7 +35,7 @@ static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
 	"                         [--env NAME[=VALUE]]... [--sites [--site-skip REGEX]]\n"
-	"                         -o DB -- CMD [ARG...]\n"
+	"                         [--fragment SPEC] -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
@@ -47,7 +47,9 @@ static const char usage_text[] =
 	"--sites runs CMD under the call-site tracer and stores each mmap, munmap, mremap,\n"
 	"brk and madvise with its call stack (foliotrace query DB sites); a site is the first\n"
 	"frame whose procedure and module names do not match the --site-skip REGEX (POSIX\n"
-	"extended; default: glibc malloc, jemalloc, operator new, libc's wrappers).\n";
+	"extended; default: glibc malloc, jemalloc, operator new, libc's wrappers).\n"
+	"--fragment order:N[,pct:P][,seed:S] fragments the guest's free memory before CMD\n"
+	"starts: no free block above order N (docs/guest.md, \"Fragmenter\").\n";
 
 /* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
 #define FT_RECORD_MEM "2G"
@@ -64,6 +66,7 @@ static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "sites", no_argument, NULL, 's' },
 	{ "site-skip", required_argument, NULL, 'S' },
+	{ "fragment", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -162,6 +165,7 @@ int cmd_record(int argc, char **argv)
 		case 'e': envs[nr_envs++] = optarg; break;
 		case 's': ra.sites = 1; break;
 		case 'S': site_skip = optarg; break;
+		case 'F': ra.fragment = optarg; break;
 		case 'h':
 			free(envs);
 			fputs(usage_text, stdout);
@@ -192,7 +196,8 @@ int cmd_record(int argc, char **argv)
 		}
 		regfree(&re);
 	}
-	if (ft_runner_check(ra.arch, ra.policy)) {
+	if (ft_runner_check(ra.arch, ra.policy) ||
+	    (ra.fragment && ft_runner_check_fragment(ra.fragment))) {
 		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());
 		error_clear();

@@ -6,6 +6,7 @@
 
 #include "cli/runner.h"
 #include "cli/spawn.h"
+#include "guest-kernel/fragspec.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -22,6 +23,16 @@ int ft_runner_check(const char *arch, const char *policy)
 	if (!rp_policy_in_guest(&p))
 		return error("policy %s is simulation-only: the 6.1 guest knob cannot express it "
 			     "(foliotrace replay simulates it)", policy);
+	return 0;
+}
+
+int ft_runner_check_fragment(const char *spec)
+{
+	struct ft_fragspec f;
+	const char *why;
+
+	if (ft_fragspec_parse(spec, &f, &why))
+		return error("bad --fragment '%s': %s", spec, why);
 	return 0;
 }
 
@@ -47,6 +58,7 @@ int ft_runner_run(const struct ft_runner_args *a)
 	OPT("--exec", a->exec);
 	OPT("--cwd", a->cwd);
 	OPT("--rootfs", a->rootfs);
+	OPT("--fragment", a->fragment);
 	for (i = 0; i < a->nr_env; i++)
 		OPT("--env", a->env[i]);
 #undef OPT

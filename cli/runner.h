@@ -31,6 +31,7 @@ struct ft_runner_args {
 	char *const *env;		/* NAME=VALUE, the workload's whole environment */
 	int nr_env;
 	int sites;			/* run the workload under the call-site tracer */
+	const char *fragment;		/* --fragment SPEC (guest-kernel/fragspec.h), or NULL */
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most FT_RUNNER_MAX_CMD */
 };
@@ -42,6 +43,9 @@ struct ft_runner_args {
  * Return: 0, or -1 with error() naming the problem (a usage error: exit 2).
  */
 int ft_runner_check(const char *arch, const char *policy);
+
+/* A --fragment SPEC that does not parse. Return: 0, or -1 with error() (a usage error). */
+int ft_runner_check_fragment(const char *spec);
 
 /* Run run.sh with a; Return: its exit status (enum ft_runner_exit, or other), or -1. */
 int ft_runner_run(const struct ft_runner_args *a);

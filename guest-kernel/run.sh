@@ -4,6 +4,7 @@
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
 #               [--timeout SECONDS] [--libvirt URI] [--mode record|run] [--file PATH]...
 #               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
+#               [--fragment SPEC]
 #               --out DIR -- CMD [ARG...]
 #
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
@@ -22,9 +23,9 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
-LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0
+LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT=
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 # Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
@@ -45,6 +46,8 @@ while [ $# -gt 0 ]; do
 	--libvirt) LIBVIRT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
 	--sites) SITES=1; shift ;;
+	# fragment the guest's free memory first (guest-kernel/fragspec.h; ft-frag checks it)
+	--fragment) FRAGMENT=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--file) [ -f "$2" ] || die "no such file: $2"
 		FILES="$FILES$2
@@ -61,6 +64,7 @@ done
 [ -n "$OUT" ] && [ $# -gt 0 ] || usage
 [ -z "$EXEC" ] || [ -n "$CWD" ] || usage
 case "$MODE" in record|run) ;; *) usage ;; esac
+case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2; exit 2 ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
 # simulator uses (the knob hook of replay/policy-<name>.c), so a spec means the same
@@ -135,6 +139,7 @@ FT_NSUBBUF=${FT_NSUBBUF:-8}
 FT_EVENTS=$EVENTS
 FT_ROOT=$([ -n "$ROOTSHARE" ] && echo 1 || echo 0)
 FT_SITES=$SITES
+FT_FRAGMENT='$FRAGMENT'
 EOF
 }
 

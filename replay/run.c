@@ -120,10 +120,13 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	if (o->frag == RP_FRAG_BUDDYINFO) {
 		uint64_t mem_pages = 0;	/* recorded memory bounds the seed; 0 unknown */
 
+		/* a --fragment recording's buddyinfo.fragmented first (docs/guest.md) */
 		if (sqlite3_prepare_v2(db, "SELECT m.value, t.mem_bytes / coalesce(t.page_size, "
 				       "4096) FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
-				       "t.trace_id AND m.key = 'buddyinfo.before' WHERE t.trace_id "
-				       "= ?", -1, &st, NULL) != SQLITE_OK)
+				       "t.trace_id AND m.key IN ('buddyinfo.fragmented', "
+				       "'buddyinfo.before') WHERE t.trace_id = ? ORDER BY m.key = "
+				       "'buddyinfo.fragmented' DESC LIMIT 1", -1, &st, NULL) !=
+		    SQLITE_OK)
 			return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
 		sqlite3_bind_int64(st, 1, trace_id);
 		if (sqlite3_step(st) == SQLITE_ROW) {
