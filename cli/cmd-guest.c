@@ -4,7 +4,7 @@
  *
  *	foliotrace guest build [--arch x86_64|arm64]
  *	foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
- *			     --out DIR -- CMD [ARG...]
+ *			     [--fragment SPEC] --out DIR -- CMD [ARG...]
  *	foliotrace guest replay DB --policy P [--arch A]	(cmd-guest-replay.c)
  *
  * build and run are thin: the work is in guest-kernel/build.sh and run.sh, which are
@@ -23,7 +23,7 @@
 static const char guest_usage[] =
 	"usage: foliotrace guest build [--arch x86_64|arm64]\n"
 	"   or: foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N]\n"
-	"                            [--timeout S] --out DIR -- CMD [ARG...]\n"
+	"                            [--timeout S] [--fragment SPEC] --out DIR -- CMD [ARG...]\n"
 	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n"
 	"   or: foliotrace guest knob P\n";
 
