@@ -2,11 +2,12 @@
 # Guest test: --fragment (issue 15 item 1). Two guests record anon-touch 64M under mcpage:4
 # with 512M of memory, one after `--fragment order:3,pct:80,seed:7`, one without. Checked
 # from what the guest wrote, not from the fragmenter's own report: header/buddyinfo.fragmented
-# (recomputed here with awk) and the trace read with babeltrace2.
+# (recomputed here with awk) and the trace read with babeltrace2. A third guest replays the
+# fragmented recording with `guest replay --fragment`.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 15
+plan 17
 SPEC=order:3,pct:80,seed:7
 
 # meta DB KEY: a trace_meta value of the only trace
@@ -70,6 +71,15 @@ sf=$(sim_af "$f")
 ok $([ "${sf:-0}" -gt 0 ]; echo $?) \
 	"fragmented: replay --frag buddyinfo (seeded from buddyinfo.fragmented) predicts alloc_failed fallbacks (${sf:-none}; guest $af)"
 diag "fragmented guest: $(( $(date +%s) - start )) s"
+
+# guest replay takes the same option: the replay guest is fragmented as well
+"$FT" guest replay "$f" --policy mcpage:4 --mem 512M --fragment "$SPEC" > "$T/gr.out" 2>&1
+ok $? "guest replay --fragment: exits 0" || tail -5 "$T/gr.out" | sed 's/^/#   /'
+rd=$(ls -d "$f.ctf"/*replay*/ | head -n 1)
+rv=$(vmstat_delta "$rd" anon_folio_fallback_alloc_failed)
+rp=$(low_pct "$(cat "$rd/header/buddyinfo.fragmented")" 3)
+ok $([ "$(cat "$rd/header/fragment")" = "$SPEC" ] && [ "$rp" -ge 80 ] && [ "${rv:-0}" -gt 0 ]; echo $?) \
+	"guest replay --fragment: header/fragment is the request, $rp% at order <= 3, $rv alloc_failed fallbacks"
 
 u=$T/plain.db
 "$FT" record --arch "$ARCH" --mem 512M --policy mcpage:4 -o "$u" -- anon-touch 64M \
