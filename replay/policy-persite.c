@@ -63,6 +63,43 @@ static void map_add(struct rp_persite *m, const char *name, unsigned int order)
 	m->orders[m->n++] = (uint8_t)order;
 }
 
+/* Free m, the newest map (a file that failed to parse, a duplicate). */
+static void map_drop(struct rp_persite *m)
+{
+	size_t i;
+
+	all_maps = m->next;
+	for (i = 0; i < m->n; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->orders);
+	free(m);
+}
+
+/*
+ * A map equal to m built before (then m is freed), else m: parsing the same file again
+ * (every run of a test, a fuzzer) keeps one copy, not one per parse.
+ */
+static struct rp_persite *map_dedup(struct rp_persite *m)
+{
+	struct rp_persite *o;
+	size_t i;
+
+	for (o = m->next; o; o = o->next) {
+		if (o->n != m->n || o->dflt != m->dflt || o->nocall != m->nocall ||
+		    (m->n && memcmp(o->orders, m->orders, m->n)))
+			continue;
+		for (i = 0; i < m->n && !strcmp(o->names[i], m->names[i]); i++)
+			;
+		if (i == m->n)
+			break;
+	}
+	if (!o)
+		return m;
+	map_drop(m);
+	return o;
+}
+
 static int map_find(const struct rp_persite *m, const char *name)
 {
 	size_t i;
@@ -85,7 +122,7 @@ void rp_persite_policy(struct rp_policy *p, const char *label, const char *const
 	m->dflt = (uint8_t)dflt;
 	for (i = 0; i < n; i++)
 		map_add(m, names[i], orders[i]);
-	p->persite = m;
+	p->persite = map_dedup(m);
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", label);
 }
 
@@ -152,6 +189,7 @@ static int persite_parse(struct rp_policy *p, const char *args)
 			line[--len] = '\0';
 		else if (!feof(f)) {
 			fclose(f);
+			map_drop(m);
 			return error("%s line %u: longer than %zu bytes", args, nr, sizeof(line) - 2);
 		}
 		if (len && line[len - 1] == '\r')
@@ -160,15 +198,17 @@ static int persite_parse(struct rp_policy *p, const char *args)
 			continue;
 		if (parse_line(m, line, &seen_star)) {
 			fclose(f);
+			map_drop(m);
 			return error("%s line %u", args, nr);
 		}
 	}
 	if (ferror(f)) {
 		fclose(f);
+		map_drop(m);
 		return error("cannot read '%s'", args);
 	}
 	fclose(f);
-	p->persite = m;
+	p->persite = map_dedup(m);
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", args);
 	return 0;
 }
