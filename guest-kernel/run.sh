@@ -11,8 +11,9 @@
 # on the host, copied into the guest. With --exec, CMD is a program of a root filesystem
 # (--rootfs, default the host's /), shared read-only over a second virtio-9p export: the
 # guest runs PATH (already resolved, absolute or relative to DIR) with argv CMD [ARG...]
-# chrooted into an overlay of it, in DIR, with exactly the --env variables (docs/guest.md). DIR receives the virtio-9p share: header/ (the trace
-# header), trace/ (LTTng CTF), workload.out, console.log. QEMU runs with KVM when a probe
+# chrooted into an overlay of it, in DIR, with exactly the --env variables (docs/guest.md).
+# DIR receives the virtio-9p share: header/ (the trace header), trace/ (LTTng CTF),
+# workload.out, console.log. QEMU runs with KVM when a probe
 # boot under KVM succeeds on this machine (the result is cached per guest build), else
 # TCG, and always under `timeout`; with --libvirt the same machine is a transient domain
 # of the libvirt daemon at URI (libvirt.sh), stopped when the timeout passes.
@@ -200,11 +201,9 @@ if [ -n "$LIBVIRT" ]; then
 	[ -s "$OUT/libvirt.log" ] || rm -f "$OUT/libvirt.log"
 fi
 echo "run.sh: guest exited after $(( $(date +%s) - start )) s" >&2
-echo "$ACCEL" > "$OUT/accel"
-
 H=$OUT/header
 mkdir -p "$H"
-# the accelerator is part of the cost model's key (docs/cost-model.md)
+# kvm or tcg: in the trace header, part of the cost model's key (docs/cost-model.md)
 echo "$ACCEL" > "$H/accel"
 if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")

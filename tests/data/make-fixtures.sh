@@ -13,7 +13,7 @@ rec() { # rec NAME POLICY CMD...
 	shift
 	rm -rf "$d"
 	sh "$TOP/guest-kernel/run.sh" --arch "$ARCH" --policy "$pol" --out "$d" -- "$@"
-	rm -f "$d/job" "$d/accel" "$d/kvm-probe.log"
+	rm -f "$d/job" "$d/kvm-probe.log"
 	echo "sh guest-kernel/run.sh --arch $ARCH --policy $pol --out tests/data/$(basename "$d") -- $*" > "$d/COMMAND"
 }
 rec anon-touch-order0 order0 anon-touch 4M

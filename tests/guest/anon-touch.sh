@@ -10,7 +10,7 @@ plan 36
 # order0: one fault per 4K page, equal to the workload's own minflt count
 o=$T/order0
 guest "$o" order0 anon-touch 64M
-ok $? "order0: anon-touch 64M ran in the guest ($ARCH, $(cat "$o/accel" 2>/dev/null))"
+ok $? "order0: anon-touch 64M ran in the guest ($ARCH, $(cat "$o/header/accel" 2>/dev/null))"
 pid=$(result "$o" pid) addr=$(result "$o" addr) minflt=$(result "$o" minflt)
 n=$(faults_in "$o" "$pid" "$addr" 67108864 | wc -l)
 diag "order0: $n anon_fault events in the VMA, minflt $minflt"

@@ -41,7 +41,7 @@ PARGS=$(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done)
 "$FT" guest replay "$DB" --arch "$ARCH" $PARGS \
 	> "$T/replay.out" 2> "$T/replay.err"
 rc=$?
-ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/accel" 2>/dev/null))"
+ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/header/accel" 2>/dev/null))"
 [ $rc = 0 ] || sed 's/^/#   /' "$T/replay.err" | tail -12
 sed 's/^/# /' "$T/replay.out"
 grep '^foliotrace: trace' "$T/replay.err" | sed 's/^/# /'
