@@ -887,6 +887,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			  const struct rp_trace *t)
 {
 	struct rp_sim *s;
+	struct rp_alloc alloc;
 	uint64_t sum = 0;
 	int k;
 
@@ -895,10 +896,11 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			sum += t->free_blocks[k];
 		if (!sum)
 			return error_null("frag model buddyinfo needs the recorded buddyinfo");
-		if (rp_buddyinfo_check(t->free_blocks, 0))
-			return NULL;
 	}
+	if (rp_alloc_init(&alloc, frag, t->free_blocks))
+		return NULL;
 	s = xcalloc(1, sizeof(*s));
+	s->alloc = alloc;
 	s->pol = *p;
 	s->large = !(p->ops->flags & RP_POL_4K);
 	s->plain4k = !s->large && !p->window && !p->ops->orders && !p->ops->mapped;
@@ -908,7 +910,6 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->vc_id = UINT32_MAX;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
-	(void)rp_alloc_init(&s->alloc, frag, t->free_blocks);	/* checked above */
 	return s;
 }
 
