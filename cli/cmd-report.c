@@ -521,12 +521,7 @@ static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids
 
 	*shown = 0;
 	for (t = 0; t < n; t++) {
-		struct rp_filter sel;
-
-		rp_filter_set(&sel, ro->comm, ro->pid);
-		if ((!ro->comm && ro->pid < 0 &&
-		     runs_default_sel(db, ids[t], ro->frag, &sel)) ||
-		    runs_load(db, ids[t], &sel, ro->frag, ro->base.spec, &rs[t]))
+		if (runs_read(db, ids[t], ro, &rs[t]))
 			goto out;
 		with += rs[t].base >= 0;
 	}

@@ -110,17 +110,23 @@ int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_
 	return ret;
 }
 
-int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs)
+int runs_read(sqlite3 *db, int64_t trace_id, const struct runs_opts *ro, struct run_set *rs)
 {
 	struct rp_filter sel;
-	int64_t trace_id;
 
 	rp_filter_set(&sel, ro->comm, ro->pid);
+	if (!ro->comm && ro->pid < 0 && runs_default_sel(db, trace_id, ro->frag, &sel))
+		return -1;
+	return runs_load(db, trace_id, &sel, ro->frag, ro->base.spec, rs);
+}
+
+int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs)
+{
+	int64_t trace_id;
+
 	if (ftdb_open(path, FTDB_READONLY, db))
 		return -1;
-	if (ftdb_pick_trace(*db, ro->want, &trace_id) ||
-	    (!ro->comm && ro->pid < 0 && runs_default_sel(*db, trace_id, ro->frag, &sel)) ||
-	    runs_load(*db, trace_id, &sel, ro->frag, ro->base.spec, rs)) {
+	if (ftdb_pick_trace(*db, ro->want, &trace_id) || runs_read(*db, trace_id, ro, rs)) {
 		ftdb_close(*db);
 		*db = NULL;
 		return -1;

@@ -60,6 +60,11 @@ void runs_opts_init(struct runs_opts *ro);
 int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
 		const char *usage);
 /*
+ * runs_read - runs_load() of trace_id with ro's frag and baseline, and ro's --comm/--pid
+ * selection or, without one, runs_default_sel()'s. Return: 0, or -1 with error().
+ */
+int runs_read(sqlite3 *db, int64_t trace_id, const struct runs_opts *ro, struct run_set *rs);
+/*
  * runs_open - open the database at path read-only, pick the trace ro->want and load its
  * runs as runs_load() does with ro's filter, frag and baseline. Return: 0 with *db open
  * (the caller closes it) and rs loaded, or -1 with error() and nothing left open.
