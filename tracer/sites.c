@@ -24,6 +24,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "tracer/idmap.h"
 #include "tracer/sites.h"
 
 struct frame {
@@ -93,8 +94,7 @@ struct sites {
 	struct pidmap *pm;
 	size_t nr_pm;
 	uint64_t page_size;
-	uint64_t *seen;		/* hash set of (owner << 40 | page number) + 1, 0 empty */
-	size_t seen_cap, nr_seen;
+	struct idmap seen;	/* set of owner << 40 | page number (values unused) */
 	regex_t skip;
 };
 
@@ -480,29 +480,9 @@ static void apply_rec(struct sites *s, const struct rec *rc)
 /* Add key to the touched set; Return: 1 if it was new. */
 static int seen_add(struct sites *s, uint64_t key)
 {
-	size_t i;
-
-	key++;
-	if (2 * (s->nr_seen + 1) > s->seen_cap) {
-		uint64_t *old = s->seen;
-		size_t oc = s->seen_cap, k;
-
-		s->seen_cap = oc ? oc * 2 : 1 << 16;
-		s->seen = xcalloc(s->seen_cap, sizeof(*s->seen));
-		s->nr_seen = 0;
-		for (k = 0; k < oc; k++)
-			if (old[k])
-				seen_add(s, old[k] - 1);
-		free(old);
-	}
-	i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 20) & (s->seen_cap - 1);
-	while (s->seen[i]) {
-		if (s->seen[i] == key)
-			return 0;
-		i = (i + 1) & (s->seen_cap - 1);
-	}
-	s->seen[i] = key;
-	s->nr_seen++;
+	if (idmap_get(&s->seen, key) != IDMAP_NONE)
+		return 0;
+	idmap_add(&s->seen, key, 1);
 	return 1;
 }
 
@@ -756,7 +736,7 @@ static void sites_release(struct sites *s)
 	free(s->recs);
 	free(s->procs);
 	free(s->pm);
-	free(s->seen);
+	idmap_release(&s->seen);
 }
 
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */
@@ -803,6 +783,7 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 
 	if (sites_open(&s, &buf, path, skip))
 		return -1;
+	idmap_init(&s.seen);
 	if (ftdb_open(db, FTDB_WRITE, &h) || load_trace(&s, h, trace_id, &offset, &last_ts))
 		goto out;
 	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM site_call WHERE trace_id = ?", -1, &st,
