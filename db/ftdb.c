@@ -163,18 +163,21 @@ fail:
 	return error("cannot migrate %s", path);
 }
 
+void ftdb_sqlite_name(struct strbuf *sb, const char *path)
+{
+	/* "./file:x" is always a plain path, whatever SQLite's SQLITE_USE_URI */
+	if (!strncmp(path, "file:", 5))
+		strbuf_addstr(sb, "./");
+	strbuf_addstr(sb, path);
+}
+
 static int open_handle(const char *path, int sqflags, sqlite3 **out)
 {
 	struct strbuf name = STRBUF_INIT;
 	sqlite3 *db = NULL;
 
-	/*
-	 * SQLite may be built to read "file:..." as a URI (Debian's is): the file it opened
-	 * would not be the one check_header() read. "./file:x" is always a plain path.
-	 */
-	if (!strncmp(path, "file:", 5))
-		strbuf_addstr(&name, "./");
-	strbuf_addstr(&name, path);
+	/* the file check_header() read, not a URI's (ftdb.h) */
+	ftdb_sqlite_name(&name, path);
 	if (sqlite3_open_v2(name.buf, &db, sqflags, NULL) != SQLITE_OK) {
 		error("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);

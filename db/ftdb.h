@@ -64,4 +64,13 @@ int ftdb_exec(sqlite3 *db, const char *sql);
  */
 void ftdb_rollback(sqlite3 *db);
 
+struct strbuf;
+/*
+ * ftdb_sqlite_name - append to sb the name to give SQLite for the database file path:
+ * "./file:x" for "file:x", which a SQLite built to read URI filenames (Debian's is) would
+ * otherwise take as a URI naming another file. Every sqlite3_open_v2() of a user's path
+ * goes through it, so SQLite opens the file our checks looked at.
+ */
+void ftdb_sqlite_name(struct strbuf *sb, const char *path);
+
 #endif /* FT_DB_FTDB_H */

@@ -265,14 +265,19 @@ static void restore_missing(const char *db, int was_empty)
  */
 static void roll_back(const char *db)
 {
-	struct strbuf journal = STRBUF_INIT;
+	struct strbuf journal = STRBUF_INIT, name = STRBUF_INIT;
 	struct stat sb;
 	sqlite3 *h = NULL;
 
-	/* plain SQLite, not ftdb_open(): nothing to check, and no cause to add to the chain */
+	/*
+	 * plain SQLite, not ftdb_open(): nothing to check, and no cause to add to the chain;
+	 * but the same file ftdb_open() opens (a "file:" path is not a URI here either, or
+	 * the journal below would be removed while another file is locked)
+	 */
 	strbuf_addf(&journal, "%s-journal", db);
+	ftdb_sqlite_name(&name, db);
 	if (!stat(journal.buf, &sb) &&
-	    sqlite3_open_v2(db, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+	    sqlite3_open_v2(name.buf, &h, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
 		sqlite3_busy_timeout(h, 10000);
 		if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK) {
 			unlink(journal.buf);
@@ -280,6 +285,7 @@ static void roll_back(const char *db)
 		}
 	}
 	sqlite3_close(h);
+	strbuf_release(&name);
 	strbuf_release(&journal);
 }
 
