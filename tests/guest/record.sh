@@ -38,13 +38,15 @@ ok $([ "$(cksum < "$db")" = "$before" ]; echo $?) "the database is unchanged"
 
 # a guest killed mid-run: a clear message, no complete-looking trace
 before=$("$FT" query "$db" --format csv sql "SELECT count(*) FROM trace" | tail -n 1)
-ndirs=$(ls -d "$db".ctf/* | wc -l)
+old_dirs=$(ls -d "$db".ctf/*)
 "$FT" record --arch "$ARCH" -o "$db" -- anon-touch 64M --hold 120 > "$T/out" 2> "$T/err" &
 rec=$!
 # wait until the workload runs (header/started), let it record a while, kill QEMU
+# (one listing per look: the new directory is the one not there before; counting in a
+# second listing raced with its creation and picked the previous run's directory)
 for i in $(seq 1 300); do
-	new=$(ls -d "$db".ctf/* | sort | tail -n 1)
-	[ "$(ls -d "$db".ctf/* | wc -l)" -gt "$ndirs" ] && [ -f "$new/header/started" ] && break
+	new=$(ls -d "$db".ctf/* | grep -vxF "$old_dirs" | tail -n 1)
+	[ -n "$new" ] && [ -f "$new/header/started" ] && break
 	sleep 1
 done
 sleep 5
