@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/cost.h"
+#include "replay/measure.h"
 
 struct vec {
 	uint64_t *v;		/* latency_ns */
@@ -166,17 +167,10 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Median of v (sorted in place): the mean of the two middle values for an even count. */
 static double median(struct vec *v)
 {
-	qsort(v->v, v->n, sizeof(*v->v), cmp_u64);
+	rp_u64_sort(v->v, v->n);
 	if (v->n % 2)
 		return (double)v->v[v->n / 2];
 	return ((double)v->v[v->n / 2 - 1] + (double)v->v[v->n / 2]) / 2;

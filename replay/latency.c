@@ -38,13 +38,6 @@ static int add(const struct ft_event *ev, void *arg)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int rp_latency_rows(sqlite3 *db, int64_t trace_id, int64_t pid, struct rp_latency_row **rows,
 		    size_t *nr)
 {
@@ -72,7 +65,7 @@ int rp_latency_rows(sqlite3 *db, int64_t trace_id, int64_t pid, struct rp_latenc
 
 			if (!g->n)
 				continue;
-			qsort(g->v, g->n, sizeof(*g->v), cmp_u64);
+			rp_u64_sort(g->v, g->n);
 			for (i = 0; i < g->n; i++)
 				sum += g->v[i];
 			mean = (sum + g->n / 2) / g->n;	/* rounded half up, <= max */

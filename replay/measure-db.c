@@ -81,3 +81,31 @@ out:
 	free(text);
 	return ret;
 }
+
+int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out)
+{
+	struct rp_loaded t = { 0 };
+	struct rp_measure *w;
+	int32_t *family;
+	uint32_t id;
+	int ret = 0;
+
+	if (rp_load(db, trace_id, NULL, &t))
+		return -1;
+	/*
+	 * the default selection (filter.h: the workload's processes, not the guest's setup),
+	 * one family, root 0: the map is NULL, so there are no ranges to look it up in
+	 */
+	family = xmalloc((t.nr_procs ? t.nr_procs : 1) * sizeof(*family));
+	for (id = 0; id < t.nr_procs; id++)
+		family[id] = t.procs[id].selected ? 0 : -1;
+	w = rp_measure_new(NULL, family, t.nr_procs, t.page_shift ? t.page_shift : 12);
+	if (ftdb_stream_foreach(db, trace_id, feed_one, w))
+		ret = error("cannot read trace %lld", (long long)trace_id);
+	rp_measure_finish(w, out);
+	if (ret)
+		rp_measured_release(out);
+	free(family);
+	rp_load_release(&t);
+	return ret;
+}

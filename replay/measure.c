@@ -148,6 +148,8 @@ static int in_family(const struct rp_measure *w, uint32_t root, uint64_t addr)
 {
 	size_t i;
 
+	if (!w->m)
+		return 1;
 	for (i = 0; i < w->m->nr_c; i++)
 		if (w->m->c[i].root == root && addr >= w->m->c[i].start && addr < w->m->c[i].end)
 			return 1;
@@ -205,6 +207,8 @@ static void fault(struct rp_measure *w, const struct ft_event *ev, uint64_t page
 
 			XGROW(l->ns, l->cap, l->n + 1);
 			l->ns[l->n++] = ev->aux;
+			if (ev->reason == FT_FB_ALLOC_FAILED)
+				w->r.fb_alloc_failed[ev->order]++;
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -264,6 +268,11 @@ void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev)
 		if (rp_pageset_get(&w->pg, rp_ps_key(ev->proc_id, page)))
 			map_page(w, ev->proc_id, page, PG_MEM);
 		return;
+	case FT_EV_ALLOC:
+		if (!(ev->flags & FT_EVF_SUCCESS) && ev->order < RP_MEASURE_ORDERS &&
+		    in_family(w, (uint32_t)root, ev->addr))
+			w->r.alloc_failed[ev->order]++;
+		return;
 	case FT_EV_ZAP:
 		zap(w, ev, page);
 		return;
@@ -294,6 +303,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void rp_u64_sort(uint64_t *v, size_t n)
+{
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_u64);
+}
+
 void rp_measure_finish(struct rp_measure *w, struct rp_measured *out)
 {
 	unsigned int k;
@@ -302,8 +317,7 @@ void rp_measure_finish(struct rp_measure *w, struct rp_measured *out)
 	out->c.v[RP_M_PEAK_RSS] = w->peak << w->shift;
 	out->c.v[RP_M_ZEROED] = w->zeroed << w->shift;
 	for (k = 0; k < RP_MEASURE_ORDERS; k++)
-		if (out->lat[k].n)
-			qsort(out->lat[k].ns, out->lat[k].n, sizeof(uint64_t), cmp_u64);
+		rp_u64_sort(out->lat[k].ns, out->lat[k].n);
 	rp_pageset_release(&w->pg);
 	free(w->tmp);
 	free(w->family);

@@ -66,6 +66,9 @@ struct rp_latencies {
 /* Nearest rank: the value at 1-based rank ceil(pct / 100 * n) of n sorted values (n > 0). */
 uint64_t rp_latency_rank(const uint64_t *sorted, size_t n, double pct);
 
+/* Sort n u64 values ascending (the one comparator of replay/ latencies and costs). */
+void rp_u64_sort(uint64_t *v, size_t n);
+
 struct rp_measured {
 	/*
 	 * Metrics by enum rp_metric, those a guest trace shows: faults, zero_wp_faults,
@@ -74,6 +77,9 @@ struct rp_measured {
 	 */
 	struct rp_counters c;
 	struct rp_latencies lat[RP_MEASURE_ORDERS];	/* new-folio faults' latency_ns */
+	/* new-folio faults mapped at order k because the allocation of a larger one failed */
+	uint64_t fb_alloc_failed[RP_MEASURE_ORDERS];
+	uint64_t alloc_failed[RP_MEASURE_ORDERS];	/* anon_alloc attempts of order k that failed */
 };
 
 void rp_measured_release(struct rp_measured *r);
@@ -83,7 +89,8 @@ struct rp_measure;
 /*
  * rp_measure_new - measure the processes of a guest trace: family[proc_id] (proc_id <
  * nr_procs of the guest trace) is the index of the root of the replayed family the process
- * belongs to, -1 for a process not measured; page_shift is the guest's page size.
+ * belongs to, -1 for a process not measured; page_shift is the guest's page size. m NULL:
+ * no address ranges, every address of a measured process counts (a recording).
  */
 struct rp_measure *rp_measure_new(const struct rp_replay_map *m, const int32_t *family,
 				  uint32_t nr_procs, unsigned int page_shift);
@@ -98,5 +105,13 @@ void rp_measure_finish(struct rp_measure *w, struct rp_measured *out);
  */
 int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct rp_filter *sel,
 		  struct rp_measured *out);
+
+/*
+ * rp_measure_trace - measure a recording as it is: the processes of trace_id a replay
+ * selects by default (filter.h: the workload's), every address (the same accounting as a
+ * guest replay's, without a replay map).
+ * Return: 0 with *out filled, or -1 with error().
+ */
+int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out);
 
 #endif /* FT_REPLAY_MEASURE_H */

@@ -196,6 +196,60 @@ static void latency(void)
 }
 
 /*
+ * Allocation failures per order (compare --latency): a fault that fell back to order 0
+ * because its order-4 allocation failed, the failed anon_alloc before it, and the same
+ * pair outside the replayed range; a successful order-2 allocation and its fault. With the
+ * map only the pair inside counts; without a map (a recording) both do.
+ */
+static void fallbacks(void)
+{
+	static const uint64_t at[] = { B, OUT };
+	struct rp_stream s = { 0 };
+	struct rp_replay_map m;
+	struct rp_measured r, all;
+	int32_t family[2] = { -1, 0 };
+	struct ft_event e;
+	size_t i;
+
+	rp_stream_add_vma(&s, 0, 0, 0);
+	for (i = 0; i < 2; i++) {
+		struct step st = W(1, at[i]);
+
+		e = (struct ft_event){ .kind = FT_EV_ALLOC, .proc_id = 1, .addr = at[i],
+				       .order = 4 };
+		rp_stream_add(&s, &e);
+		e = step_event(&st);
+		e.reason = FT_FB_ALLOC_FAILED;
+		rp_stream_add(&s, &e);
+	}
+	e = (struct ft_event){ .kind = FT_EV_ALLOC, .proc_id = 1, .addr = B + 64 * K, .order = 2,
+			       .flags = FT_EVF_SUCCESS };
+	rp_stream_add(&s, &e);
+	{
+		struct step st = W(1, B + 64 * K);
+
+		e = step_event(&st);
+		e.order = 2;
+		e.nr_ptes = 4;
+		rp_stream_add(&s, &e);
+	}
+	s.nr_procs = 2;
+	one_range_per_family(&m, 1, B, B + 1024 * K);
+	measure(&s, &m, family, &r);
+	ok(r.fb_alloc_failed[0] == 1 && r.alloc_failed[4] == 1 && !r.alloc_failed[2] &&
+	   !r.fb_alloc_failed[2] && r.lat[0].n == 1 && r.lat[2].n == 1,
+	   "replay map: 1 order-0 fault fell back from a failed allocation, 1 failed order-4 "
+	   "allocation, none of order 2");
+	measure(&s, NULL, family, &all);
+	ok(all.fb_alloc_failed[0] == 2 && all.alloc_failed[4] == 2 && all.lat[0].n == 2,
+	   "no map (a recording): every address counts, 2 and 2");
+	rp_measured_release(&r);
+	rp_measured_release(&all);
+	rp_replay_map_release(&m);
+	rp_stream_release(&s);
+}
+
+/*
  * SYNTHETIC streams, every process measured: peak RSS and COW equal the simulator's, as
  * tests/cli/guest-replay-host.sh checks through the database. Only the kernel-shaped
  * generators: "random" puts zero_wp and COW records on random pages, mapped or not, which
@@ -272,9 +326,10 @@ int main(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		n += 1 + cases[i].all_measured;
-	plan((int)n + 2 + 2 + 2);
+	plan((int)n + 2 + 2 + 2 + 2);
 	hand_cases();
 	latency();
+	fallbacks();
 	synthetic();
 	map_parse();
 	return done_testing();
