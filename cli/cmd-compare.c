@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/latency-table.h"
 #include "cli/output.h"
 #include "cli/runs.h"
 #include "cli/sim-vs-real.h"
@@ -24,6 +25,7 @@
 static const char usage_text[] =
 	"usage: foliotrace compare DB [--baseline P] [--frag MODEL] [--comm NAME] [--pid N]\n"
 	"                          [--trace ID] [--format table|csv|json] [--sim-vs-real]\n"
+	"       foliotrace compare DB --latency [--format table|csv|json]\n"
 	"\n"
 	"    -b, --baseline P    policy the others are normalised to (default order0)\n"
 	"    -F, --frag MODEL    runs made with this allocation model (default: that of the\n"
@@ -33,6 +35,9 @@ static const char usage_text[] =
 	"    -t, --trace ID      trace (default: the only or newest recorded one)\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -S, --sim-vs-real   simulation against guest replays (docs/guest-replay.md)\n"
+	"    -L, --latency       fault latency percentiles and allocation failures per policy,\n"
+	"                        fragmentation and order, of every recording and guest replay\n"
+	"                        (docs/latency.md)\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
@@ -43,6 +48,7 @@ static const struct option options[] = {
 	{ "trace", required_argument, NULL, 't' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "sim-vs-real", no_argument, NULL, 'S' },
+	{ "latency", no_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -258,17 +264,18 @@ int cmd_compare(int argc, char **argv)
 	struct runs_opts ro;
 	struct run_set rs;
 	sqlite3 *db;
-	int c, svr = 0;
+	int c, svr = 0, lat = 0, other = 0;
 
 	runs_opts_init(&ro);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:Sh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:SLh", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'F':
 		case 'c':
 		case 'p':
 		case 't':
+			other = 1;
 			if (runs_option(&ro, c, optarg, "compare", usage_text))
 				return 2;
 			break;
@@ -279,6 +286,9 @@ int cmd_compare(int argc, char **argv)
 		case 'S':
 			svr = 1;
 			break;
+		case 'L':
+			lat = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -288,6 +298,10 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
+	if (lat && (svr || other))
+		return usage_error("--latency takes no option but --format");
+	if (lat)
+		return latency_table(argv[optind], format) ? 1 : 0;
 	if (svr)
 		return sim_vs_real(argv[optind], ro.want, ro.comm, ro.pid, format) ? 1 : 0;
 	if (runs_open(argv[optind], &ro, &db, &rs))
