@@ -93,15 +93,18 @@ $(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
 $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
-# The call-site tracer (tracer/guest/, docs/sites.md): libunwind-ptrace linked statically.
-$(B)/workloads/x86_64/ft-sites: tracer/guest/ft-sites.c
+# The call-site tracer (tracer/guest/, docs/sites.md): libunwind's remote unwinder
+# (libunwind-generic) with our own accessors, linked statically.
+SITES_SRC := tracer/guest/ft-sites.c tracer/guest/sites-unwind.c tracer/guest/sites-elf.c
+SITES_HDR := tracer/guest/sites-unwind.h tracer/guest/sites-elf.h
+$(B)/workloads/x86_64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $< -lunwind-ptrace -lunwind-generic -lunwind -llzma
+	$(CC) -O2 -Wall -static -o $@ $(SITES_SRC) -lunwind-generic -lunwind -llzma
 # Debian's libunwind-dev:arm64 and liblzma-dev:arm64 (multiarch, tools/install-deps.sh)
-$(B)/workloads/arm64/ft-sites: tracer/guest/ft-sites.c
+$(B)/workloads/arm64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -I/usr/include/aarch64-linux-gnu -o $@ $< \
-		-L/usr/lib/aarch64-linux-gnu -lunwind-ptrace -lunwind-generic -lunwind -llzma
+	aarch64-linux-gnu-gcc -O2 -Wall -static -I/usr/include/aarch64-linux-gnu -o $@ \
+		$(SITES_SRC) -L/usr/lib/aarch64-linux-gnu -lunwind-generic -lunwind -llzma
 $(B)/testprogs/arm64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
@@ -142,6 +145,8 @@ $(B)/workloads/arm64/%: workloads/%.sh
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) $(BT_LIBS) $(LDLIBS)
+# the call-site tracer's .eh_frame indexer, tested on the host
+$(B)/tests/sites-elf: tracer/guest/sites-elf.c tracer/guest/sites-elf.h
 $(B)/testprogs/%: tests/cli/%.c $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)

@@ -10,7 +10,8 @@
  * mmap, munmap, mremap, brk and madvise and SECCOMP_RET_ALLOW for everything else, so the
  * other system calls never stop. PTRACE_O_TRACEFORK|VFORK|CLONE|EXEC|EXIT follow every
  * process and thread the workload creates. At the seccomp stop the registers are those of
- * the call's entry: the arguments are read and the stack is unwound with libunwind-ptrace;
+ * the call's entry: the arguments are read and the stack is unwound (sites-unwind.c:
+ * libunwind's remote unwinder with our own accessors, unwind tables from .eh_frame);
  * PTRACE_SYSCALL then runs the call to its syscall-exit stop (kernel >= 4.8), where the
  * result is read and the timestamp taken. The timestamp is CLOCK_MONOTONIC, the clock of
  * LTTng's kernel trace (ktime_get_mono_fast_ns), read after the call completed and before
@@ -22,13 +23,15 @@
  *	F	IP	MODULE	MODULE_OFFSET	PROC	PROC_OFFSET	(NFRAMES lines follow a C)
  *	K	TS	PID	CHILD_PID	fork|vfork		(a new process; threads are not listed)
  *	X	TS	PID	exec				(the address space was replaced)
- *	E	TS	PID	TID	STATUS			(the root workload ended; last line)
+ *	E	TS	PID	TID	STATUS	STATS...	(the root workload ended; last line)
  * PID is the thread group id. STATUS is "ok" (unwound to the outermost frame) or the
  * reason the unwinding stopped (docs/sites.md); the frames before it are kept. Addresses
  * and offsets are hex, MODULE is "-" for an address in no file mapping, PROC is "-" when
- * unw_get_proc_name knows no name (stripped module).
+ * no function symbol covers the address (stripped module). STATS are the tracer's own
+ * counters, NAME=VALUE each (stops, unwinds, frames, unwind_us, page_reads, peeks,
+ * maps_reads): what its work cost (bench/sites-overhead.sh prints them).
  *
- * Static (libc, libunwind-ptrace, liblzma) so it runs in the guest's initramfs.
+ * Static (libc, libunwind, liblzma) so it runs in the guest's initramfs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,7 +54,7 @@
 #include <unistd.h>
 #include <elf.h>
 
-#include <libunwind-ptrace.h>
+#include "sites-unwind.h"
 
 #if defined(__x86_64__)
 #define FT_AUDIT_ARCH	AUDIT_ARCH_X86_64
@@ -63,7 +66,6 @@
 
 #define MAX_FRAMES	64	/* frames kept per stack; deeper stacks end with "too_deep" */
 #define MAX_TASKS	4096	/* threads traced at once */
-#define MAX_MAPS	4096	/* file mappings of one process remembered for one stack */
 
 /* One traced thread: its thread group, and the call it is stopped in. */
 struct task {
@@ -76,22 +78,11 @@ struct task {
 	char *stack;		/* formatted "C" tail and "F" lines of that call, malloc'ed */
 	int nr_frames;
 	const char *status;	/* unwinding outcome of that call */
-	void *upt;		/* its libunwind-ptrace handle, kept across calls: it caches
-				 * the last ELF image it mapped; NULL until the first call */
-};
-
-struct map {
-	uint64_t start, end;	/* bytes */
-	uint64_t pgoff;		/* file offset of start, bytes */
-	char path[256];
 };
 
 static struct task tasks[MAX_TASKS];
-static struct map maps[MAX_MAPS];
-static int nr_maps;
 static FILE *out;
-static unw_addr_space_t as;
-static pid_t cached_tgid;	/* whose unwind info libunwind's cache holds, 0: none */
+static unsigned long nr_stops;	/* ptrace stops the tracer handled */
 
 static uint64_t now_ns(void)
 {
@@ -146,77 +137,17 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* The file mappings of a process, for module + offset of each frame. */
-static void load_maps(pid_t pid)
+/* Append one "F" line to t->stack. */
+static void add_frame(struct task *t, size_t *len, size_t *cap, const struct ft_frame *f)
 {
-	char path[64], line[512];
-	FILE *f;
-
-	nr_maps = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (nr_maps < MAX_MAPS && fgets(line, sizeof(line), f)) {
-		struct map *m = &maps[nr_maps];
-		unsigned long long s, e, off;
-		int n = 0;
-		char *p;
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &s, &e, &off, &n) < 3 || !n)
-			continue;
-		p = line + n;
-		p[strcspn(p, "\n")] = '\0';
-		if (*p != '/')
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", p);
-		nr_maps++;
-	}
-	fclose(f);
-}
-
-static const struct map *map_of(uint64_t ip)
-{
-	int i;
-
-	for (i = 0; i < nr_maps; i++)
-		if (ip >= maps[i].start && ip < maps[i].end)
-			return &maps[i];
-	return NULL;
-}
-
-/* Why unw_step or unw_init_remote stopped, as a stored reason (docs/sites.md). */
-static const char *unw_reason(int err)
-{
-	switch (-err) {
-	case UNW_ENOINFO: return "no_unwind_info";
-	case UNW_EBADFRAME: return "bad_frame";
-	case UNW_EINVALIDIP: return "invalid_ip";
-	case UNW_EBADREG: return "bad_register";
-	case UNW_ESTOPUNWIND: return "stopped";
-	case UNW_EUNSPEC: return "unspecified";
-	default: return "other";
-	}
-}
-
-static void add_frame(struct task *t, size_t *len, size_t *cap, unw_cursor_t *c, uint64_t ip)
-{
-	const struct map *m = map_of(ip);
-	char name[256], line[768];
-	unw_word_t off = 0;
+	char line[4608];
 	int n;
 
-	if (unw_get_proc_name(c, name, sizeof(name), &off) || !name[0]) {
-		strcpy(name, "-");
-		off = 0;
-	}
-	n = snprintf(line, sizeof(line), "F\t%llx\t%s\t%llx\t%s\t%llx\n", (unsigned long long)ip,
-		     m ? m->path : "-", m ? (unsigned long long)(ip - m->start + m->pgoff) : 0ull,
-		     name, (unsigned long long)off);
-	if (n < 0)
+	n = snprintf(line, sizeof(line), "F\t%llx\t%s\t%llx\t%.255s\t%llx\n",
+		     (unsigned long long)f->ip, f->module ? f->module : "-",
+		     (unsigned long long)f->module_off, f->proc && *f->proc ? f->proc : "-",
+		     f->proc && *f->proc ? (unsigned long long)f->proc_off : 0ull);
+	if (n < 0 || n >= (int)sizeof(line))
 		return;
 	if (*len + (size_t)n + 1 > *cap) {
 		*cap = (*cap + (size_t)n + 1) * 2;
@@ -229,77 +160,20 @@ static void add_frame(struct task *t, size_t *len, size_t *cap, unw_cursor_t *c,
 	t->nr_frames++;
 }
 
-/* Unwind the stopped thread t; frames go to t->stack, the outcome to t->status. */
-static void unwind(struct task *t)
+/* Unwind the stopped thread t (registers r); frames go to t->stack, the outcome to t->status. */
+static void unwind(struct task *t, const struct user_regs_struct *r)
 {
+	struct ft_frame f[MAX_FRAMES];
 	size_t len = 0, cap = 0;
-	unw_cursor_t c;
-	void *ui;
-	int rc;
+	int i, n;
 
 	free(t->stack);
 	t->stack = NULL;
 	t->nr_frames = 0;
-	load_maps(t->tgid);
-	/* the cache is by address: valid for one address space only */
-	if (t->tgid != cached_tgid) {
-		unw_flush_cache(as, 0, 0);
-		cached_tgid = t->tgid;
-	}
-	if (!t->upt)
-		t->upt = _UPT_create(t->tid);
-	ui = t->upt;
-	if (!ui) {
-		t->status = "no_memory";
-		return;
-	}
-	rc = unw_init_remote(&c, as, ui);
-	if (rc < 0) {
-		t->status = unw_reason(rc);
-		goto out;
-	}
-	for (;;) {
-		unw_proc_info_t pi;
-		unw_word_t ip;
-		int noinfo;
-
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0) {
-			t->status = "bad_register";
-			break;
-		}
-		add_frame(t, &len, &cap, &c, ip);
-		/* libunwind's stand-in when it found no FDE: one byte long, no unwind info */
-		noinfo = unw_get_proc_info(&c, &pi) < 0 ||
-			 (!pi.unwind_info_size && pi.end_ip - pi.start_ip <= 1);
-		if (t->nr_frames >= MAX_FRAMES) {
-			t->status = "too_deep";
-			break;
-		}
-		rc = unw_step(&c);
-		if (rc == 0) {
-			/*
-			 * The end of the stack, or a frame libunwind found no unwind info for
-			 * (a `gcc -static` binary has no PT_GNU_EH_FRAME): it then ends the
-			 * stack there without an error.
-			 */
-			t->status = noinfo ? "no_unwind_info" : "ok";
-			break;
-		}
-		if (rc < 0) {
-			t->status = unw_reason(rc);
-			break;
-		}
-	}
-out:
-	return;
-}
-
-/* A task ended or exec'ed: its cached image is stale. */
-static void drop_upt(struct task *t)
-{
-	if (t->upt)
-		_UPT_destroy(t->upt);
-	t->upt = NULL;
+	t->status = ft_unwind(t->tgid, t->tid, r, f, MAX_FRAMES, &n);
+	/* formatted now: the frames' strings live until the next unwind of any thread */
+	for (i = 0; i < n; i++)
+		add_frame(t, &len, &cap, &f[i]);
 }
 
 static const char *call_name(long nr)
@@ -394,7 +268,7 @@ static void on_seccomp_stop(struct task *t)
 		return;
 	}
 	entry_args(&r, &t->nr, t->args);
-	unwind(t);
+	unwind(t, &r);
 	t->in_call = 1;
 	/* run the call to its syscall-exit stop */
 	ptrace(PTRACE_SYSCALL, t->tid, NULL, NULL);
@@ -407,6 +281,7 @@ static void on_syscall_exit(struct task *t)
 
 	t->in_call = 0;
 	if (!get_regs(t->tid, &r)) {
+		ft_unwind_after_call(t->tgid, t->nr, t->args, result_of(&r));
 		fprintf(out, "C\t%llu\t%d\t%d\t%s\t%lx\t%lx\t%lx\t%lx\t%lx\t%lx\t%ld\t%d\t%s\n",
 			(unsigned long long)ts, t->tgid, t->tid, call_name(t->nr), t->args[0],
 			t->args[1], t->args[2], t->args[3], t->args[4], t->args[5], result_of(&r),
@@ -454,6 +329,9 @@ static void on_event(struct task *t, int event)
 		n = task_get((pid_t)msg, 1);
 		if (n)
 			n->tgid = event == PTRACE_EVENT_CLONE ? tgid_of((pid_t)msg) : (pid_t)msg;
+		/* vfork, or clone of a process (CLONE_VM unknown): may share the memory */
+		if (n && n->tgid != t->tgid)
+			ft_unwind_fork(t->tgid, n->tgid, event != PTRACE_EVENT_FORK);
 		if (n && n->tgid != t->tgid)
 			fprintf(out, "K\t%llu\t%d\t%d\t%s\n", (unsigned long long)now_ns(), t->tgid,
 				(int)msg, event == PTRACE_EVENT_VFORK ? "vfork" : "fork");
@@ -462,8 +340,7 @@ static void on_event(struct task *t, int event)
 	case PTRACE_EVENT_EXEC:
 		/* a thread other than the leader that execs takes the leader's id */
 		t->tgid = tgid_of(t->tid);
-		drop_upt(t);
-		cached_tgid = 0;	/* a new image at the same addresses */
+		ft_unwind_exec(t->tgid);	/* a new image at the same addresses */
 		follow_root(t->tid);
 		fprintf(out, "X\t%llu\t%d\texec\n", (unsigned long long)now_ns(), t->tgid);
 		break;
@@ -496,12 +373,6 @@ int main(int argc, char **argv)
 	if (!out)
 		die("cannot create the side file: %s", strerror(errno));
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	as = unw_create_addr_space(&_UPT_accessors, 0);
-	if (!as)
-		die("%s", "unw_create_addr_space failed");
-	/* one address space serves every process: its cache is flushed when the process
-	 * unwound changes or execs (cached_tgid) */
-	unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
 	fprintf(out, "V\t1\t%d\n", getpid());
 
 	root = fork();
@@ -535,7 +406,8 @@ int main(int argc, char **argv)
 				root_status = WIFEXITED(status) ? WEXITSTATUS(status) :
 								  128 + WTERMSIG(status);
 			if (t) {
-				drop_upt(t);
+				if (t->tid == t->tgid)
+					ft_unwind_exit(t->tgid);
 				free(t->stack);
 				memset(t, 0, sizeof(*t));
 			}
@@ -543,6 +415,7 @@ int main(int argc, char **argv)
 		}
 		if (!WIFSTOPPED(status) || !t)
 			continue;
+		nr_stops++;
 		sig = WSTOPSIG(status);
 		if (status >> 16 == PTRACE_EVENT_SECCOMP) {
 			on_seccomp_stop(t);
@@ -561,8 +434,11 @@ int main(int argc, char **argv)
 			ptrace(PTRACE_CONT, tid, NULL, (void *)(long)(sig == SIGTRAP ? 0 : sig));
 		}
 	}
-	fprintf(out, "E\t%llu\t%d\t%d\t%d\n", (unsigned long long)now_ns(), root, root,
-		root_status);
+	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tunwinds=%lu\tframes=%lu\tunwind_us=%llu"
+		"\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\n", (unsigned long long)now_ns(), root,
+		root, root_status, nr_stops, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
+		(unsigned long long)ft_unwind_stats.unwind_ns / 1000, ft_unwind_stats.page_reads,
+		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads);
 	if (fclose(out))
 		die("cannot write the side file: %s", strerror(errno));
 	return root_status < 0 ? 126 : root_status;

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sites-unwind.h - unwinding a thread stopped in a system call, for the call-site tracer:
+ * libunwind's remote unwinder driven by our own accessors (registers from one
+ * PTRACE_GETREGS, memory by the page through process_vm_readv, unwind tables and names
+ * from sites-elf.c, /proc/PID/maps read again only when a traced call changed the file
+ * mappings). docs/sites.md, "Unwinding" and "Cost".
+ *
+ * Not thread-safe: one unwind at a time (the tracer is single-threaded).
+ */
+#ifndef FT_SITES_UNWIND_H
+#define FT_SITES_UNWIND_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct ft_frame {
+	uint64_t ip;
+	const char *module;	/* path as /proc/PID/maps shows it, NULL: in no file mapping */
+	uint64_t module_off;	/* file offset of ip in module, bytes */
+	const char *proc;	/* function symbol, NULL: none known (stripped) */
+	uint64_t proc_off;	/* ip - the symbol's address, bytes */
+};
+
+/* What the tracer did, for the side file's last line (bench/sites-overhead.sh). */
+struct ft_unwind_stats {
+	unsigned long unwinds;
+	unsigned long frames;
+	unsigned long page_reads;	/* process_vm_readv calls, one 4 KiB chunk each */
+	unsigned long peeks;		/* PTRACE_PEEKDATA fallbacks (a chunk not readable whole) */
+	unsigned long maps_reads;	/* /proc/PID/maps reads */
+	uint64_t unwind_ns;		/* CLOCK_MONOTONIC time spent unwinding and naming */
+};
+
+extern struct ft_unwind_stats ft_unwind_stats;
+
+/*
+ * Unwind thread tid of process tgid, stopped with registers r, into f[0..max).
+ * The frames' strings stay valid until the next call of any ft_unwind_* function.
+ * Return: "ok" (the outermost frame reached) or why it stopped (docs/sites.md).
+ */
+const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
+		      struct ft_frame *f, int max, int *nr);
+
+/* A traced call of tgid completed with result: file mappings may have changed. */
+void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long result);
+
+/* child is a new process; shares_mm: it may share parent's address space (vfork, CLONE_VM). */
+void ft_unwind_fork(pid_t parent, pid_t child, int shares_mm);
+
+/* tgid exec'ed: a new address space. */
+void ft_unwind_exec(pid_t tgid);
+
+/* tgid's leader ended: forget the process. */
+void ft_unwind_exit(pid_t tgid);
+
+#endif
