@@ -78,8 +78,8 @@ workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-l
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
-# sites-demo with PT_GNU_EH_FRAME, which `gcc -static` leaves out: libunwind unwinds it
-# (tests/guest/sites.sh; the bundled plain -static build shows what happens without).
+# sites-demo with PT_GNU_EH_FRAME, which `gcc -static` leaves out (tests/guest/sites.sh
+# checks that the bundled plain -static build, unwound from .eh_frame, counts the same).
 $(B)/testprogs/x86_64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
