@@ -2,24 +2,37 @@
 # bench/sites-overhead.sh - what `record --sites` costs the workload: each workload recorded
 # without and with the call-site tracer, one after the other in one run (docs/sites.md).
 #
-#   sh bench/sites-overhead.sh [--arch A] [WORKLOAD_COMMAND...]
+#   sh bench/sites-overhead.sh [--arch A] [--baseline DIR] [WORKLOAD_COMMAND...]
 #	default: "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2"
 #		 "kv-redis --requests 2000"
 #
 # Guest time of a run: from the first to the last event of the workload's own processes
 # (process.workload = 1: the tree ft-launch started, without ft-sites and the guest's
 # setup), on the trace clock. Per workload one line:
-#	SITES workload="..." faults=N calls=N calls_per_100_faults=R plain_ns=N sites_ns=N ratio=R
-# where calls are the traced mapping calls of the --sites run and ratio = sites_ns/plain_ns.
+#	SITES workload="..." faults=N calls=N calls_per_100_faults=R plain_ns=N sites_ns=N
+#	      ratio=R [base_sites_ns=N base_ratio=R] tracer: stops=N unwinds=N frames=N
+#	      unwind_us=N page_reads=N peeks=N maps_reads=N
+# where calls are the traced mapping calls of the --sites run, ratio = sites_ns/plain_ns,
+# and the tracer's counters come from the side file's last line (tracer/guest/ft-sites.c).
+# --baseline DIR: another foliotrace checkout, built (e.g. `git archive COMMIT | tar -x`,
+# then make): its `record --sites` runs too, right after the plain run, so an old and a
+# new tracer are compared in one run on the same load (base_ratio = base_sites_ns/plain_ns).
 # The goal (issue 14): ratio <= 1.10 for every workload under 1 call per 100 faults.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
 ARCH=x86_64
-if [ "${1:-}" = --arch ]; then
-	ARCH=$2
-	shift 2
-fi
+BASE=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--arch) ARCH=$2; shift 2 ;;
+	--baseline) BASE=$(cd "$2" && pwd); shift 2 ;;
+	*) break ;;
+	esac
+done
+[ -z "$BASE" ] || [ -x "$BASE/build/foliotrace" ] ||
+	{ echo "bench/sites-overhead.sh: no $BASE/build/foliotrace: build the baseline first" >&2
+	  exit 1; }
 [ $# -gt 0 ] || set -- "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2" \
 	"kv-redis --requests 2000"
 make -s -C "$TOP" >&2
@@ -41,6 +54,15 @@ for w in "$@"; do
 	# shellcheck disable=SC2086 # the workload command is split on purpose
 	"$FT" record --arch "$ARCH" -o "$D/plain.db" -- $w > /dev/null 2> "$D/err" ||
 		{ cat "$D/err" >&2; exit 1; }
+	base=
+	if [ -n "$BASE" ]; then
+		rm -rf "$D/base.db" "$D/base.db.ctf"
+		# shellcheck disable=SC2086
+		"$BASE/build/foliotrace" record --arch "$ARCH" --sites -o "$D/base.db" -- $w \
+			> /dev/null 2> "$D/err" || { cat "$D/err" >&2; exit 1; }
+		bt=$(value "$D/base.db" 0 "SELECT max(trace_id) FROM trace")
+		base=$(span "$D/base.db" "$bt")
+	fi
 	# shellcheck disable=SC2086
 	"$FT" record --arch "$ARCH" --sites -o "$D/sites.db" -- $w > /dev/null 2> "$D/err" ||
 		{ cat "$D/err" >&2; exit 1; }
@@ -52,8 +74,15 @@ for w in "$@"; do
 		WHERE trace_id = $st AND workload = 1")
 	calls=$(value "$D/sites.db" "$st" "SELECT count(*) FROM site_call
 		WHERE trace_id = $st AND call <> 'none'")
-	awk -v w="$w" -v f="$faults" -v c="$calls" -v p="$plain" -v s="$sites" 'BEGIN {
+	# the tracer's counters: the side file's last line (E ... stops=N ...)
+	stats=$(tail -n 1 "$(ls -td "$D"/sites.db.ctf/*/ | head -n 1)sites.txt" |
+		tr '\t' '\n' | grep = | tr '\n' ' ')
+	awk -v w="$w" -v f="$faults" -v c="$calls" -v p="$plain" -v s="$sites" -v b="$base" \
+	    -v st="$stats" 'BEGIN {
 		printf "SITES workload=\"%s\" faults=%d calls=%d calls_per_100_faults=%.2f " \
-		       "plain_ns=%.0f sites_ns=%.0f ratio=%.2f\n", w, f, c, f ? 100 * c / f : 0, p, s,
-		       p ? s / p : 0 }'
+		       "plain_ns=%.0f sites_ns=%.0f ratio=%.2f", w, f, c, f ? 100 * c / f : 0, p, s,
+		       p ? s / p : 0
+		if (b != "")
+			printf " base_sites_ns=%.0f base_ratio=%.2f", b, p ? b / p : 0
+		printf " tracer: %s\n", st }'
 done
