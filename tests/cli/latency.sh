@@ -11,7 +11,7 @@
 # Then JSON field names and values, and the refusals.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 12
+plan 13
 D=$TOP/tests/data
 DB=$T/lat.db
 for f in x86_64-anon-touch-order0 x86_64-anon-touch-mcpage2 x86_64-anon-touch-thp \
@@ -113,5 +113,8 @@ ok $([ $? = 2 ]; echo $?) "--latency with --sim-vs-real: usage error, exit 2"
 "$FT" compare "$T/missing.db" --latency > "$T/out" 2> "$T/err"
 ok $([ $? = 1 ] && [ "$(wc -l < "$T/err")" = 1 ] && [ ! -s "$T/out" ] && [ ! -e "$T/missing.db" ]; echo $?) \
 	"a missing database: exit 1, one line, nothing created"
+sh "$TOP/bench/latency-table.sh" > /dev/null 2> "$T/err"
+ok $([ $? = 2 ] && grep -q '^usage: bench/latency-table.sh' "$T/err"; echo $?) \
+	"bench/latency-table.sh without a workload: usage, exit 2, nothing booted"
 check "the database is untouched by the commands (byte-identical)" cmp -s "$DB" "$T/before.db"
 done_testing
