@@ -72,7 +72,8 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 # tests/guest/record.sh copies a static program foliotrace does not bundle into the guest.
 workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr \
-	   $(B)/testprogs/x86_64/sites-demo-dyn
+	   $(B)/testprogs/x86_64/sites-demo-dyn $(B)/testprogs/x86_64/sites-ptrace \
+	   $(B)/testprogs/x86_64/sites-exit
 workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
@@ -87,6 +88,11 @@ $(B)/testprogs/x86_64/sites-demo-hdr: workloads/sites-demo.c
 $(B)/testprogs/x86_64/sites-demo-dyn: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -o $@ $<
+# hostile workloads for record --sites (tests/guest/sites-hostile.sh): one that uses
+# ptrace itself, one that exits while its threads are in mmap
+$(B)/testprogs/x86_64/sites-%: tests/guest/sites-%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -static -pthread -Wl,--eh-frame-hdr -o $@ $<
 $(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
