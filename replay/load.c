@@ -18,6 +18,13 @@ void rp_load_release(struct rp_loaded *t)
 	for (i = 0; i < t->nr_sites; i++)
 		free((char *)t->sites[i].site);
 	free(t->sites);
+	for (i = 0; i < t->nr_slots; i++) {
+		free(t->slot_site[i]);
+		free(t->slot_module[i]);
+	}
+	free(t->slot_site);
+	free(t->slot_module);
+	free(t->touch);
 	free(t->vmas);
 	free(t->procs);
 	memset(t, 0, sizeof(*t));
@@ -31,6 +38,77 @@ void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
 	t->nr_procs = l->nr_procs;
 	t->sites = l->sites;
 	t->nr_sites = l->nr_sites;
+	t->nr_site_slots = l->nr_slots;
+}
+
+uint32_t rp_touch_slot(const struct rp_loaded *l, uint32_t *cursor, uint64_t ord)
+{
+	while (*cursor < l->nr_touch && l->touch[*cursor].end <= ord)
+		(*cursor)++;
+	if (*cursor < l->nr_touch && l->touch[*cursor].first <= ord)
+		return l->touch[*cursor].slot;
+	return 0;
+}
+
+/*
+ * The site slots and the touch spans of site_touch (the attribution ingest made, docs/
+ * sites.md): slot i >= 1 is the i-th (site, site_module) in sorted order.
+ */
+static int load_slots(sqlite3 *db, struct rp_loaded *t)
+{
+	static const char slots_sql[] =
+		"SELECT DISTINCT site, site_module FROM site_call WHERE trace_id = ?1 "
+		"ORDER BY site, site_module";
+	static const char touch_sql[] =
+		"WITH s AS (SELECT site, site_module, row_number() OVER (ORDER BY site, "
+		"site_module) AS slot FROM (SELECT DISTINCT site, site_module FROM site_call "
+		"WHERE trace_id = ?1)) SELECT t.ev_first, t.ev_end, s.slot FROM site_touch t "
+		"JOIN site_call c USING (call_id) JOIN s ON s.site = c.site AND s.site_module IS "
+		"c.site_module WHERE t.trace_id = ?1 ORDER BY t.ev_first";
+	sqlite3_stmt *q;
+	uint32_t cap = 0, nr_sites = 0;
+	size_t cap_s = 0, cap_m = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, touch_sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, t->trace_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (t->nr_touch == cap) {
+			cap = cap ? 2 * cap : 256;
+			t->touch = xrealloc(t->touch, cap * sizeof(*t->touch));
+		}
+		t->touch[t->nr_touch].first = (uint64_t)sqlite3_column_int64(q, 0);
+		t->touch[t->nr_touch].end = (uint64_t)sqlite3_column_int64(q, 1);
+		t->touch[t->nr_touch++].slot = (uint32_t)sqlite3_column_int64(q, 2);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (sqlite3_prepare_v2(db, slots_sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, t->trace_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *m = sqlite3_column_text(q, 1);
+
+		nr_sites++;
+		if (!t->nr_touch)
+			continue;	/* sites stored before schema 5: no slots */
+		if (!t->nr_slots) {
+			XGROW(t->slot_site, cap_s, 1);
+			XGROW(t->slot_module, cap_m, 1);
+			t->slot_site[0] = xstrdup("[untraced]");
+			t->slot_module[0] = NULL;
+			t->nr_slots = 1;
+		}
+		XGROW(t->slot_site, cap_s, t->nr_slots + 1);
+		XGROW(t->slot_module, cap_m, t->nr_slots + 1);
+		t->slot_site[t->nr_slots] = xstrdup((const char *)sqlite3_column_text(q, 0));
+		t->slot_module[t->nr_slots++] = m ? xstrdup((const char *)m) : NULL;
+	}
+	sqlite3_finalize(q);
+	t->sites_without_touch = nr_sites && !t->nr_touch;
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* The ranges traced calls mapped, in call order, for the persite policy. */
@@ -170,7 +248,7 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	q = NULL;
 	if (rc != SQLITE_DONE)
 		goto sql_error;
-	if (load_sites(db, t))
+	if (load_sites(db, t) || load_slots(db, t))
 		goto sql_error;
 	return 0;
 sql_error:

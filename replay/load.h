@@ -14,6 +14,12 @@
 #include "replay/filter.h"
 #include "replay/replay.h"
 
+/* Events [first, end) of the stream (ordinals) whose touches belong to site slot. */
+struct rp_touch_span {
+	uint64_t first, end;
+	uint32_t slot;
+};
+
 /* A process of a trace, indexed by proc_id. */
 struct rp_proc_info {
 	int64_t pid;			/* recorded tgid; 0 for an unused proc_id */
@@ -43,6 +49,17 @@ struct rp_loaded {
 	uint32_t nr_procs;		/* 1 + largest proc_id */
 	struct rp_site_range *sites;	/* ranges of site_call in call order (strings owned) */
 	uint32_t nr_sites;
+	/*
+	 * Per-site accounting (a trace whose sites were ingested with schema 5's site_touch):
+	 * slot i > 0 is the site (slot_site[i], slot_module[i]; `query sites`' grouping),
+	 * slot 0 '[untraced]'; touch maps event ordinals to slots. nr_slots 0: none.
+	 */
+	char **slot_site, **slot_module;	/* owned; module NULL if none */
+	uint32_t nr_slots;
+	struct rp_touch_span *touch;	/* by ev_first, disjoint */
+	uint32_t nr_touch;
+	int sites_without_touch;	/* 1: site_call rows but no site_touch (stored
+					 * before schema 5: ingest again for per-site) */
 	uint64_t nr_rows;		/* processes of the trace */
 	uint64_t nr_selected;		/* of those, selected (all of them without a filter) */
 };
@@ -55,6 +72,12 @@ struct rp_loaded {
  */
 int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t);
 void rp_load_release(struct rp_loaded *t);
+
+/*
+ * rp_touch_slot - the site slot of event ordinal ord, for ordinals asked in increasing
+ * order; *cursor starts at 0. Return: the slot, 0 ('[untraced]') outside every span.
+ */
+uint32_t rp_touch_slot(const struct rp_loaded *l, uint32_t *cursor, uint64_t ord);
 
 /* The engine's view of a loaded trace (free_blocks zero). */
 void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t);

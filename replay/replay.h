@@ -232,6 +232,11 @@ struct rp_trace {
 	uint32_t nr_procs;		/* 1 + largest proc_id */
 	const struct rp_site_range *sites;	/* call order; none for a trace without sites */
 	uint32_t nr_sites;
+	/*
+	 * Per-site accounting: the number of site slots the touches are charged to
+	 * (rp_sim_feed_sites()); 0: none. Slot 0 is for touches of no traced process.
+	 */
+	uint32_t nr_site_slots;
 	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
 };
 
@@ -245,6 +250,13 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 void rp_sim_free(struct rp_sim *s);
 /* Replay n events in recorded order. ALLOC records are ignored. */
 void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n);
+/*
+ * The same, with the site slot of each event (slots[i] for ev[i], < t->nr_site_slots;
+ * read for touches only): faults, zeroed bytes and the blocks they allocate are charged to
+ * it. slots NULL, or a trace without slots: rp_sim_feed().
+ */
+void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+		       size_t n);
 /* End of the trace: final RSS, end-of-trace bloat, intact contpte runs. Call once. */
 void rp_sim_finish(struct rp_sim *s);
 /*
@@ -253,6 +265,23 @@ void rp_sim_finish(struct rp_sim *s);
  */
 const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id);
 const struct rp_counters *rp_sim_total(const struct rp_sim *s);
+
+/* What one site slot took in a run (docs/sites.md, "Per-site metrics"). */
+struct rp_site_counters {
+	uint64_t faults;	/* faults its touches took (as RP_M_FAULTS) */
+	uint64_t zeroed;	/* bytes its faults allocated, as RP_M_ZEROED */
+	uint64_t bloat;		/* bytes of its blocks never touched, as RP_M_BLOAT */
+	uint64_t rss;		/* pages of its blocks resident now */
+	uint64_t at_peak;	/* after rp_sim_finish(): bytes of its blocks resident when
+				 * the total RSS first reached its peak */
+};
+
+/*
+ * After rp_sim_finish(): the site slots' counters, *n of them (0 for a trace without
+ * slots). Over all slots, faults, zeroed and bloat sum to the total's, at_peak to
+ * peak_rss_bytes.
+ */
+const struct rp_site_counters *rp_sim_sites(const struct rp_sim *s, uint32_t *n);
 
 /* ---- the naive reference simulator (replay/oracle.c), same contract ---- */
 

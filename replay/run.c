@@ -29,7 +29,10 @@ struct pass {
 	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
 	uint8_t *keep;			/* by proc_id: 1 if selected; NULL = all */
 	uint32_t nr_procs;
+	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
+	uint32_t touch_cursor;		/* rp_touch_slot()'s */
 	struct ft_event batch[RUN_BATCH];
+	uint32_t slots[RUN_BATCH];	/* site slot of each batched event (with slots) */
 	size_t n;
 	uint64_t events;
 	uint64_t seen;			/* events decoded, filtered ones included */
@@ -56,7 +59,8 @@ static void flush(struct pass *ps)
 	for (i = 0; i < ps->opts->nr_pol; i++) {
 		uint64_t t0 = now_ns();
 
-		rp_sim_feed(ps->sim[i], ps->batch, ps->n);
+		rp_sim_feed_sites(ps->sim[i], ps->batch, ps->l->nr_slots ? ps->slots : NULL,
+				  ps->n);
 		ps->ns[i] += now_ns() - t0;
 		if (ps->orc[i])
 			rp_oracle_feed(ps->orc[i], ps->batch, ps->n);
@@ -74,6 +78,8 @@ static int on_event(const struct ft_event *ev, void *arg)
 		return 0;
 	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
 		return 0;
+	if (ps->l->nr_slots)	/* the ordinal of ev is seen - 1, as ingest counted it */
+		ps->slots[ps->n] = rp_touch_slot(ps->l, &ps->touch_cursor, ps->seen - 1);
 	ps->batch[ps->n++] = *ev;
 	ps->events++;
 	if (ps->n == RUN_BATCH)
@@ -155,11 +161,67 @@ static void with_time(const struct rp_counters *c, const struct rp_cost *cm,
 	out->v[RP_M_FAULT_TIME] = cm ? (uint64_t)rp_cost_predict(cm, c) : 0;
 }
 
+/*
+ * The per-site counters of run i must sum to its totals (every fault, zeroed and bloated
+ * byte and resident page at the peak has one slot): checked on every run with slots.
+ */
+static int sites_agree(struct pass *ps, unsigned int i)
+{
+	const struct rp_counters *tot = rp_sim_total(ps->sim[i]);
+	const struct rp_site_counters *sc = rp_sim_sites(ps->sim[i], &(uint32_t){ 0 });
+	uint64_t f = 0, z = 0, b = 0, r = 0;
+	uint32_t k;
+
+	for (k = 0; k < ps->l->nr_slots; k++) {
+		f += sc[k].faults;
+		z += sc[k].zeroed;
+		b += sc[k].bloat;
+		r += sc[k].at_peak;
+	}
+	if (f != tot->v[RP_M_FAULTS] || z != tot->v[RP_M_ZEROED] || b != tot->v[RP_M_BLOAT] ||
+	    r != tot->v[RP_M_PEAK_RSS])
+		return error("per-site metrics do not sum to the totals (faults %llu/%llu, "
+			     "zeroed %llu/%llu, bloat %llu/%llu, peak RSS %llu/%llu)",
+			     (unsigned long long)f, (unsigned long long)tot->v[RP_M_FAULTS],
+			     (unsigned long long)z, (unsigned long long)tot->v[RP_M_ZEROED],
+			     (unsigned long long)b, (unsigned long long)tot->v[RP_M_BLOAT],
+			     (unsigned long long)r, (unsigned long long)tot->v[RP_M_PEAK_RSS]);
+	return 0;
+}
+
+/* replay_site rows of run_id: the slots of simulator i with anything to show. */
+static int store_sites(sqlite3 *db, sqlite3_stmt *st, const struct pass *ps, unsigned int i,
+		       int64_t run_id)
+{
+	const struct rp_site_counters *sc;
+	uint32_t k, n;
+
+	sc = rp_sim_sites(ps->sim[i], &n);
+	for (k = 0; k < n; k++) {
+		if (!sc[k].faults && !sc[k].zeroed && !sc[k].bloat && !sc[k].at_peak)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_text(st, 2, ps->l->slot_site[k], -1, SQLITE_STATIC);
+		if (ps->l->slot_module[k])
+			sqlite3_bind_text(st, 3, ps->l->slot_module[k], -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int64(st, 4, (int64_t)sc[k].faults);
+		sqlite3_bind_int64(st, 5, (int64_t)sc[k].bloat);
+		sqlite3_bind_int64(st, 6, (int64_t)sc[k].zeroed);
+		sqlite3_bind_int64(st, 7, (int64_t)sc[k].at_peak);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return error("cannot store replay site: %s", sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
 static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		      struct pass *ps, struct rp_run_result *res, const char *filter,
 		      const struct rp_cost *cm)
 {
-	sqlite3_stmt *run = NULL, *met = NULL;
+	sqlite3_stmt *run = NULL, *met = NULL, *site = NULL;
 	unsigned int i, m;
 	uint32_t pid;
 	int ret = -1;
@@ -171,7 +233,10 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 			       "?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?6)", -1, &run,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO replay_metric(run_id, proc_id, name, value) "
-			       "VALUES (?1, ?2, ?3, ?4)", -1, &met, NULL) != SQLITE_OK) {
+			       "VALUES (?1, ?2, ?3, ?4)", -1, &met, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO replay_site(run_id, site, site_module, faults, "
+			       "bloat_bytes, zeroed_bytes, rss_at_peak_bytes) VALUES (?1, ?2, ?3, "
+			       "?4, ?5, ?6, ?7)", -1, &site, NULL) != SQLITE_OK) {
 		error("cannot store replay runs: %s", sqlite3_errmsg(db));
 		goto out;
 	}
@@ -191,6 +256,8 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 			goto out;
 		}
 		res[i].run_id = sqlite3_last_insert_rowid(db);
+		if (store_sites(db, site, ps, i, res[i].run_id))
+			goto out;
 		/* totals: every metric; per process: the non-zero ones (absent row = 0) */
 		for (pid = 0; pid <= ps->nr_procs; pid++) {
 			const struct rp_counters *sc = pid == ps->nr_procs ?
@@ -225,6 +292,7 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 out:
 	sqlite3_finalize(run);
 	sqlite3_finalize(met);
+	sqlite3_finalize(site);
 	if (ret) {
 		ftdb_rollback(db);
 		return -1;
@@ -287,6 +355,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	snprintf(info->arch, sizeof(info->arch), "%s", l.head.arch);
 	ps = xcalloc(1, sizeof(*ps));
 	ps->opts = o;
+	ps->l = &l;
 	has_cost = rp_cost_lookup(db, trace_id, &cost);
 	if (has_cost < 0)
 		goto out;
@@ -313,6 +382,10 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		with_time(rp_sim_total(ps->sim[i]), has_cost ? &cost : NULL, &res[i].total);
 		res[i].elapsed_ns = ps->ns[i];
 		res[i].run_id = 0;
+		if (l.nr_slots && sites_agree(ps, i)) {
+			error("policy %s", o->pol[i].spec);
+			goto out;
+		}
 		if (ps->orc[i]) {
 			rp_oracle_finish(ps->orc[i]);
 			if (oracle_agrees(ps, i)) {

@@ -21,6 +21,11 @@
  *	!PG_ZERO		=> owns 4K of the block pfn - (pfn & (2^ord - 1)) of order ord
  *	PG_COW			=> write-protected after fork; mapcount in s->shared if > 1
  *	PG_TOUCHED		=> touched since mapped (else it is bloat when unmapped)
+ *
+ * Per-site accounting (a trace with sites, t->nr_site_slots > 0): each non-zero present
+ * page also holds the site slot of the touch whose fault allocated it (site[], moved by
+ * mremap, copied by fork), so its RSS and bloat go to that site; a fault and the bytes it
+ * zeroes go to the slot of the touch that took it. The slots' sums are the totals'.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +54,7 @@ struct leaf {
 	uint8_t st[LEAF_PAGES];		/* PG_* */
 	uint8_t ord[LEAF_PAGES];	/* order of the owning block */
 	uint64_t pfn[LEAF_PAGES];	/* pfn of the page */
+	uint32_t site[];		/* per-site accounting only: slot of the page's block */
 };
 
 struct proc {
@@ -58,12 +64,14 @@ struct proc {
 	struct leaf *last;		/* leaf of the previous lookup */
 	uint64_t rss;			/* pages present and not zero page */
 	uint64_t peak;			/* pages, max of rss */
+	size_t leaf_size;		/* bytes of a leaf: with site[] or without */
 	struct rp_counters c;
 };
 
 struct moved {				/* a page in flight during mremap */
 	uint64_t off;			/* pages from the start of the source */
 	uint64_t pfn;
+	uint32_t site;
 	uint8_t st, ord;
 };
 
@@ -88,6 +96,13 @@ struct rp_sim {
 	unsigned int vc_a4k;		/* and the reason it always gets 4K */
 	struct rp_counters total;
 	int finished;
+	/* per-site accounting; nr_slots 0: none */
+	uint32_t nr_slots;
+	uint32_t cur;			/* slot of the touch being replayed */
+	struct rp_site_counters *site;	/* by slot */
+	uint64_t *snap;			/* by slot: its rss (pages) when the peak of version */
+	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
+	uint64_t peak_ver;		/* times s->peak was raised */
 };
 
 static inline uint64_t hash64(uint64_t k)
@@ -174,7 +189,7 @@ static struct leaf *leaf_get(struct proc *p, uint64_t key)
 		return l;
 	if ((p->nr + 1) * 2 > p->cap)
 		proc_rehash(p, p->cap ? p->cap * 2 : 16);
-	l = xmalloc(sizeof(*l));
+	l = xmalloc(p->leaf_size);
 	l->key = key;
 	memset(l->present, 0, sizeof(l->present));
 	l->nr_present = 0;
@@ -239,8 +254,11 @@ static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_
 		memset(s->procs + s->nr_procs, 0, (n - s->nr_procs) * sizeof(*s->procs));
 		s->nr_procs = n;
 	}
-	if (!s->procs[id])
+	if (!s->procs[id]) {
 		s->procs[id] = xcalloc(1, sizeof(struct proc));
+		s->procs[id]->leaf_size = sizeof(struct leaf) +
+					  (s->nr_slots ? LEAF_PAGES * sizeof(uint32_t) : 0);
+	}
 	return s->procs[id];
 }
 
@@ -255,8 +273,43 @@ static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
 	if (p->rss > p->peak)
 		p->peak = p->rss;
 	s->rss += pages;
-	if (s->rss > s->peak)
+	if (s->rss > s->peak) {
 		s->peak = s->rss;
+		s->peak_ver++;
+	}
+}
+
+/*
+ * Slot's resident pages change by delta. Called before rss_add(), which may raise the
+ * peak: a slot's rss at the latest peak is its rss now unless it changed since, and then
+ * snap holds it (saved at the first change after that peak). O(1), no scan per peak.
+ */
+static inline void site_rss(struct rp_sim *s, uint32_t slot, int64_t delta)
+{
+	if (s->snap_ver[slot] != s->peak_ver) {
+		s->snap[slot] = s->site[slot].rss;
+		s->snap_ver[slot] = s->peak_ver;
+	}
+	s->site[slot].rss += (uint64_t)delta;
+}
+
+/* A fault of the current touch allocated n pages at leaf index i.. of l. */
+static inline void site_alloc(struct rp_sim *s, struct leaf *l, unsigned int i, unsigned int n)
+{
+	unsigned int j;
+
+	if (!s->nr_slots)
+		return;
+	for (j = 0; j < n; j++)
+		l->site[i + j] = s->cur;
+	site_rss(s, s->cur, n);
+	s->site[s->cur].zeroed += (uint64_t)n << RP_PAGE_SHIFT;
+}
+
+static inline void site_fault(struct rp_sim *s)
+{
+	if (s->nr_slots)
+		s->site[s->cur].faults++;
 }
 
 static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
@@ -348,6 +401,7 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	fill_bytes(&l->ord[i], (uint8_t)k, n);
 	for (j = 0; j < n; j++)
 		l->pfn[i + j] = pfn + j;
+	site_alloc(s, l, i, n);
 	rss_add(s, p, n);
 	p->c.v[RP_M_ALLOC_0 + k]++;
 	p->c.v[RP_M_ZEROED] += (uint64_t)n << RP_PAGE_SHIFT;
@@ -414,6 +468,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 	/* the faulting page first: it must be mapped even if the others cannot be */
 	pfn = alloc_page(s, p);
 	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	site_alloc(s, l, i, 1);
 	mapped++;
 	for (v = lo; v < hi; v++) {
 		unsigned int j = (unsigned int)(v - base);
@@ -427,6 +482,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 		}
 		p->c.v[RP_M_ALLOC_0]++;
 		pg_set(l, j, 0, 0, pfn);
+		site_alloc(s, l, j, 1);
 		mapped++;
 	}
 	if (failed)
@@ -483,6 +539,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 		p->c.v[RP_M_FB_0 + reason]++;
 	pfn = alloc_page(s, p);
 	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	site_alloc(s, l, i, 1);
 	rss_add(s, p, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
@@ -518,6 +575,8 @@ static __attribute__((noinline)) void touch_present_write(struct rp_sim *s, stru
 		l->st[i] = PG_TOUCHED;
 		l->ord[i] = 0;
 		l->pfn[i] = alloc_page(s, p);
+		site_alloc(s, l, i, 1);
+		site_fault(s);
 		rss_add(s, p, 1);
 		p->c.v[RP_M_FAULTS]++;
 		p->c.v[RP_M_ZERO_WP]++;
@@ -582,6 +641,7 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 	unsigned int always4k;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
 
 	p->c.v[RP_M_FAULTS]++;
+	site_fault(s);
 	vma_of(s, vma_id, vpn, &f, &always4k);
 	f.proc_id = proc_id;
 	if (write)
@@ -658,6 +718,10 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
 	p->c.v[RP_M_FAULTS]++;
 	p->c.v[RP_M_ZERO_WP]++;
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+	if (s->nr_slots) {
+		s->site[s->cur].faults++;
+		s->site[s->cur].zeroed += RP_PAGE_SIZE;
+	}
 }
 
 /* ---- zaps ---- */
@@ -718,6 +782,24 @@ static inline unsigned int byte_sum(uint64_t x)
 }
 
 /*
+ * Per-site side of unmapping 8 pages from leaf index g: nz has 0x01 in the byte of each
+ * present non-zero page, x their st bytes. Each leaves its slot's RSS, untouched as bloat.
+ */
+static void site_unmap(struct rp_sim *s, struct leaf *l, unsigned int g, uint64_t nz,
+		       uint64_t x)
+{
+	while (nz) {
+		unsigned int b = (unsigned int)__builtin_ctzll(nz) >> 3;
+		uint32_t slot = l->site[g + b];
+
+		nz &= nz - 1;
+		site_rss(s, slot, -1);
+		if (!((x >> (8 * b)) & PG_TOUCHED))
+			s->site[slot].bloat += RP_PAGE_SIZE;
+	}
+}
+
+/*
  * Unmap pages [a, b) of leaf l: RSS, bloat, frees. Pages are counted 8 at a time from
  * their st bytes (bit 0 PG_ZERO, bit 1 PG_TOUCHED, bit 2 PG_COW); only pages with a
  * physical side (shared after fork, or the buddy model) are visited one by one.
@@ -751,6 +833,8 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			nz = pm & ~x & ones;		/* present, not the zero page */
 			pages += byte_sum(nz);
 			untouched += byte_sum(nz & ~(x >> 1));
+			if (s->nr_slots)
+				site_unmap(s, l, (w << 6) + g, nz, x);
 			rel = buddy ? nz : nz & (x >> 2);	/* pages to release */
 			while (rel) {
 				j = (w << 6) + g + ((unsigned int)__builtin_ctzll(rel) >> 3);
@@ -798,6 +882,7 @@ static void take_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 		s->mv[t->n].st = l->st[j];
 		s->mv[t->n].ord = l->ord[j];
 		s->mv[t->n].pfn = l->pfn[j];
+		s->mv[t->n].site = s->nr_slots ? l->site[j] : 0;
 		t->n++;
 		l->present[j >> 6] &= ~(1ULL << (j & 63));
 		l->nr_present--;
@@ -818,6 +903,8 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 		struct leaf *l = leaf_get(p, v >> LEAF_SHIFT);
 
 		pg_set(l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
+		if (s->nr_slots)
+			l->site[v & LEAF_MASK] = s->mv[k].site;
 	}
 }
 
@@ -876,6 +963,10 @@ static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 			pl->st[j] |= PG_COW;
 			shared_inc(&s->shared, pl->pfn[j]);
 			pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
+			if (s->nr_slots) {
+				cl->site[j] = pl->site[j];
+				site_rss(s, pl->site[j], 1);
+			}
 			rss_add(s, child, 1);
 		}
 	}
@@ -910,6 +1001,12 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->vc_id = UINT32_MAX;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
+	s->nr_slots = t->nr_site_slots;
+	if (s->nr_slots) {
+		s->site = xcalloc(s->nr_slots, sizeof(*s->site));
+		s->snap = xcalloc(s->nr_slots, sizeof(*s->snap));
+		s->snap_ver = xcalloc(s->nr_slots, sizeof(*s->snap_ver));
+	}
 	return s;
 }
 
@@ -935,16 +1032,29 @@ void rp_sim_free(struct rp_sim *s)
 	rp_alloc_release(&s->alloc);
 	rp_pageset_release(&s->shared);
 	free(s->mv);
+	free(s->site);
+	free(s->snap);
+	free(s->snap_ver);
 	free(s);
 }
 
 void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 {
+	rp_sim_feed_sites(s, ev, NULL, n);
+}
+
+void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+		       size_t n)
+{
 	const struct ft_event *e, *end = ev + n;
 	struct proc *p = NULL;
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
+	if (!s->nr_slots)
+		slots = NULL;
 	for (e = ev; e < end; e++) {
+		if (slots)
+			s->cur = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
 		if (e->kind == FT_EV_FAULT) {
 			uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
 			unsigned int i = (unsigned int)(vpn & LEAF_MASK);
@@ -966,6 +1076,10 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 				/* first_touch() of a write under order0, inline */
 				p->c.v[RP_M_FAULTS]++;
 				pg_set(l, i, PG_TOUCHED, 0, alloc_page(s, p));
+				if (s->nr_slots) {
+					site_fault(s);
+					site_alloc(s, l, i, 1);
+				}
 				rss_add(s, p, 1);
 				p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 				p->c.v[RP_M_PTE_WRITES]++;
@@ -1046,8 +1160,11 @@ void rp_sim_finish(struct rp_sim *s)
 					unsigned int x = (w << 6) + (unsigned int)__builtin_ctzll(bits);
 
 					bits &= bits - 1;
-					if (!(l->st[x] & (PG_ZERO | PG_TOUCHED)))
-						p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+					if (l->st[x] & (PG_ZERO | PG_TOUCHED))
+						continue;
+					p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+					if (s->nr_slots)
+						s->site[l->site[x]].bloat += RP_PAGE_SIZE;
 				}
 			}
 			p->c.v[RP_M_CONTPTE_FINAL] += contpte_count(l);
@@ -1058,6 +1175,15 @@ void rp_sim_finish(struct rp_sim *s)
 			s->total.v[m] += p->c.v[m];
 	}
 	s->total.v[RP_M_PEAK_RSS] = s->peak << RP_PAGE_SHIFT;
+	for (i = 0; i < s->nr_slots; i++)
+		s->site[i].at_peak = (s->snap_ver[i] == s->peak_ver ? s->snap[i] :
+				      s->site[i].rss) << RP_PAGE_SHIFT;
+}
+
+const struct rp_site_counters *rp_sim_sites(const struct rp_sim *s, uint32_t *n)
+{
+	*n = s->nr_slots;
+	return s->site;
 }
 
 const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id)

@@ -9,7 +9,9 @@
  * the last call that mapped it (mmap of anonymous memory, mremap's destination, brk's
  * growth); file mmaps, munmap, brk's shrink and exec take ranges away, fork copies the map.
  * An anon_fault of a traced process goes to the owner of its address, or to the process's
- * '[no call]' row when nothing owns it.
+ * '[no call]' row when nothing owns it. Every touch (anon_fault, anon_zero_wp, anon_cow) is
+ * also looked up and stored as runs of event ordinals per owner (site_touch), so replay
+ * charges a policy's faults to the sites `query sites` names, without a second attribution.
  *
  * Tuned for: thousands of calls and millions of faults; a lookup is a binary search in the
  * process's map, touched pages are counted in one open-addressing hash set.
@@ -82,6 +84,12 @@ struct pidmap {
 	int pid;
 };
 
+/* Consecutive events [first, end) whose touches all have one owner (site_touch). */
+struct span {
+	uint64_t first, end;	/* event ordinals */
+	size_t owner;		/* call index, or nr_calls + process index ('none' row) */
+};
+
 struct sites {
 	struct call *calls;
 	size_t nr_calls, cap_calls;
@@ -96,6 +104,11 @@ struct sites {
 	uint64_t page_size;
 	struct idmap seen;	/* set of owner << 40 | page number (values unused) */
 	regex_t skip;
+	struct span *spans;	/* in event order */
+	size_t nr_spans, cap_spans;
+	uint64_t ev_seq;	/* ordinal of the event on_event() sees */
+	int span_open;		/* the last span may grow: no foreign touch since */
+	int64_t *row_id;	/* site_call.call_id per owner, after write_calls() */
 };
 
 /* --- the side file ---------------------------------------------------------------- */
@@ -501,21 +514,37 @@ static int pid_of(const struct sites *s, int64_t proc_id)
 	return lo < s->nr_pm && s->pm[lo].proc_id == proc_id ? s->pm[lo].pid : -1;
 }
 
+/* Touch number seq of the stream belongs to owner: extend the last span or start one. */
+static void span_add(struct sites *s, uint64_t seq, size_t owner)
+{
+	struct span *sp = s->nr_spans ? &s->spans[s->nr_spans - 1] : NULL;
+
+	if (sp && s->span_open && sp->owner == owner) {
+		sp->end = seq + 1;
+		return;
+	}
+	s->spans = xgrow(s->spans, &s->cap_spans, s->nr_spans + 1, sizeof(*s->spans));
+	s->spans[s->nr_spans++] = (struct span){ seq, seq + 1, owner };
+	s->span_open = 1;
+}
+
 static int on_event(const struct ft_event *ev, void *arg)
 {
 	struct sites *s = arg;
 	uint64_t block, npages, pg, owner_key, lo = 0, hi = UINT64_MAX;
-	uint64_t *faults, *touched;
+	uint64_t *faults, *touched, seq = s->ev_seq++;
 	struct proc *p;
 	size_t i;
 
 	while (s->next_rec < s->nr_recs && s->recs[s->next_rec].ts <= ev->ts)
 		apply_rec(s, &s->recs[s->next_rec++]);
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FT_EV_FAULT && ev->kind != FT_EV_ZERO_WP && ev->kind != FT_EV_COW)
 		return 0;
 	p = proc_get(s, pid_of(s, ev->proc_id), 0);
-	if (!p)
-		return 0;	/* not a traced process (the tracer itself) */
+	if (!p) {
+		s->span_open = 0;	/* not a traced process (the tracer itself) */
+		return 0;
+	}
 	i = first_after(p, ev->addr);
 	if (i < p->nr && p->r[i].start <= ev->addr) {
 		struct call *c = &s->calls[p->r[i].owner];
@@ -530,6 +559,9 @@ static int on_event(const struct ft_event *ev, void *arg)
 		touched = &p->nocall_touched;
 		owner_key = s->nr_calls + (size_t)(p - s->procs);
 	}
+	span_add(s, seq, (size_t)owner_key);
+	if (ev->kind != FT_EV_FAULT)
+		return 0;	/* counted by query sites: anon_fault events only */
 	(*faults)++;
 	if (!ev->nr_ptes)
 		return 0;
@@ -662,6 +694,7 @@ static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t l
 	size_t i;
 	int k, ret = -1;
 
+	s->row_id = xcalloc(s->nr_calls + s->nr_procs, sizeof(*s->row_id));
 	if (sqlite3_prepare_v2(h, "INSERT INTO site_call(trace_id, ts, pid, tid, call, arg0, "
 			       "arg1, arg2, arg3, arg4, arg5, result, start, end, end_ts, stack_id, "
 			       "site, site_module, site_offset, faults, touched_pages) VALUES (?1, "
@@ -697,6 +730,7 @@ static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t l
 		sqlite3_bind_int64(st, 21, (int64_t)c->touched);
 		if (step_done(h, st))
 			goto out;
+		s->row_id[i] = sqlite3_last_insert_rowid(h);
 	}
 	for (i = 0; i < s->nr_procs; i++) {
 		const struct proc *p = &s->procs[i];
@@ -707,6 +741,33 @@ static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t l
 		sqlite3_bind_text(st, 17, "[no call]", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 20, (int64_t)p->nocall_faults);
 		sqlite3_bind_int64(st, 21, (int64_t)p->nocall_touched);
+		if (step_done(h, st))
+			goto out;
+		s->row_id[s->nr_calls + i] = sqlite3_last_insert_rowid(h);
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The touch spans, after write_calls() gave every owner its call_id. */
+static int write_spans(struct sites *s, sqlite3 *h, int64_t trace_id)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(h, "INSERT INTO site_touch(trace_id, ev_first, ev_end, call_id) "
+			       "VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
+		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		goto out;
+	}
+	for (i = 0; i < s->nr_spans; i++) {
+		sqlite3_bind_int64(st, 1, trace_id);
+		sqlite3_bind_int64(st, 2, (int64_t)s->spans[i].first);
+		sqlite3_bind_int64(st, 3, (int64_t)s->spans[i].end);
+		sqlite3_bind_int64(st, 4, s->row_id[s->spans[i].owner]);
 		if (step_done(h, st))
 			goto out;
 	}
@@ -736,6 +797,8 @@ static void sites_release(struct sites *s)
 	free(s->recs);
 	free(s->procs);
 	free(s->pm);
+	free(s->spans);
+	free(s->row_id);
 	idmap_release(&s->seen);
 }
 
@@ -808,7 +871,8 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		apply_rec(&s, &s.recs[s.next_rec++]);
 	if (ftdb_exec(h, "BEGIN IMMEDIATE"))
 		goto out;
-	if (write_stacks(&s, h, trace_id) || write_calls(&s, h, trace_id, last_ts)) {
+	if (write_stacks(&s, h, trace_id) || write_calls(&s, h, trace_id, last_ts) ||
+	    write_spans(&s, h, trace_id)) {
 		ftdb_rollback(h);
 		goto out;
 	}
