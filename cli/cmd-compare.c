@@ -5,8 +5,13 @@
  * threads: faults, RSS, bloat, bytes zeroed, fallbacks. The columns and JSON fields are the
  * metric table's (replay/metrics.c, RP_SHOW_COLUMN and RP_SHOW_JSON), in its order.
  *
- * Exit status: 0; 1 if there is no run of the baseline (or no run at all); 2 for a usage
- * error, a bad --baseline spec included.
+ * --by site: the same runs per allocation call site (replay_site, docs/sites.md): per site
+ * and policy its faults (and their change against the site's own under the baseline),
+ * bloat, zeroed bytes, and its share of the run's peak RSS.
+ *
+ * Exit status: 0; 1 if there is no run of the baseline (or no run at all), or for --by site
+ * a trace without sites or runs without per-site metrics; 2 for a usage error, a bad
+ * --baseline spec included.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +23,7 @@
 #include "cli/output.h"
 #include "cli/runs.h"
 #include "cli/sim-vs-real.h"
+#include "cli/site-runs.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "replay/run.h"
@@ -25,6 +31,7 @@
 static const char usage_text[] =
 	"usage: foliotrace compare DB [--baseline P] [--frag MODEL] [--comm NAME] [--pid N]\n"
 	"                          [--trace ID] [--format table|csv|json] [--sim-vs-real]\n"
+	"                          [--by site]\n"
 	"       foliotrace compare DB --latency [--format table|csv|json]\n"
 	"\n"
 	"    -b, --baseline P    policy the others are normalised to (default order0)\n"
@@ -38,6 +45,7 @@ static const char usage_text[] =
 	"    -L, --latency       fault latency percentiles and allocation failures per policy,\n"
 	"                        fragmentation and order, of every recording and guest replay\n"
 	"                        (docs/latency.md)\n"
+	"    -y, --by site       per allocation call site (traces recorded with --sites)\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
@@ -49,6 +57,7 @@ static const struct option options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "sim-vs-real", no_argument, NULL, 'S' },
 	{ "latency", no_argument, NULL, 'L' },
+	{ "by", required_argument, NULL, 'y' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -258,17 +267,69 @@ static void print_table(const struct run_set *rs, enum out_format f)
 	out_release(&t);
 }
 
+/*
+ * --by site: one row per (site, run), sites by their baseline faults, runs baseline first.
+ * peak_rss_share: the site's resident bytes when the run's RSS first reached its peak, over
+ * that peak.
+ */
+static void print_sites(const struct run_set *rs, const struct site_runs *sr,
+			enum out_format f)
+{
+	static const char *const cols[] = { "site", "module", "policy", "run_id", "faults",
+					    "faults_vs_baseline", "bloat_bytes", "zeroed_bytes",
+					    "rss_at_peak_bytes", "peak_rss_share" };
+	struct out_table t;
+	char buf[32];
+	size_t i;
+	unsigned int r;
+
+	if (f == OUT_TABLE)
+		printf("trace %lld, frag=%s%s%s: per call site, latest run of each policy against "
+		       "%s\n\n", (long long)rs->trace_id, rs->frag, *rs->filter ? ", " : "",
+		       rs->filter, rs->run[rs->base].policy);
+	out_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
+	for (i = 0; i < sr->nr; i++) {
+		const struct rp_site_counters *base = &sr->c[i * sr->nr_runs + rs->base];
+
+		for (r = 0; r < rs->nr; r++) {
+			const struct rp_site_counters *c = &sr->c[i * sr->nr_runs + r];
+			double share = site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
+
+			out_text(&t, sr->site[i]);
+			out_text(&t, sr->module[i]);
+			out_text(&t, rs->run[r].policy);
+			out_int(&t, rs->run[r].run_id);
+			out_int(&t, (int64_t)c->faults);
+			cell_delta(&t, f, c->faults, base->faults);
+			cell_bytes(&t, f, c->bloat);
+			cell_bytes(&t, f, c->zeroed);
+			cell_bytes(&t, f, c->at_peak);
+			if (share < 0) {
+				out_null(&t);
+			} else if (f == OUT_TABLE) {
+				snprintf(buf, sizeof(buf), "%.1f%%", 100.0 * share);
+				out_text(&t, buf);
+			} else {
+				out_real(&t, share);
+			}
+		}
+	}
+	out_print(&t, f, stdout);
+	out_release(&t);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	enum out_format format = OUT_TABLE;
 	struct runs_opts ro;
 	struct run_set rs;
+	struct site_runs sr;
 	sqlite3 *db;
-	int c, svr = 0, lat = 0, other = 0;
+	int c, svr = 0, lat = 0, other = 0, by_site = 0;
 
 	runs_opts_init(&ro);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:SLh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:SLy:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'F':
@@ -289,6 +350,11 @@ int cmd_compare(int argc, char **argv)
 		case 'L':
 			lat = 1;
 			break;
+		case 'y':
+			if (strcmp(optarg, "site"))
+				return usage_error("--by takes 'site'");
+			by_site = 1;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -298,30 +364,42 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 1)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
-	if (lat && (svr || other))
+	if (lat && (svr || other || by_site))
 		return usage_error("--latency takes no option but --format");
 	if (lat)
 		return latency_table(argv[optind], format) ? 1 : 0;
+	if (svr && by_site)
+		return usage_error("--by site and --sim-vs-real do not go together");
 	if (svr)
 		return sim_vs_real(argv[optind], ro.want, ro.comm, ro.pid, format) ? 1 : 0;
 	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
-	ftdb_close(db);
 	if (rs.base < 0) {
+		ftdb_close(db);
 		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
 		      "foliotrace replay DB --policy %s first", ro.base.spec, (long long)rs.trace_id,
 		      rs.frag, *rs.filter ? ", " : "", rs.filter, ro.base.spec);
 		runs_release(&rs);
 		return 1;
 	}
+	if (by_site && site_runs_load(db, &rs, &sr)) {
+		ftdb_close(db);
+		runs_release(&rs);
+		return 1;
+	}
+	ftdb_close(db);
 	if (!rp_policy_records_all(rs.recorded_policy))
 		fprintf(stderr, "foliotrace: warning: trace %lld was recorded under %s, not order0: "
 			"it misses first touches\n", (long long)rs.trace_id,
 			*rs.recorded_policy ? rs.recorded_policy : "an unknown policy");
-	if (format == OUT_JSON)
+	if (by_site) {
+		print_sites(&rs, &sr, format);
+		site_runs_release(&sr);
+	} else if (format == OUT_JSON) {
 		print_json(&rs);
-	else
+	} else {
 		print_table(&rs, format);
+	}
 	runs_release(&rs);
 	return 0;
 }

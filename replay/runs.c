@@ -117,3 +117,50 @@ int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 	*nr = n;
 	return 0;
 }
+
+int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, size_t *nr)
+{
+	struct rp_stored_site *r = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	*sites = NULL;
+	*nr = 0;
+	if (sqlite3_prepare_v2(db, "SELECT site, site_module, faults, bloat_bytes, zeroed_bytes, "
+			       "rss_at_peak_bytes FROM replay_site WHERE run_id = ? ORDER BY site, "
+			       "site_module", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *m = sqlite3_column_text(st, 1);
+
+		XGROW(r, cap, n + 1);
+		memset(&r[n], 0, sizeof(r[n]));
+		r[n].site = xstrdup((const char *)sqlite3_column_text(st, 0));
+		r[n].module = m ? xstrdup((const char *)m) : NULL;
+		r[n].c.faults = (uint64_t)sqlite3_column_int64(st, 2);
+		r[n].c.bloat = (uint64_t)sqlite3_column_int64(st, 3);
+		r[n].c.zeroed = (uint64_t)sqlite3_column_int64(st, 4);
+		r[n++].c.at_peak = (uint64_t)sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rp_runs_sites_free(r, n);
+		return error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+	}
+	*sites = r;
+	*nr = n;
+	return 0;
+}
+
+void rp_runs_sites_free(struct rp_stored_site *sites, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(sites[i].site);
+		free(sites[i].module);
+	}
+	free(sites);
+}

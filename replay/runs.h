@@ -36,4 +36,18 @@ int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 		   const struct rp_filter *sel, const char *policy, struct rp_stored_run **runs,
 		   size_t *nr);
 
+/* A replay_site row: what one site took in a stored run (docs/sites.md). */
+struct rp_stored_site {
+	char *site;			/* owned */
+	char *module;			/* owned, NULL if none */
+	struct rp_site_counters c;	/* faults, zeroed, bloat, at_peak (bytes); rss 0 */
+};
+
+/*
+ * rp_runs_sites - the replay_site rows of run_id, by site and module. Return: 0 with
+ * *sites (rp_runs_sites_free() it; NULL if none) and *nr, or -1 with error().
+ */
+int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, size_t *nr);
+void rp_runs_sites_free(struct rp_stored_site *sites, size_t nr);
+
 #endif /* FT_REPLAY_RUNS_H */
