@@ -8,7 +8,8 @@
 # Then, per condition, the fault time: the sum of the measured latencies, the typical
 # part (sum over orders of faults x p50), and the model's prediction (docs/cost-model.md:
 # calibrated on tests/data/ARCH-anon-touch-{order0,mcpage2}, replayed over the recording,
-# in a copy of the database), each against order0 of the same condition.
+# in a copy of the database), each against order0 of the same condition; and the
+# alloc_failed fallbacks of each fragmented guest against `replay --frag buddyinfo` of it.
 #
 # Usage: bench/latency-table.sh [--arch A] [--mem SIZE] [--fragment SPEC]
 #                               [--policies "P1 P2 ..."] [-o DB] [--] WORKLOAD [ARG...]
@@ -99,6 +100,35 @@ for (a, fr, src, p), (n, s, t) in cond.items():
     print(f % (a, fr, src, p, n, round(s / 1e3), vs(s, b[1]), round(t / 1e3), vs(t, b[2]),
                round(pr / 1e3) if pr else "-", vs(pr, pb) if pr else "-"))
 ' "$T/pred.json"
+	# the buddyinfo allocation model against the fragmented guests: each fragmented guest
+	# trace simulated under its policy with replay --frag buddyinfo, seeded from its own
+	# header buddyinfo.fragmented (the simulation covers the whole guest trace, the
+	# replayer's few own faults included)
+	"$FT" compare "$1" --latency --format json | python3 -c '
+import json, sqlite3, subprocess, sys
+ft, db = sys.argv[1:3]
+meas = {}
+for r in json.load(sys.stdin):
+    k = (r["fragment"], r["policy"])
+    meas[k] = meas.get(k, 0) + r["fallback_alloc_failed"]
+c = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+q = ("SELECT r.guest_trace_id, r.policy, m.value, t.arch FROM replay_run r JOIN trace t ON "
+     "t.trace_id = r.guest_trace_id JOIN trace_meta m ON m.trace_id = r.guest_trace_id AND "
+     "m.key = \"fragment\" WHERE r.kind = \"guest\" ORDER BY r.run_id")
+print("\nalloc_failed fallbacks of the fragmented guest replays: measured, and simulated by "
+      "replay --frag buddyinfo over the guest trace\n")
+f = "%-7s %-22s %-9s %9s %9s %8s"
+print(f % ("arch", "fragment", "policy", "measured", "simulated", "error"))
+for gid, pol, frag, arch in c.execute(q):
+    out = subprocess.run([ft, "replay", db, "--trace", str(gid), "--policy", pol, "--frag",
+                          "buddyinfo", "--dry-run", "-q", "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    sim = [r for r in json.loads(out)["runs"] if r["policy"] == pol][0]["metrics"]
+    sim = sim["fallback_alloc_failed"]
+    m = meas.get((frag, pol), 0)
+    err = "%+.1f%%" % ((sim / m - 1) * 100) if m else ("0" if not sim else "-")
+    print(f % (arch, frag, pol, m, sim, err))
+' "$FT" "$1"
 }
 if [ -n "$print" ]; then
 	tables "$print"
