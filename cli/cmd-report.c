@@ -3,7 +3,8 @@
  * cmd-report.c - foliotrace report: one self-contained HTML page (inline CSS and SVG, a
  * one-line script, no network) with the latest replay run of each policy: faults and memory
  * per policy, the order mix, fallbacks by reason, the recorded fault latency per mapped
- * order, and every metric in a table.
+ * order, and every metric in a table. A trace recorded with --sites also gets its top
+ * allocation call sites by faults, per policy (replay_site, docs/sites.md).
  *
  * Without --trace and with several recordings, the page covers them all: the workloads x
  * policies tables first, then a section per trace.
@@ -21,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/runs.h"
+#include "cli/site-runs.h"
 #include "cli/svg.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -338,6 +340,85 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
 		      "replay_metric\"</code>.</p>\n");
 }
 
+#define REPORT_SITES 10	/* sites the per-site table shows */
+
+/*
+ * Per allocation call site (a trace recorded with --sites; nothing for others): the top
+ * sites by faults under the baseline, per policy their faults with the change against the
+ * site's own baseline faults, bloat and share of the peak RSS. Runs without per-site
+ * metrics get a note saying how to make them, not a failure.
+ * Return: 0, or -1 with error() (the database cannot be read).
+ */
+static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *rs)
+{
+	struct site_runs sr;
+	uint64_t rest = 0;
+	unsigned int r;
+	size_t i;
+	char buf[32];
+	int has = site_runs_has_sites(db, rs->trace_id);
+
+	if (has <= 0)
+		return has;
+	strbuf_addstr(sb, "<h2>Allocation call sites</h2>\n");
+	if (site_runs_load(db, rs, &sr)) {
+		strbuf_addf(sb, "<p class=\"warn\" id=\"%ssites\">No per-site metrics: ",
+			    id_prefix);
+		html_esc(sb, error_cause(0) ? error_cause(0) : "unknown");
+		strbuf_addstr(sb, ".</p>\n");
+		error_clear();
+		return 0;
+	}
+	strbuf_addf(sb, "<table class=\"m\" id=\"%ssites\"><tr><th>site</th>", id_prefix);
+	for (r = 0; r < rs->nr; r++) {
+		strbuf_addstr(sb, "<th>faults ");
+		html_esc(sb, rs->run[r].policy);
+		strbuf_addstr(sb, "</th><th>bloat</th><th>peak RSS share</th>");
+	}
+	strbuf_addstr(sb, "</tr>\n");
+	for (i = 0; i < sr.nr; i++) {
+		const struct rp_site_counters *base = &sr.c[i * sr.nr_runs + rs->base];
+
+		if (i >= REPORT_SITES) {
+			rest += base->faults;
+			continue;
+		}
+		strbuf_addstr(sb, "<tr><td title=\"");
+		html_esc(sb, sr.module[i] ? sr.module[i] : "");
+		strbuf_addstr(sb, "\">");
+		html_esc(sb, sr.site[i]);
+		strbuf_addstr(sb, "</td>");
+		for (r = 0; r < rs->nr; r++) {
+			const struct rp_site_counters *c = &sr.c[i * sr.nr_runs + r];
+			double share = site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
+
+			strbuf_addf(sb, "<td>%llu", (unsigned long long)c->faults);
+			if ((int)r != rs->base) {
+				fmt_delta(buf, sizeof(buf), c->faults, base->faults);
+				strbuf_addf(sb, " (%s)", buf);
+			}
+			fmt_bytes(buf, sizeof(buf), c->bloat);
+			strbuf_addf(sb, "</td><td>%s</td>", buf);
+			if (share < 0)
+				strbuf_addstr(sb, "<td>-</td>");
+			else
+				strbuf_addf(sb, "<td>%.1f%%</td>", 100.0 * share);
+		}
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">");
+	if (sr.nr > REPORT_SITES)
+		strbuf_addf(sb, "%zu more sites with %llu faults under the baseline. ",
+			    sr.nr - REPORT_SITES, (unsigned long long)rest);
+	strbuf_addstr(sb, "Sites by their faults under the baseline; the change is against the "
+		      "site's own. Bloat: never-touched bytes of the blocks its faults allocated; "
+		      "peak RSS share: its resident bytes when the run's RSS first reached its "
+		      "peak, over that peak (docs/sites.md). All sites: <code>foliotrace compare "
+		      "DB --by site</code>.</p>\n");
+	site_runs_release(&sr);
+	return 0;
+}
+
 /* One trace's part of the page: its header, then every section, from its runs rs. */
 static int build_trace(sqlite3 *db, const struct run_set *rs, int64_t pid, struct strbuf *sb)
 {
@@ -367,6 +448,8 @@ static int build_trace(sqlite3 *db, const struct run_set *rs, int64_t pid, struc
 	section_orders(sb, rs, rows);
 	section_fallbacks(sb, rs, rows);
 	if (section_latency(sb, db, rs->trace_id, pid))
+		goto out;
+	if (section_sites(sb, db, rs))
 		goto out;
 	section_metrics(sb, rs);
 	ret = 0;

@@ -10,7 +10,7 @@
 # ingested without per-touch attribution, a bad --by.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 22
+plan 25
 # v JSON POLICY SITE FIELD: a field of compare --by site's JSON
 v() {
 	python3 -c '
@@ -123,8 +123,17 @@ ok $([ "$(awk 'NR == 4 { print $1, $3 }' "$T/out")" = "scatter order0" ] &&
      grep -q "^scatter .* mcpage:4 .* 23\.7M " "$T/out"; echo $?) \
 	"table: sites by baseline faults, baseline first, bytes as sizes"
 
+# report: the per-site section, the same values
+"$FT" report "$T/sparse.db" -o "$T/r.html" > /dev/null
+ok $(grep -q '^<h2>Allocation call sites</h2>' "$T/r.html" &&
+     grep -q '^<tr><td title="/usr/libexec/foliotrace/sparse">scatter</td><td>512</td><td>0</td><td>[0-9.]*%</td><td>411 (-19.7%)</td><td>23.7M</td>' "$T/r.html"
+     echo $?) "report: per-site section, scatter's faults 512 and 411 (-19.7%) and bloat 23.7M"
+
 # bad input
 "$FT" replay -q "$T/plain.db" --policy order0 > /dev/null
+"$FT" report "$T/plain.db" --trace 2 -o "$T/r.html" > /dev/null
+ok $([ $? = 0 ] && ! grep -q 'Allocation call sites' "$T/r.html"; echo $?) \
+	"report of a trace without sites: no per-site section"
 cp "$T/plain.db" "$T/plain.before"
 "$FT" compare "$T/plain.db" --by site > "$T/out" 2> "$T/err"
 ok $([ $? = 1 ] && grep -q "not recorded with --sites" "$T/err" && [ "$(wc -l < "$T/err")" = 1 ] &&
@@ -136,6 +145,9 @@ c = sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM replay_site"); c.execut
 "$FT" compare "$T/old.db" --by site > "$T/out" 2> "$T/err"
 ok $([ $? = 1 ] && grep -q "ingest its run directory again" "$T/err"; echo $?) \
 	"sites stored without per-touch attribution: exit 1 ($(cat "$T/err"))"
+"$FT" report "$T/old.db" -o "$T/r.html" > /dev/null
+ok $([ $? = 0 ] && grep -q '<p class="warn" id="sites">No per-site metrics: .*ingest its run directory again' "$T/r.html"
+     echo $?) "report of such a trace: a note saying what to do, not a failure"
 python3 -c 'import sqlite3, sys
 c = sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM replay_site"); c.commit()' "$T/sparse.db"
 "$FT" compare "$T/sparse.db" --by site > "$T/out" 2> "$T/err"
