@@ -1,0 +1,240 @@
+#!/bin/sh
+# bench/host-mthp.sh - foliotrace's mTHP simulation against this host's own kernel (Linux
+# 6.8+, per-size mTHP knobs): each command runs on the host under 4K and under 16K, 32K and
+# 64K mTHP, and is recorded in the guest under order0 and replayed as mthp:16K, mthp:32K and
+# mthp:64K; per size the real and the simulated reduction of anonymous faults (issue 13).
+#
+#   sh bench/host-mthp.sh [-n RUNS] [CMD ...]      (root; each CMD a `sh -c` string)
+#	default: xz -6 of 4 MiB of linux-source-6.1, python3 building a list of 1e6
+#	strings, gcc -O2 -c replay/sim.c, and kbuild when this tree has the workload
+#
+# What is compared (docs/benchmarks.md): anonymous faults that allocate a folio, i.e.
+# write faults on absent pages of anonymous mappings plus writes to a zero-page PTE (read
+# faults that map the zero page are left out on both sides; file-backed faults, page cache
+# and file fault-around are not anonymous). Host: the kernel's kmem:mm_page_alloc
+# tracepoint in the command's process tree (set_event_pid + event-fork), order-0
+# allocations with __GFP_ZERO|__GFP_MOVABLE (anonymous faults and zero-page writes; COW
+# copies are not zeroed, page tables are not movable) and large ones with
+# __GFP_NOMEMALLOC|__GFP_MOVABLE (the mTHP fault path's GFP_TRANSHUGE_LIGHT; page cache
+# folios have no __GFP_NOMEMALLOC); median of RUNS (default 3) per setting, the settings
+# interleaved so the load moves all alike, after one warm-up run. Guest: the replayed
+# `faults - zero_page_maps` of the workload's processes.
+#
+# Knobs: 4K = top-level enabled and every hugepages-*kB/enabled `never`; size S = the same
+# but hugepages-SkB/enabled `always` (per-size `always` acts whatever the top-level says,
+# which only serves `inherit` sizes; with PMD THP off khugepaged sleeps). Every knob is
+# saved first and restored on exit, on failure and on INT, TERM or HUP.
+#
+# Per command and size one line
+#	MTHP cmd="..." size=16K host_4k=N host=N folios=N real=-P% sim=-P% gap=P
+# and the cross-check lines HOST (minor faults, median) before them. Last line:
+#	worst_gap_points=X
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+FT=$TOP/build/foliotrace
+K=/sys/kernel/mm/transparent_hugepage
+T=/sys/kernel/tracing
+RUNS=3
+SIZES="16 32 64"
+TRACE_KB=${FT_TRACE_KB:-131072}	# per-cpu trace buffer, KiB: must hold every order-0 event
+
+me=bench/host-mthp.sh
+die() { echo "$me: $*" >&2; exit 1; }
+while getopts n: o; do
+	case $o in
+	n) RUNS=$OPTARG ;;
+	*) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $RUNS in '' | *[!0-9]* | 0) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;; esac
+
+for s in $SIZES; do
+	[ -w "$K/hugepages-${s}kB/enabled" ] || [ "$(id -u)" != 0 ] ||
+		die "this kernel ($(uname -r)) has no $K/hugepages-${s}kB/enabled (per-size mTHP: Linux 6.8+)"
+	[ -e "$K/hugepages-${s}kB/enabled" ] ||
+		die "this kernel ($(uname -r)) has no $K/hugepages-${s}kB/enabled (per-size mTHP: Linux 6.8+)"
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "$me: skipped: writing $K needs root" >&2
+	exit 77
+fi
+command -v /usr/bin/time > /dev/null || die "/usr/bin/time (GNU time) is missing"
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/host-mthp.XXXXXX")
+MOUNTED= CHILD= IZ= IL=
+cleanup() {
+	st=$?
+	trap '' INT TERM HUP
+	# the host command first, so that nothing runs under a knob being restored
+	[ -z "$CHILD" ] || { kill -TERM -"$CHILD" 2> /dev/null || :; wait "$CHILD" 2> /dev/null || :; }
+	if [ -s "$W/saved" ]; then
+		while read -r f v; do
+			echo "$v" > "$f" || { echo "$me: cannot restore $f to $v" >&2; st=1; }
+		done < "$W/saved"
+	fi
+	for i in $IZ $IL; do
+		[ -d "$i" ] || continue
+		echo 0 > "$i/events/kmem/mm_page_alloc/enable" 2> /dev/null || :
+		rmdir "$i" 2> /dev/null || :
+	done
+	[ -z "$MOUNTED" ] || umount "$T" 2> /dev/null || :
+	rm -rf "$W"
+	exit "$st"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# Save every knob this script may write: "FILE VALUE" lines, written whole before any change.
+for f in "$K/enabled" "$K"/hugepages-*kB/enabled; do
+	[ -f "$f" ] || continue
+	v=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")
+	[ -n "$v" ] || die "cannot read the setting of $f"
+	echo "$f $v"
+done > "$W/saved.tmp"
+mv "$W/saved.tmp" "$W/saved"
+
+# knobs SIZE_KB: 4 = every size never; else only that size always
+knobs() {
+	echo never > "$K/enabled"
+	for f in "$K"/hugepages-*kB/enabled; do
+		echo never > "$f"
+	done
+	[ "$1" = 4 ] || echo always > "$K/hugepages-$1kB/enabled"
+}
+
+# The tracepoint, in two private instances: IZ counts order-0 zeroed movable allocations,
+# IL large anonymous folios. Counting = the events in the buffer, so none may be lost.
+[ -f "$T/trace_marker" ] || { mount -t tracefs nodev "$T" && MOUNTED=1; } ||
+	die "cannot mount tracefs on $T"
+FMT=$T/events/kmem/mm_page_alloc/format
+[ -r "$FMT" ] || die "no kmem:mm_page_alloc tracepoint in $T"
+# bit GFP_NAME: the flag's bit as this kernel's print fmt gives it ({... << (N))), "NAME"})
+bit() {
+	b=$(sed -n "s/.*<< (\([0-9]*\)))), \"$1\".*/\1/p" "$FMT")
+	[ -n "$b" ] || die "cannot find $1 in $FMT"
+	echo $((1 << b))
+}
+ZERO=$(bit __GFP_ZERO) MOVABLE=$(bit __GFP_MOVABLE) NOMEMALLOC=$(bit __GFP_NOMEMALLOC)
+IZ=$T/instances/ft-host-mthp-$$-0
+IL=$T/instances/ft-host-mthp-$$-L
+for i in "$IZ" "$IL"; do
+	mkdir "$i"
+	echo "$TRACE_KB" > "$i/buffer_size_kb"
+	echo 1 > "$i/options/event-fork"
+done
+echo "order == 0 && gfp_flags & $ZERO && gfp_flags & $MOVABLE" \
+	> "$IZ/events/kmem/mm_page_alloc/filter"
+echo "order > 0 && gfp_flags & $NOMEMALLOC && gfp_flags & $MOVABLE" \
+	> "$IL/events/kmem/mm_page_alloc/filter"
+
+# events INSTANCE: events in its buffer; fails if any was lost
+events() {
+	awk -v i="$1" '/^entries:/ { n += $2 } /^overrun:|^commit overrun:|^dropped events:/ { lost += $NF }
+		END { if (lost) { printf "%s: %d events lost: raise FT_TRACE_KB\n", i, lost > "/dev/stderr"; exit 1 }
+		      print n }' "$1"/per_cpu/cpu*/stats
+}
+
+# host SIZE_KB CMD: run CMD under the knobs, print "allocs folios minflt"
+host() {
+	knobs "$1"
+	for i in "$IZ" "$IL"; do
+		echo > "$i/trace"
+	done
+	# The wrapper puts itself in both pid lists before the events are enabled, then execs
+	# CMD: only the command's process tree is counted. setsid: its own process group, so
+	# an interrupted run is ended whole.
+	FT_IZ=$IZ FT_IL=$IL setsid /usr/bin/time -f %R -o "$W/minflt" sh -c '
+		for i in "$FT_IZ" "$FT_IL"; do
+			echo $$ > "$i/set_event_pid"
+			echo 1 > "$i/events/kmem/mm_page_alloc/enable"
+		done
+		exec sh -c "$1"' sh "$2" > /dev/null 2> "$W/host.err" < /dev/null &
+	CHILD=$!
+	wait "$CHILD" || { CHILD=; cat "$W/host.err" >&2; die "host run failed: $2"; }
+	CHILD=
+	for i in "$IZ" "$IL"; do
+		echo 0 > "$i/events/kmem/mm_page_alloc/enable"
+	done
+	knobs 4
+	z=$(events "$IZ") && l=$(events "$IL") || die "trace buffer overflow on: $2"
+	echo "$((z + l)) $l $(cat "$W/minflt")"
+}
+
+# median FILE COLUMN: median of the column's values (RUNS lines)
+median() {
+	awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# guest CMD: record under order0, replay the sizes; "POLICY allocating_faults" lines
+guest() {
+	rm -f "$W/g.db"
+	policies=
+	for s in $SIZES; do
+		policies="$policies -P mthp:${s}K"
+	done
+	setsid "$FT" record -o "$W/g.db" -- sh -c "$1" > "$W/rec.out" 2>&1 < /dev/null &
+	CHILD=$!
+	wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording failed: $1"; }
+	CHILD=
+	# shellcheck disable=SC2086 # the policy options are split on purpose
+	"$FT" replay "$W/g.db" $policies --format json -q -n > "$W/replay.json" ||
+		die "replay failed: $1"
+	awk -v RS='"policy":"' 'NR > 1 {
+		p = substr($0, 1, index($0, "\"") - 1)
+		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)
+		match($0, /"zero_page_maps":[0-9]+/); z = substr($0, RSTART + 17, RLENGTH - 17)
+		print p, f - z }' "$W/replay.json"
+}
+
+[ $# -gt 0 ] || {
+	xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null | head -c 4M > "$W/input.tar" ||
+		[ -s "$W/input.tar" ] || die "cannot read /usr/src/linux-source-6.1.tar.xz"
+	set -- "xz -6 -T1 -c input.tar > /dev/null" \
+		"/usr/bin/python3 -c 'x = [str(i) for i in range(1000000)]'" \
+		"gcc -O2 -pipe -std=gnu11 -D_GNU_SOURCE -I$TOP -I$TOP/build/gen -c $TOP/replay/sim.c -o /dev/null"
+}
+make -s -C "$TOP" >&2
+cd "$W"
+echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"$RUNS runs per setting"
+: > "$W/gaps"
+for cmd in "$@"; do
+	host 4 "$cmd" > /dev/null	# warm-up: page cache, dentries
+	: > "$W/h4"
+	for s in $SIZES; do
+		: > "$W/h$s"
+	done
+	r=0
+	while [ "$r" -lt "$RUNS" ]; do
+		for s in 4 $SIZES; do
+			host "$s" "$cmd" >> "$W/h$s"
+		done
+		r=$((r + 1))
+	done
+	guest "$cmd" > "$W/sim"
+	base=$(median "$W/h4" 1)
+	sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim")
+	[ "$base" -gt 0 ] && [ -n "$sbase" ] && [ "$sbase" -gt 0 ] ||
+		die "no anonymous faults counted (host $base, guest ${sbase:-none}): $cmd"
+	echo "HOST cmd=\"$cmd\" 4K allocating_faults=$base minflt=$(median "$W/h4" 3)" \
+		"runs=$(awk '{ printf "%s%s", NR > 1 ? "," : "", $1 }' "$W/h4")"
+	for s in $SIZES; do
+		n=$(median "$W/h$s" 1)
+		echo "HOST cmd=\"$cmd\" ${s}K allocating_faults=$n folios=$(median "$W/h$s" 2)" \
+			"minflt=$(median "$W/h$s" 3) minflt_saved=$(($(median "$W/h4" 3) - $(median "$W/h$s" 3)))" \
+			"allocs_saved=$((base - n)) runs=$(awk '{ printf "%s%s", NR > 1 ? "," : "", $1 }' "$W/h$s")"
+		sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim")
+		awk -v c="$cmd" -v s="$s" -v b="$base" -v n="$n" -v sb="$sbase" -v sn="$sim" \
+			-v f="$(median "$W/h$s" 2)" 'BEGIN {
+			real = 100 * (n / b - 1); sim = 100 * (sn / sb - 1)
+			gap = real - sim; if (gap < 0) gap = -gap
+			printf "MTHP cmd=\"%s\" size=%sK host_4k=%d host=%d folios=%d guest_order0=%d " \
+			       "guest=%d real=%.1f%% sim=%.1f%% gap=%.1f\n", c, s, b, n, f, sb, sn, real, sim, gap
+			print gap >> "gaps" }'
+	done
+done
+awk 'BEGIN { w = 0 } $1 > w { w = $1 } END { printf "worst_gap_points=%.1f\n", w }' "$W/gaps"
