@@ -66,8 +66,9 @@ MOUNTED= CHILD= IZ= IL=
 cleanup() {
 	st=$?
 	trap '' INT TERM HUP
-	# the host command first, so that nothing runs under a knob being restored
-	[ -z "$CHILD" ] || { kill -TERM -"$CHILD" 2> /dev/null || :; wait "$CHILD" 2> /dev/null || :; }
+	# the running command first, so that nothing runs under a knob being restored: every
+	# process of its session (QEMU's `timeout` makes a process group of its own)
+	[ -z "$CHILD" ] || { pkill -TERM -s "$CHILD" 2> /dev/null || :; wait "$CHILD" 2> /dev/null || :; }
 	if [ -s "$W/saved" ]; then
 		while read -r f v; do
 			echo "$v" > "$f" || { echo "$me: cannot restore $f to $v" >&2; st=1; }
@@ -144,8 +145,8 @@ host() {
 		echo > "$i/trace"
 	done
 	# The wrapper puts itself in both pid lists before the events are enabled, then execs
-	# CMD: only the command's process tree is counted. setsid: its own process group, so
-	# an interrupted run is ended whole.
+	# CMD: only the command's process tree is counted. setsid: its own session, so an
+	# interrupted run is ended whole.
 	FT_IZ=$IZ FT_IL=$IL setsid /usr/bin/time -f %R -o "$W/minflt" sh -c '
 		for i in "$FT_IZ" "$FT_IL"; do
 			echo $$ > "$i/set_event_pid"
@@ -221,12 +222,12 @@ for cmd in "$@"; do
 	[ "$base" -gt 0 ] && [ -n "$sbase" ] && [ "$sbase" -gt 0 ] ||
 		die "no anonymous faults counted (host $base, guest ${sbase:-none}): $cmd"
 	echo "HOST cmd=\"$cmd\" 4K allocating_faults=$base minflt=$(median "$W/h4" 3)" \
-		"runs=$(awk '{ printf "%s%s", NR > 1 ? "," : "", $1 }' "$W/h4")"
+		"runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h4")"
 	for s in $SIZES; do
 		n=$(median "$W/h$s" 1)
 		echo "HOST cmd=\"$cmd\" ${s}K allocating_faults=$n folios=$(median "$W/h$s" 2)" \
 			"minflt=$(median "$W/h$s" 3) minflt_saved=$(($(median "$W/h4" 3) - $(median "$W/h$s" 3)))" \
-			"allocs_saved=$((base - n)) runs=$(awk '{ printf "%s%s", NR > 1 ? "," : "", $1 }' "$W/h$s")"
+			"allocs_saved=$((base - n)) runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h$s")"
 		sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim")
 		awk -v c="$cmd" -v s="$s" -v b="$base" -v n="$n" -v sb="$sbase" -v sn="$sim" \
 			-v f="$(median "$W/h$s" 2)" 'BEGIN {
