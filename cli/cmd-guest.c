@@ -3,11 +3,13 @@
  * cmd-guest.c - foliotrace guest build|run: the guest kernel and runner.
  *
  *	foliotrace guest build [--arch x86_64|arm64]
+ *	foliotrace guest rootfs [--arch arm64] [--packages LIST]...
  *	foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S]
  *			     [--fragment SPEC] --out DIR -- CMD [ARG...]
  *	foliotrace guest replay DB --policy P [--arch A]	(cmd-guest-replay.c)
  *
- * build and run are thin: the work is in guest-kernel/build.sh and run.sh, which are
+ * build, rootfs and run are thin: the work is in guest-kernel/build.sh, rootfs.sh (through
+ * cli/rootfs.c) and run.sh, which are
  * usable on their own; this file gives them the CLI's conventions (usage, --help exit 0,
  * exit status 0/1/2: run.sh's own statuses are mapped by cli/runner.c).
  */
@@ -15,13 +17,16 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/rootfs.h"
 #include "cli/runner.h"
 #include "cli/spawn.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "replay/replay.h"
 
 static const char guest_usage[] =
 	"usage: foliotrace guest build [--arch x86_64|arm64]\n"
+	"   or: foliotrace guest rootfs [--arch arm64] [--packages LIST]\n"
 	"   or: foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                            [--timeout S] [--fragment SPEC] --out DIR -- CMD [ARG...]\n"
 	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n"
@@ -90,6 +95,40 @@ static int guest_build(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * guest rootfs: build (or find) the Debian root `record --arch A` runs programs of a
+ * foreign arch in, with the default packages and each --packages LIST (names separated
+ * by commas or spaces); prints the root's directory.
+ */
+static int guest_rootfs(int argc, char **argv)
+{
+	struct strbuf pkgs = STRBUF_INIT, dir = STRBUF_INIT;
+	const char *arch = "arm64";
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+			arch = argv[++i];
+		} else if (!strcmp(argv[i], "--packages") && i + 1 < argc) {
+			strbuf_addf(&pkgs, "%s%s", pkgs.len ? "," : "", argv[++i]);
+		} else {
+			strbuf_release(&pkgs);
+			fputs(guest_usage, stderr);
+			return 2;
+		}
+	}
+	ret = ft_rootfs(arch, pkgs.len ? pkgs.buf : NULL, &dir);
+	strbuf_release(&pkgs);
+	if (ret == 2) {
+		error_print("foliotrace guest rootfs");
+		fputs(guest_usage, stderr);
+	} else if (!ret) {
+		printf("%s\n", dir.buf);
+	}
+	strbuf_release(&dir);
+	return ret;
+}
+
 /* run.sh with the user's arguments; its exit status mapped by ft_runner_status(). */
 static int guest_run(int argc, char **argv)
 {
@@ -123,6 +162,8 @@ int cmd_guest(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "build"))
 		return guest_build(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "rootfs"))
+		return guest_rootfs(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return guest_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "replay")) {

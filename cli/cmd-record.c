@@ -216,6 +216,8 @@ int cmd_record(int argc, char **argv)
 		ra.cwd = cmd.cwd;
 		ra.env = cmd.env;
 		ra.nr_env = cmd.nr_env;
+		if (cmd.rootfs)
+			ra.rootfs = cmd.rootfs;
 	}
 	ra.cmd = argv + optind;
 	ra.nr_cmd = argc - optind;

@@ -25,6 +25,7 @@
 
 #include "cli/commands.h"
 #include "cli/resolve.h"
+#include "cli/rootfs.h"
 #include "cli/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
@@ -243,20 +244,23 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		cmd->kind = FT_CMD_BUNDLED;
 	else if (!rootfs && strchr(argv0, '/') && is_static_elf(argv0))
 		cmd->kind = FT_CMD_STATIC;
-	/*
-	 * Without a root the guest's arch can run (arm64 without --rootfs), `sh` is the
-	 * initramfs's busybox shell, as it was before host programs could be recorded, so
-	 * scripts of bundled workloads (`sh -c 'anon-touch 64M && sparse'`) keep working.
-	 */
-	else if (!rootfs && !strcmp(argv0, "sh") && !host_arch_is(arch))
-		cmd->kind = FT_CMD_BUNDLED;
 	if (cmd->kind != FT_CMD_ROOT)
 		return nr_envs ? error("--env is for programs of the root filesystem; %s runs from "
 				       "the guest's initramfs with its fixed environment", argv0) : 0;
-	if (!rootfs && !host_arch_is(arch))
-		return error("workload not found: %s (not a bundled workload; the host's root "
-			     "holds no %s programs: give an %s root with --rootfs DIR)", argv0,
-			     arch, arch);
+	/*
+	 * The host's root holds no programs of a foreign arch (arm64 on x86_64): the default
+	 * is then the Debian root built for it in the guest cache, built now if missing.
+	 */
+	if (!rootfs && !host_arch_is(arch)) {
+		struct strbuf built = STRBUF_INIT;
+
+		if (ft_rootfs(arch, NULL, &built)) {
+			strbuf_release(&built);
+			return error("no %s root to run %s in (not a bundled workload)", arch,
+				     argv0);
+		}
+		rootfs = cmd->rootfs = strbuf_detach(&built);
+	}
 	if (rootfs) {
 		strbuf_addf(&p, "%s/bin/sh", rootfs);
 		if (access(p.buf, X_OK) || (strbuf_reset(&p), strbuf_addf(&p, "%s/usr", rootfs),
@@ -300,5 +304,6 @@ void ft_cmd_release(struct ft_cmd *cmd)
 	free(cmd->env);
 	free(cmd->exec);
 	free(cmd->cwd);
+	free(cmd->rootfs);
 	memset(cmd, 0, sizeof(*cmd));
 }

@@ -19,17 +19,21 @@ struct ft_cmd {
 	char *exec;		/* FT_CMD_ROOT: the path to execute in the root (absolute, or
 				 * relative to cwd when CMD was a relative path) */
 	char *cwd;		/* FT_CMD_ROOT: directory to run in, absolute within the root */
+	char *rootfs;		/* FT_CMD_ROOT without --rootfs on a foreign arch: the root
+				 * built for it (cli/rootfs.h), else NULL */
 	char **env;		/* FT_CMD_ROOT: NAME=VALUE, NULL-terminated */
 	int nr_env;
 };
 
 /*
  * ft_resolve_cmd - decide how argv0 runs on arch. rootfs: the root given with --rootfs,
- * or NULL (the host's /; bundled names and static executables keep running from the
+ * or NULL (the host's /, or on a foreign arch the root built for it, which is built
+ * first if missing; bundled names and static executables keep running from the
  * initramfs). envs[0..nr_envs): the --env NAMEs (NAME or NAME=VALUE) passed on top of
  * PATH, HOME, LANG, LC_* and TERM.
  * Return: 0 with *cmd filled (release with ft_cmd_release), or -1 with error() set: the
- * command is not found, a root that is not one, an unset --env variable.
+ * command is not found, a root that is not one or could not be built, an unset --env
+ * variable.
  */
 int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		   const char *const *envs, int nr_envs, struct ft_cmd *cmd);

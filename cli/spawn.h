@@ -12,6 +12,11 @@
  */
 int ft_spawn(char *const argv[]);
 
+struct strbuf;
+/* ft_spawn_capture - ft_spawn() with the program's stdout appended to out (its stderr is
+ * still the caller's, for progress lines). Same return values. */
+int ft_spawn_capture(char *const argv[], struct strbuf *out);
+
 /* Path of a file in the foliotrace tree: ft_home()/rel (static buffer, 4 slots). */
 const char *ft_path(const char *rel);
 
