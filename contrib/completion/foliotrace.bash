@@ -34,7 +34,7 @@ _foliotrace()
 	case "$cmd" in
 	guest)
 		[ "$COMP_CWORD" -eq 2 ] &&
-			{ COMPREPLY=($(compgen -W "build run replay" -- "$cur")); return; } ;;
+			{ COMPREPLY=($(compgen -W "build rootfs run replay knob" -- "$cur")); return; } ;;
 	query)
 		if [[ $cur != -* ]] && [ "$COMP_CWORD" -ge 3 ]; then
 			COMPREPLY=($(compgen -W "summary procs vmas faults orders latency sql" -- "$cur"))
