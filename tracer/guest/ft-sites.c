@@ -28,8 +28,8 @@
  * reason the unwinding stopped (docs/sites.md); the frames before it are kept. Addresses
  * and offsets are hex, MODULE is "-" for an address in no file mapping, PROC is "-" when
  * no function symbol covers the address (stripped module). STATS are the tracer's own
- * counters, NAME=VALUE each (stops, unwinds, frames, unwind_us, page_reads, peeks,
- * maps_reads): what its work cost (bench/sites-overhead.sh prints them).
+ * counters, NAME=VALUE each (stops, busy_us, unwinds, frames, unwind_us, page_reads,
+ * peeks, maps_reads): what its work cost (bench/sites-overhead.sh prints them).
  *
  * Static (libc, libunwind, liblzma) so it runs in the guest's initramfs.
  */
@@ -83,6 +83,7 @@ struct task {
 static struct task tasks[MAX_TASKS];
 static FILE *out;
 static unsigned long nr_stops;	/* ptrace stops the tracer handled */
+static uint64_t busy_ns;	/* time from a stop's waitpid to its PTRACE_CONT/SYSCALL */
 
 static uint64_t now_ns(void)
 {
@@ -392,6 +393,7 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		pid_t tid = waitpid(-1, &status, __WALL);
+		uint64_t t0 = now_ns();
 		struct task *t;
 		int sig;
 
@@ -433,10 +435,12 @@ int main(int argc, char **argv)
 		} else {
 			ptrace(PTRACE_CONT, tid, NULL, (void *)(long)(sig == SIGTRAP ? 0 : sig));
 		}
+		busy_ns += now_ns() - t0;
 	}
-	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tunwinds=%lu\tframes=%lu\tunwind_us=%llu"
-		"\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\n", (unsigned long long)now_ns(), root,
-		root, root_status, nr_stops, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
+	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tbusy_us=%llu\tunwinds=%lu\tframes=%lu"
+		"\tunwind_us=%llu\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\n",
+		(unsigned long long)now_ns(), root, root, root_status, nr_stops,
+		(unsigned long long)busy_ns / 1000, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
 		(unsigned long long)ft_unwind_stats.unwind_ns / 1000, ft_unwind_stats.page_reads,
 		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads);
 	if (fclose(out))

@@ -10,7 +10,8 @@
  * `gcc -static` leaves out. Ours:
  *
  * - registers: from the one PTRACE_GETREGS(ET) the tracer made at the stop;
- * - memory: 4 KiB chunks read with process_vm_readv into a small cache. A chunk of a
+ * - memory: 4 KiB chunks read with process_vm_readv (or /proc/PID/mem where the kernel
+ *   has no process_vm_readv) into a small cache. A chunk of a
  *   stack or any writable mapping is valid for one unwind; a chunk of a read-only file
  *   mapping (text, .eh_frame) is kept until the process's file mappings change or it
  *   execs;
@@ -18,13 +19,15 @@
  *   dwarf_search_unwind_table() as a remote table at an address no process can map
  *   (TABLE_ADDR), which access_mem serves from the tracer's memory;
  * - names: sites-elf.c's sorted symbols, per module, indexed once;
- * - /proc/PID/maps: read again only after a traced call that may have changed the file
- *   mappings (a file mmap, or an unmap/move/fixed map over one) or an exec;
+ * - /proc/PID/maps: read again only after a traced call that may have changed the known
+ *   file mappings (an unmap/move/fixed map over one) or an exec, or when a file was
+ *   mapped since and an address is in no known mapping;
  * - one libunwind address space per process, caching (UNW_CACHE_GLOBAL) the register
  *   rules per instruction address; flushed when the file mappings change.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <libunwind.h>
 
@@ -56,7 +60,7 @@ struct map {
 	uint64_t pgoff;		/* file offset of start, bytes */
 	unsigned long ino;
 	int writable;
-	char *path;
+	const char *path;	/* interned: valid for the tracer's life */
 	struct ft_elf *elf;	/* NULL: not indexed yet or not an ELF file */
 	int elf_tried;
 };
@@ -64,10 +68,12 @@ struct map {
 struct proc {
 	pid_t tgid;		/* 0: free slot */
 	pid_t peer;		/* a process that may share this address space (vfork) */
+	int memfd;		/* /proc/TGID/mem, opened on first use; -1: not open */
 	unw_addr_space_t as;
 	struct map *maps;	/* file mappings, by address */
 	int nr_maps, cap;
 	int stale;		/* maps must be read again before the next unwind */
+	int added;		/* a file was mapped since: read maps again on a lookup miss */
 	uint64_t keep_since;	/* kept chunks read in an unwind before this are stale */
 	uint64_t last_use;	/* unwind sequence number of its last unwind */
 };
@@ -103,12 +109,30 @@ static uint64_t now_ns(void)
 
 /* --- processes and their file mappings ------------------------------------------- */
 
+/*
+ * The one copy of a module path. Frames keep pointers to it while maps are read again
+ * (a reload in the middle of an unwind), and a run has few distinct paths.
+ */
+static const char *intern(const char *s)
+{
+	static const char *tab[8192];
+	uint32_t h = 2166136261u;
+	const char *c;
+	unsigned i, n;
+
+	for (c = s; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	for (n = 0, i = h % 8192; n < 8192; n++, i = (i + 1) % 8192) {
+		if (!tab[i])
+			return tab[i] = strdup(s);
+		if (!strcmp(tab[i], s))
+			return tab[i];
+	}
+	return strdup(s);	/* table full: a copy that is never freed either */
+}
+
 static void maps_clear(struct proc *p)
 {
-	int i;
-
-	for (i = 0; i < p->nr_maps; i++)
-		free(p->maps[i].path);
 	p->nr_maps = 0;
 }
 
@@ -124,6 +148,8 @@ static struct proc *proc_find(pid_t tgid)
 
 static void proc_free(struct proc *p)
 {
+	if (p->memfd >= 0)
+		close(p->memfd);
 	maps_clear(p);
 	free(p->maps);
 	if (p->as)
@@ -155,6 +181,7 @@ static struct proc *proc_get(pid_t tgid)
 		return NULL;
 	unw_set_caching_policy(lru->as, UNW_CACHE_GLOBAL);
 	lru->tgid = tgid;
+	lru->memfd = -1;
 	lru->stale = 1;
 	lru->keep_since = seq + 1;	/* no chunk of an earlier process with this id */
 	return lru;
@@ -184,6 +211,7 @@ static void load_maps(struct proc *p)
 
 	maps_clear(p);
 	p->stale = 0;
+	p->added = 0;
 	ft_unwind_stats.maps_reads++;
 	snprintf(path, sizeof(path), "/proc/%d/maps", p->tgid);
 	f = fopen(path, "re");
@@ -213,7 +241,7 @@ static void load_maps(struct proc *p)
 		}
 		m = &p->maps[p->nr_maps];
 		memset(m, 0, sizeof(*m));
-		m->path = strdup(name);
+		m->path = intern(name);
 		if (!m->path)
 			break;
 		m->start = s;
@@ -243,6 +271,21 @@ static struct map *map_of(struct proc *p, uint64_t addr)
 	return NULL;
 }
 
+/*
+ * The file mapping at addr, reading maps again first if a file was mapped since they were
+ * read and addr is in none known (a new mapping only fills a hole: known ones stay valid).
+ */
+static struct map *map_at(struct proc *p, uint64_t addr)
+{
+	struct map *m = map_of(p, addr);
+
+	if (!m && p->added) {
+		load_maps(p);
+		m = map_of(p, addr);
+	}
+	return m;
+}
+
 static int overlaps_file(struct proc *p, uint64_t addr, uint64_t len)
 {
 	int i;
@@ -268,7 +311,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 			      int need_unwind_info, void *arg)
 {
 	struct ctx *c = arg;
-	struct map *m = map_of(c->p, ip);
+	struct map *m = map_at(c->p, ip);
 	struct ft_elf *e = m ? elf_of(m) : NULL;
 	unw_dyn_info_t di;
 	uint64_t bias;
@@ -318,6 +361,37 @@ static int peek(pid_t tid, unw_word_t addr, unw_word_t *val)
 	return 0;
 }
 
+/*
+ * Read the chunk at base (CHUNK bytes) of the stopped process: process_vm_readv, or, in a
+ * kernel without CONFIG_CROSS_MEMORY_ATTACH (the guest's), a pread of /proc/TGID/mem.
+ * Return: 0, or -1 if the chunk is not readable whole.
+ */
+static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
+{
+	static int no_vm_readv;	/* process_vm_readv said ENOSYS */
+	struct iovec local = { b, CHUNK };
+	struct iovec remote = { (void *)(uintptr_t)base, CHUNK };
+	char path[64];
+	ssize_t n;
+
+	ft_unwind_stats.page_reads++;
+	if (!no_vm_readv) {
+		n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
+		if (n == (ssize_t)CHUNK)
+			return 0;
+		if (n >= 0 || errno != ENOSYS)
+			return -1;
+		no_vm_readv = 1;
+	}
+	if (c->p->memfd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/mem", c->p->tgid);
+		c->p->memfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->p->memfd < 0)
+			return -1;
+	}
+	return pread(c->p->memfd, b, CHUNK, (off_t)base) == (ssize_t)CHUNK ? 0 : -1;
+}
+
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
 {
 	struct ctx *c = arg;
@@ -341,11 +415,7 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 	k = &chunks[(addr / CHUNK) % NR_CHUNKS];
 	if (k->pid != c->p->tgid || k->addr != base ||
 	    (k->seq != seq && !(k->keep && k->seq >= c->p->keep_since))) {
-		struct iovec local = { k->b, CHUNK };
-		struct iovec remote = { (void *)(uintptr_t)base, CHUNK };
-
-		ft_unwind_stats.page_reads++;
-		if (process_vm_readv(c->tid, &local, 1, &remote, 1, 0) != (ssize_t)CHUNK) {
+		if (read_chunk(c, base, k->b)) {
 			k->pid = 0;
 			return peek(c->tid, addr, val);
 		}
@@ -414,7 +484,7 @@ static int acc_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
 /* Name of the function at ip (ip - 1 for a return address), as unw_get_proc_name. */
 static const char *name_of(struct proc *p, uint64_t ip, uint64_t *off)
 {
-	struct map *m = map_of(p, ip);
+	struct map *m = map_at(p, ip);
 	struct ft_elf *e = m ? elf_of(m) : NULL;
 	uint64_t bias;
 
@@ -466,7 +536,7 @@ static const char *unw_reason(int err)
 /* Does an FDE cover ip in p's modules? */
 static int has_fde(struct proc *p, uint64_t ip)
 {
-	struct map *m = map_of(p, ip);
+	struct map *m = map_at(p, ip);
 	struct ft_elf *e = m ? elf_of(m) : NULL;
 	uint64_t bias;
 
@@ -509,7 +579,7 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		}
 		/* a return address names its call: look up ip - 1 (libunwind's use_prev_instr) */
 		at = *nr && !prev_signal ? ip - 1 : ip;
-		m = map_of(p, ip);
+		m = map_at(p, ip);
 		fr->ip = ip;
 		fr->module = m ? m->path : NULL;
 		fr->module_off = m ? ip - m->start + m->pgoff : 0;
@@ -549,8 +619,10 @@ void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long re
 		return;
 	switch (nr) {
 	case __NR_mmap:
-		changed = !(a[3] & MAP_ANONYMOUS) ||
-			  ((a[3] & MAP_FIXED) && overlaps_file(p, a[0], a[1]));
+		/* a file mapped into a hole (not over a known one) only adds */
+		if (!(a[3] & MAP_ANONYMOUS) && !overlaps_file(p, (uint64_t)result, a[1]))
+			p->added = 1;
+		changed = (a[3] & MAP_FIXED) && overlaps_file(p, a[0], a[1]);
 		break;
 	case __NR_munmap:
 		changed = overlaps_file(p, a[0], a[1]);

@@ -2,9 +2,9 @@
 /*
  * sites-unwind.h - unwinding a thread stopped in a system call, for the call-site tracer:
  * libunwind's remote unwinder driven by our own accessors (registers from one
- * PTRACE_GETREGS, memory by the page through process_vm_readv, unwind tables and names
- * from sites-elf.c, /proc/PID/maps read again only when a traced call changed the file
- * mappings). docs/sites.md, "Unwinding" and "Cost".
+ * PTRACE_GETREGS, memory by the 4 KiB chunk with process_vm_readv or /proc/PID/mem,
+ * unwind tables and names from sites-elf.c, /proc/PID/maps read again only when a traced
+ * call changed the file mappings). docs/sites.md, "Unwinding" and "Cost".
  *
  * Not thread-safe: one unwind at a time (the tracer is single-threaded).
  */
@@ -27,7 +27,7 @@ struct ft_frame {
 struct ft_unwind_stats {
 	unsigned long unwinds;
 	unsigned long frames;
-	unsigned long page_reads;	/* process_vm_readv calls, one 4 KiB chunk each */
+	unsigned long page_reads;	/* 4 KiB chunks read (process_vm_readv or /proc/PID/mem) */
 	unsigned long peeks;		/* PTRACE_PEEKDATA fallbacks (a chunk not readable whole) */
 	unsigned long maps_reads;	/* /proc/PID/maps reads */
 	uint64_t unwind_ns;		/* CLOCK_MONOTONIC time spent unwinding and naming */
