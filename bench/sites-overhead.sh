@@ -2,7 +2,7 @@
 # bench/sites-overhead.sh - what `record --sites` costs the workload: each workload recorded
 # without and with the call-site tracer, one after the other in one run (docs/sites.md).
 #
-#   sh bench/sites-overhead.sh [--arch A] [--baseline DIR] [WORKLOAD_COMMAND...]
+#   sh bench/sites-overhead.sh [--arch A] [--baseline DIR] [--repeat N] [WORKLOAD_COMMAND...]
 #	default: "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2"
 #		 "kv-redis --requests 2000"
 #
@@ -17,16 +17,20 @@
 # --baseline DIR: another foliotrace checkout, built (e.g. `git archive COMMIT | tar -x`,
 # then make): its `record --sites` runs too, right after the plain run, so an old and a
 # new tracer are compared in one run on the same load (base_ratio = base_sites_ns/plain_ns).
+# --repeat N: each configuration N times, interleaved (plain, baseline, sites, plain, ...);
+# each span is the shortest of its N (the load of a shared machine only adds time).
 # The goal (issue 14): ratio <= 1.10 for every workload under 1 call per 100 faults.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
 ARCH=x86_64
 BASE=
+REPEAT=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch) ARCH=$2; shift 2 ;;
 	--baseline) BASE=$(cd "$2" && pwd); shift 2 ;;
+	--repeat) REPEAT=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -50,26 +54,35 @@ span() { # span DB TRACE: guest time of the workload's processes, ns
 		WHERE trace_id = $2 AND workload = 1"
 }
 
-for w in "$@"; do
+# rec FT DB WORKLOAD [--sites]: record; the run's span goes to $D/span
+rec() {
 	# shellcheck disable=SC2086 # the workload command is split on purpose
-	"$FT" record --arch "$ARCH" -o "$D/plain.db" -- $w > /dev/null 2> "$D/err" ||
+	"$1" record --arch "$ARCH" ${4:-} -o "$2" -- $3 > /dev/null 2> "$D/err" ||
 		{ cat "$D/err" >&2; exit 1; }
-	base=
-	if [ -n "$BASE" ]; then
-		rm -rf "$D/base.db" "$D/base.db.ctf"
-		# shellcheck disable=SC2086
-		"$BASE/build/foliotrace" record --arch "$ARCH" --sites -o "$D/base.db" -- $w \
-			> /dev/null 2> "$D/err" || { cat "$D/err" >&2; exit 1; }
-		bt=$(value "$D/base.db" 0 "SELECT max(trace_id) FROM trace")
-		base=$(span "$D/base.db" "$bt")
-	fi
-	# shellcheck disable=SC2086
-	"$FT" record --arch "$ARCH" --sites -o "$D/sites.db" -- $w > /dev/null 2> "$D/err" ||
-		{ cat "$D/err" >&2; exit 1; }
-	pt=$(value "$D/plain.db" 0 "SELECT max(trace_id) FROM trace")
+	span "$2" "$(value "$2" 0 "SELECT max(trace_id) FROM trace")" > "$D/span"
+}
+# min OLD: the smaller of OLD (empty: none yet) and the last span
+min() {
+	_s=$(cat "$D/span")
+	[ -n "$_s" ] || { echo "bench/sites-overhead.sh: no span measured" >&2; exit 1; }
+	if [ -z "$1" ] || [ "$_s" -lt "$1" ]; then echo "$_s"; else echo "$1"; fi
+}
+
+for w in "$@"; do
+	plain= base= sites=
+	i=0
+	while [ $i -lt "$REPEAT" ]; do
+		rec "$FT" "$D/plain.db" "$w"
+		plain=$(min "$plain")
+		if [ -n "$BASE" ]; then
+			rec "$BASE/build/foliotrace" "$D/base.db" "$w" --sites
+			base=$(min "$base")
+		fi
+		rec "$FT" "$D/sites.db" "$w" --sites
+		sites=$(min "$sites")
+		i=$((i + 1))
+	done
 	st=$(value "$D/sites.db" 0 "SELECT max(trace_id) FROM trace")
-	plain=$(span "$D/plain.db" "$pt")
-	sites=$(span "$D/sites.db" "$st")
 	faults=$(value "$D/sites.db" "$st" "SELECT sum(anon_faults) FROM process
 		WHERE trace_id = $st AND workload = 1")
 	calls=$(value "$D/sites.db" "$st" "SELECT count(*) FROM site_call
