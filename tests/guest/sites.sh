@@ -41,14 +41,26 @@ counts 1 sites-demo-hdr ""
 ok $(for k in site module regions mapped_bytes touched_pages anon_faults; do
 	grep -q "\"$k\":" "$T/json" || exit 1; done; echo 0) \
 	"query sites --format json has the documented field names"
-ok $([ "$(q 1 "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
-	     JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
-	     WHERE s.status <> 'ok' AND f.module LIKE '%sites-demo-hdr'")" = 0 ]; echo $?) \
-	"every stack of sites-demo-hdr unwound to its end"
-stack=$("$FT" query "$db" --trace 1 --format csv sites --stack |
-	awk -F, '$1 == "map_dense" { print $6 }')
-ok $(case "$stack" in "__mmap+0x"*" < map_dense+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
-     esac) "map_dense's stack: $stack"
+# unwound TRACE MODULE LABEL: the (10 or more) stacks whose frame 0 is in MODULE all end "ok"
+unwound() {
+	_n=$(q "$1" "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
+		JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
+		WHERE f.module LIKE '%/$2'")
+	_bad=$(q "$1" "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
+		JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
+		WHERE s.status <> 'ok' AND f.module LIKE '%/$2'")
+	ok $([ "$_n" -ge 10 ] && [ "$_bad" = 0 ]; echo $?) \
+		"every stack of $3 unwound to its end ($_bad of $_n did not)"
+}
+# mmap_stack TRACE FN LABEL: FN's site stack is the wrapper < FN < main
+mmap_stack() {
+	_s=$("$FT" query "$db" --trace "$1" --format csv sites --stack |
+	     awk -F, -v fn="$2" '$1 == fn { print $6 }')
+	ok $(case "$_s" in "__mmap+0x"*" < $2+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
+	     esac) "$3$2's stack: $_s"
+}
+unwound 1 sites-demo-hdr sites-demo-hdr
+mmap_stack 1 map_dense ""
 # no fault lost: the sites' faults are the traced process's anon faults
 sum=$(q 1 "SELECT sum(faults) FROM sc")
 procs=$(q 1 "SELECT sum(anon_faults) FROM process WHERE trace_id = 1 AND pid IN (SELECT pid FROM sc)")
@@ -63,17 +75,8 @@ ok $([ "$(q 1 "SELECT count(*) FROM site_frame WHERE module LIKE '%sites-demo-hd
 "$FT" record --sites --arch "$ARCH" -o "$db" -- sites-demo > "$T/out" 2> "$T/err"
 ok $? "record --sites of the plain -static sites-demo exits 0"
 counts 2 sites-demo "plain -static: "
-ok $([ "$(q 2 "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
-	     JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
-	     WHERE f.module LIKE '%/sites-demo'")" -ge 10 ] &&
-     [ "$(q 2 "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
-	       JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
-	       WHERE s.status <> 'ok' AND f.module LIKE '%/sites-demo'")" = 0 ]; echo $?) \
-	"every stack of the plain -static sites-demo unwound to its end"
-stack=$("$FT" query "$db" --trace 2 --format csv sites --stack |
-	awk -F, '$1 == "map_sparse" { print $6 }')
-ok $(case "$stack" in "__mmap+0x"*" < map_sparse+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
-     esac) "plain -static map_sparse's stack: $stack"
+unwound 2 sites-demo "the plain -static sites-demo"
+mmap_stack 2 map_sparse "plain -static: "
 sum=$(q 2 "SELECT sum(faults) FROM sc")
 procs=$(q 2 "SELECT sum(anon_faults) FROM process WHERE trace_id = 2 AND
 	pid IN (SELECT pid FROM sc)")

@@ -82,6 +82,32 @@ static int64_t sleb(const unsigned char **p, const unsigned char *end)
 	return v;
 }
 
+/* Read a size-byte integer at *q (sign-extended if is_signed); Return: 0, or -1 past end. */
+static int fixed(const unsigned char **q, const unsigned char *end, int size, int is_signed,
+		 uint64_t *x)
+{
+	uint16_t u16;
+	uint32_t u32;
+
+	if (end - *q < size)
+		return -1;
+	switch (size) {
+	case 2:
+		memcpy(&u16, *q, 2);
+		*x = is_signed ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+		break;
+	case 4:
+		memcpy(&u32, *q, 4);
+		*x = is_signed ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+		break;
+	default:
+		memcpy(x, *q, 8);
+		break;
+	}
+	*q += size;
+	return 0;
+}
+
 /*
  * Read a pointer encoded as enc at *p, the field's own vaddr being at.
  * Return: 0 and *v, or -1 for an encoding we do not decode (text/data/func-relative).
@@ -96,51 +122,19 @@ static int read_encoded(unsigned char enc, const unsigned char **p, const unsign
 	case 0x00: /* absptr */
 	case 0x04: /* udata8 */
 	case 0x0c: /* sdata8 */
-		if (end - q < 8)
+		if (fixed(&q, end, 8, 0, &x))
 			return -1;
-		memcpy(&x, q, 8);
-		q += 8;
 		break;
-	case 0x02: { /* udata2 */
-		uint16_t u;
-
-		if (end - q < 2)
+	case 0x02: /* udata2 */
+	case 0x0a: /* sdata2 */
+		if (fixed(&q, end, 2, enc & 0x08, &x))
 			return -1;
-		memcpy(&u, q, 2);
-		x = u;
-		q += 2;
 		break;
-	}
-	case 0x0a: { /* sdata2 */
-		int16_t s;
-
-		if (end - q < 2)
+	case 0x03: /* udata4 */
+	case 0x0b: /* sdata4 */
+		if (fixed(&q, end, 4, enc & 0x08, &x))
 			return -1;
-		memcpy(&s, q, 2);
-		x = (uint64_t)(int64_t)s;
-		q += 2;
 		break;
-	}
-	case 0x03: { /* udata4 */
-		uint32_t u;
-
-		if (end - q < 4)
-			return -1;
-		memcpy(&u, q, 4);
-		x = u;
-		q += 4;
-		break;
-	}
-	case 0x0b: { /* sdata4 */
-		int32_t s;
-
-		if (end - q < 4)
-			return -1;
-		memcpy(&s, q, 4);
-		x = (uint64_t)(int64_t)s;
-		q += 4;
-		break;
-	}
 	case 0x01:
 		x = uleb(&q, end);
 		break;
