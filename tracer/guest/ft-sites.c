@@ -8,8 +8,9 @@
  *
  * A seccomp filter installed in the workload before exec returns SECCOMP_RET_TRACE for
  * mmap, munmap, mremap, brk and madvise and SECCOMP_RET_ALLOW for everything else, so the
- * other system calls never stop. PTRACE_O_TRACEFORK|VFORK|CLONE|EXEC|EXIT follow every
- * process and thread the workload creates. At the seccomp stop the registers are those of
+ * other system calls never stop. PTRACE_O_TRACEFORK|VFORK|CLONE|EXEC follow every
+ * process and thread the workload creates (no TRACEEXIT: an ending thread needs no stop,
+ * its end is seen by waitpid). At the seccomp stop the registers are those of
  * the call's entry: the arguments are read and the stack is unwound (sites-unwind.c:
  * libunwind's remote unwinder with our own accessors, unwind tables from .eh_frame);
  * PTRACE_SYSCALL then runs the call to its syscall-exit stop (kernel >= 4.8), where the
@@ -385,7 +386,7 @@ int main(int argc, char **argv)
 		die("%s", "the workload did not stop for the tracer");
 	if (ptrace(PTRACE_SETOPTIONS, root, NULL,
 		   PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT |
+		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
 		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
 		die("PTRACE_SETOPTIONS: %s", strerror(errno));
 	task_get(root, 1)->started = 1;
