@@ -43,21 +43,21 @@ ok $(for k in site module regions mapped_bytes touched_pages anon_faults; do
 	"query sites --format json has the documented field names"
 # unwound TRACE MODULE LABEL: the (10 or more) stacks whose frame 0 is in MODULE all end "ok"
 unwound() {
-	_n=$(q "$1" "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
+	_calls=$(q "$1" "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
 		JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
 		WHERE f.module LIKE '%/$2'")
 	_bad=$(q "$1" "SELECT count(*) FROM sc c JOIN site_stack s USING (stack_id)
 		JOIN site_frame f ON f.stack_id = s.stack_id AND f.depth = 0
 		WHERE s.status <> 'ok' AND f.module LIKE '%/$2'")
-	ok $([ "$_n" -ge 10 ] && [ "$_bad" = 0 ]; echo $?) \
-		"every stack of $3 unwound to its end ($_bad of $_n did not)"
+	ok $([ "$_calls" -ge 10 ] && [ "$_bad" = 0 ]; echo $?) \
+		"every stack of $3 unwound to its end ($_bad of $_calls did not)"
 }
 # mmap_stack TRACE FN LABEL: FN's site stack is the wrapper < FN < main
 mmap_stack() {
-	_s=$("$FT" query "$db" --trace "$1" --format csv sites --stack |
+	_stk=$("$FT" query "$db" --trace "$1" --format csv sites --stack |
 	     awk -F, -v fn="$2" '$1 == fn { print $6 }')
-	ok $(case "$_s" in "__mmap+0x"*" < $2+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
-	     esac) "$3$2's stack: $_s"
+	ok $(case "$_stk" in "__mmap+0x"*" < $2+0x"*" < main+0x"*) echo 0 ;; *) echo 1 ;;
+	     esac) "$3$2's stack: $_stk"
 }
 unwound 1 sites-demo-hdr sites-demo-hdr
 mmap_stack 1 map_dense ""
