@@ -87,21 +87,7 @@ checks() {
 	ok $([ "$(v "$j" mcpage:4 "$2" rss_at_peak_bytes)" = "$mc_zeroed" ] &&
 	     [ "$(v "$j" order0 "$2" rss_at_peak_bytes)" = $((in * 4096)) ]; echo $?) \
 		"$1: rss_at_peak_bytes: all the region's blocks under both policies"
-	ok $(python3 -c '
-import json, sys
-s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
-for run in t:
-	rows = [r for r in s if r["policy"] == run["policy"]]
-	for a, b in (("faults", "faults"), ("bloat_bytes", "bloat_bytes"),
-		     ("zeroed_bytes", "zeroed_bytes"), ("rss_at_peak_bytes", "peak_rss_bytes")):
-		if sum(r[a] for r in rows) != run[b]:
-			sys.exit(1)
-	for r in rows:
-		if abs(r["peak_rss_share"] - r["rss_at_peak_bytes"] / run["peak_rss_bytes"]) > 1e-9:
-			sys.exit(1)
-	if abs(sum(r["peak_rss_share"] for r in rows) - 1) > 1e-9:
-		sys.exit(1)
-' "$j" "$T/$1-total.json"; echo $?) \
+	ok $(python3 "$TOP/tests/cli/site-sums.py" "$j" "$T/$1-total.json"; echo $?) \
 		"$1: per policy the sites sum to compare's faults, bloat, zeroed and peak RSS; shares sum to 1"
 }
 

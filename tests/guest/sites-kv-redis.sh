@@ -44,16 +44,7 @@ ok $([ "$bad" = 0 ]; echo $?) "every traced process: its calls hold its anon fau
 ok $? "replay --comm redis-server (order0, mthp:16K,64K) with per-site metrics"
 "$FT" compare "$db" --comm redis-server --by site --format json > "$T/sites.json" &&
 	"$FT" compare "$db" --comm redis-server --format json > "$T/total.json"
-ok $(python3 -c '
-import json, sys
-s = json.load(open(sys.argv[1])); t = json.load(open(sys.argv[2]))
-for run in t:
-	rows = [r for r in s if r["policy"] == run["policy"]]
-	for a, b in (("faults", "faults"), ("bloat_bytes", "bloat_bytes"),
-		     ("zeroed_bytes", "zeroed_bytes"), ("rss_at_peak_bytes", "peak_rss_bytes")):
-		if sum(r[a] for r in rows) != run[b]:
-			sys.exit(1)
-' "$T/sites.json" "$T/total.json"; echo $?) \
+ok $(python3 "$TOP/tests/cli/site-sums.py" "$T/sites.json" "$T/total.json"; echo $?) \
 	"compare --by site: per policy the sites sum to the run's faults, bloat, zeroed, peak RSS"
 anon=$(q "SELECT sum(faults) FROM site_call WHERE pid IN (SELECT pid FROM process WHERE comm = 'redis-server')")
 o0=$(python3 -c '
