@@ -73,7 +73,8 @@ static void pool(struct rp_lat_cond *c, const struct rp_measured *m)
  */
 static const char sql_traces[] =
 	"SELECT t.trace_id, coalesce(t.arch, '?'), t.page_size, t.policy, t.clocksource, "
-	"f.value, r.trace_id, r.policy FROM trace t "
+	"f.value, r.trace_id, r.policy, EXISTS (SELECT 1 FROM trace_meta m WHERE m.trace_id = "
+	"t.trace_id AND m.key = 'replay_map') FROM trace t "
 	"LEFT JOIN trace_meta f ON f.trace_id = t.trace_id AND f.key = 'fragment' "
 	"LEFT JOIN replay_run r ON r.run_id = (SELECT max(run_id) FROM replay_run "
 	"WHERE kind = 'guest' AND guest_trace_id = t.trace_id) ORDER BY t.trace_id";
@@ -98,6 +99,11 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr)
 		if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
 			warning("trace %lld left out: recorded on the %s clocksource, its latencies "
 				"are ticks, not ns", (long long)id, cs);
+			continue;
+		}
+		if (guest && !sqlite3_column_int(st, 8)) {
+			warning("trace %lld left out: a guest replay without replay_map in "
+				"trace_meta, its replayed processes are unknown", (long long)id);
 			continue;
 		}
 		policy = guest ? col(st, 7, "?") : col(st, 3, "?");

@@ -9,7 +9,8 @@
  * guest replay (source "guest-replay": the replayed processes in their ranges, as
  * `compare --sim-vs-real` measures them, measure.h). Its policy is the recording's header
  * policy, or the guest replay's; its fragmentation the header's `fragment` spec ("none"
- * without). Traces on a jiffies clock (latencies in ticks) are left out with a warning.
+ * without). Traces on a jiffies clock (latencies in ticks), and guest replays without a
+ * replay map (their replayed processes unknown), are left out with a warning.
  */
 #ifndef FT_REPLAY_LATENCY_TABLE_H
 #define FT_REPLAY_LATENCY_TABLE_H

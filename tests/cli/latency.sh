@@ -7,22 +7,24 @@
 # - trace 2 (anon-touch mcpage:2) is made "fragmented" by a header `fragment` spec;
 # - trace 3 (anon-touch thp) is made a guest replay of trace 1 under thp whose replay map
 #   measures only the 4M VMA of its anon-touch process (so its 4K faults elsewhere drop);
-# - trace 5 (arm64 anon-touch order0) is set on the jiffies clock: left out, with a warning.
+# - trace 5 (arm64 anon-touch order0) is set on the jiffies clock: left out, with a warning;
+# - trace 6 (sparse order0) is made a guest replay without a replay map: left out, with a
+#   warning (as a recording it would pool into trace 1's condition).
 # Then JSON field names and values, and the refusals.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 13
+plan 14
 D=$TOP/tests/data
 DB=$T/lat.db
 for f in x86_64-anon-touch-order0 x86_64-anon-touch-mcpage2 x86_64-anon-touch-thp \
-	x86_64-pf-loop-order0 arm64-anon-touch-order0; do
+	x86_64-pf-loop-order0 arm64-anon-touch-order0 x86_64-sparse-order0; do
 	"$FT" ingest -q -o "$DB" "$D/$f" || echo "ingest $f failed" >&2
 done
 # facts of the fixtures the expectations rely on (checked, not assumed)
 q() { "$FT" query "$DB" --format csv sql "$1" | tail -n +2; }
 check "fixtures: trace ids and policies as expected" test \
 	"$(q "SELECT group_concat(trace_id || ':' || policy || ':' || arch, ' ') FROM trace")" = \
-	"1:order0:x86_64 2:mcpage:2:x86_64 3:thp:x86_64 4:order0:x86_64 5:order0:arm64"
+	"1:order0:x86_64 2:mcpage:2:x86_64 3:thp:x86_64 4:order0:x86_64 5:order0:arm64 6:order0:x86_64"
 ap1=$(q "SELECT proc_id FROM process WHERE trace_id = 1 AND comm = 'anon-touch'")
 pid3=$(q "SELECT pid FROM process WHERE trace_id = 3 AND comm = 'anon-touch'")
 lo=$(q "SELECT printf('%x', start) FROM vma v JOIN process p USING (proc_id) WHERE \
@@ -41,6 +43,8 @@ c.execute("INSERT INTO trace_meta VALUES (3, 'replay_map', ?)",
           ("FTREPLAY proc=0 proc_id=%s pid=%s parent=-1\n"
            "FTREPLAY_CLUSTER proc=0 start=%s end=%s offset=0\n" % (ap1, pid3, lo, hi),))
 c.execute("UPDATE trace SET clocksource = 'jiffies' WHERE trace_id = 5")
+c.execute("INSERT INTO replay_run(trace_id, policy, frag, kind, guest_trace_id, tool_version, "
+          "created_at) VALUES (1, 'order0', 'none', 'guest', 6, 'test', '2026-01-01T00:00:00Z')")
 c.commit()
 PY
 
@@ -87,6 +91,8 @@ check "the guest replay row holds only its 2M faults in the mapped range" \
 check "the jiffies trace is left out with a warning naming it" \
 	grep -q 'warning: trace 5 left out: recorded on the jiffies clocksource' "$T/err"
 check "no arm64 row (its only trace is on jiffies)" test "$(grep -c '^arm64' "$T/got")" = 0
+check "the guest replay without a map is left out with a warning naming it" \
+	grep -q 'warning: trace 6 left out: a guest replay without replay_map' "$T/err"
 
 "$FT" compare "$DB" --latency --format json > "$T/json" 2> /dev/null
 python3 - "$T/json" "$T/got" <<'PY' > "$T/jout" 2>&1
