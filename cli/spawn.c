@@ -14,25 +14,51 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 
-int ft_spawn(char *const argv[])
+/* argv[0] with stdin from /dev/null; its stdout into out if out, else inherited */
+static int run(char *const argv[], struct strbuf *out)
 {
-	int status, fd;
+	int status, fd, pipefd[2] = { -1, -1 };
+	char buf[4096];
+	ssize_t n;
 	pid_t pid;
 
 	fflush(stdout);
 	fflush(stderr);
+	if (out && pipe(pipefd))
+		return error("cannot make a pipe: %s", strerror(errno));
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		if (out) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
 		return error("cannot fork: %s", strerror(errno));
+	}
 	if (pid == 0) {
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0) {
 			dup2(fd, 0);
 			close(fd);
 		}
+		if (out) {
+			dup2(pipefd[1], 1);
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
 		execv(argv[0], argv);
 		fprintf(stderr, "foliotrace: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
+	}
+	if (out) {
+		close(pipefd[1]);
+		while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			strbuf_add(out, buf, (size_t)n);
+		}
+		close(pipefd[0]);
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
@@ -40,6 +66,16 @@ int ft_spawn(char *const argv[])
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+int ft_spawn(char *const argv[])
+{
+	return run(argv, NULL);
+}
+
+int ft_spawn_capture(char *const argv[], struct strbuf *out)
+{
+	return run(argv, out);
 }
 
 const char *ft_path(const char *rel)
@@ -50,51 +86,4 @@ const char *ft_path(const char *rel)
 
 	snprintf(p, PATH_MAX, "%s/%s", ft_home(), rel);
 	return p;
-}
-
-int ft_spawn_capture(char *const argv[], struct strbuf *out)
-{
-	int status, fd, pipefd[2];
-	char buf[4096];
-	ssize_t n;
-	pid_t pid;
-
-	fflush(stdout);
-	fflush(stderr);
-	if (pipe(pipefd))
-		return error("cannot make a pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return error("cannot fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			close(fd);
-		}
-		dup2(pipefd[1], 1);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		execv(argv[0], argv);
-		fprintf(stderr, "foliotrace: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pipefd[1]);
-	while ((n = read(pipefd[0], buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		strbuf_add(out, buf, (size_t)n);
-	}
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return error("cannot wait for %s: %s", argv[0], strerror(errno));
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
 }

@@ -57,38 +57,15 @@ dir=$(ls -d "$db".ctf/* 2>/dev/null | tail -n 1)
 wo="$dir/workload.out"
 grep -q "^cwd=$W\$" "$wo" 2>/dev/null
 ok $? "the workload ran in the caller's directory ($(sed -n 's/^cwd=//p' "$wo" 2>/dev/null))"
-grep -q "^probe=hello probe secret=unset home=${HOME:-unset}\$" "$wo" 2>/dev/null
-ok $? "--env FT_PROBE is seen, FT_SECRET (not passed) is not, HOME is the caller's: $(grep '^probe=' "$wo" 2>/dev/null)"
-grep -q "^bundled=/usr/libexec/foliotrace/anon-touch\$" "$wo" 2>/dev/null
-ok $? "the bundled workloads are on the workload's PATH: $(grep '^bundled=' "$wo" 2>/dev/null)"
-grep -q "^writes-ok\$" "$wo" 2>/dev/null
-ok $? "the workload wrote, overwrote and removed files without error"
 tree_snapshot "$W" > "$T/after"
 ok $(cmp -s "$T/before" "$T/after"; echo $?) "the host directory is byte-identical afterwards"
 ok $([ ! -e /tmp/ft-record-host.tmp ] && [ "$(sha256sum /etc/hostname)" = "$etc_before" ]; echo $?) \
 	"the host's /tmp and /etc were not written"
 
 q() { "$FT" query "$db" --format csv sql "$1" | tail -n +2; }
-# python3's anonymous faults: the baseline's and the allocating run's, in start order
-py=$(q "SELECT pid, sum(anon_faults) FROM process WHERE comm = 'python3' GROUP BY pid ORDER BY min(first_ts)")
-base=$(echo "$py" | sed -n '1s/.*,//p') big=$(echo "$py" | sed -n '2s/.*,//p')
-diag "python3 anon faults: baseline ${base:-?}, with $MIB MiB ${big:-?}; expected difference $PAGES"
-ok $([ "$(echo "$py" | wc -l)" = 2 ]; echo $?) "two python3 processes recorded"
-d=$(( ${big:-0} - ${base:-0} ))
-ok $([ $d -ge $PAGES ] && [ $d -le $((PAGES * 103 / 100)) ]; echo $?) \
-	"python3's $MIB MiB: $d faults above the baseline, within [$PAGES, +3%]"
-ok $(q "SELECT count(*) FROM process WHERE comm = 'seq' AND workload = 1" | grep -qx '[1-9][0-9]*'; echo $?) \
-	"the pipeline's first program (seq) is a workload process"
-ok $(q "SELECT count(*) FROM process WHERE comm = 'tac' AND workload = 1" | grep -qx '[1-9][0-9]*'; echo $?) \
-	"the pipeline's second program (tac) is a workload process"
-"$FT" query "$db" --format csv procs --workload > "$T/wl.csv"
-ok $(! cut -d, -f3 "$T/wl.csv" | grep -qx 'init\|ft-launch\|lttng\|lttng-sessiond\|lttng-consumerd'; echo $?) \
-	"query procs --workload lists no guest setup process ($(cut -d, -f3 "$T/wl.csv" | tail -n +2 | sort -u | tr '\n' ' '))"
+record_host_checks "$db" "$dir" run-all.sh 0
 setup=$(q "SELECT count(*) FROM process WHERE workload = 0 AND comm IN ('init', 'ft-launch')")
 ok $([ "${setup:-0}" -gt 0 ]; echo $?) "the guest's setup is recorded and marked as such ($setup processes)"
-root=$(cat "$dir/header/workload_pid" 2>/dev/null)
-ok $(q "SELECT count(*) FROM process WHERE pid = ${root:-0} AND comm = 'run-all.sh' AND workload = 1" |
-	grep -qx '[1-9][0-9]*'; echo $?) "header/workload_pid ($root) is the script's process"
 all=$(q "SELECT count(*) FROM process") wl=$(q "SELECT count(*) FROM process WHERE workload = 1")
 "$FT" replay "$db" --policy order0 > "$T/replay.out" 2>&1
 ok $(grep -q "$wl processes" "$T/replay.out"; echo $?) \
