@@ -8,8 +8,11 @@
 # LTTng buffers large enough that nothing is discarded (checked).
 #
 # Each round times `babeltrace2 CTF_DIR -o dummy` (decoding alone, the floor any consumer
-# pays) and `foliotrace ingest` into a fresh database, alternating so both see the same
-# page cache and machine load; the median of ROUNDS (default 3) of each is compared.
+# pays), `foliotrace ingest` into a fresh database, and the same ingest with
+# FT_INGEST_SERIAL=1 (one babeltrace2 graph, as before the parallel decode of
+# tracer/pdecode.h), alternating so all see the same page cache and machine load; the
+# median of ROUNDS (default 3) of each is compared. Both ingests must store the same
+# database (compared as SQL dumps, the ingest time left out).
 # The goal of the collector's issue: ingest_vs_babeltrace2 <= 1.5 and a database no larger
 # than the CTF trace. Last line (machine-readable):
 #
@@ -50,7 +53,11 @@ while [ $i -lt "$rounds" ]; do
 	"$FT" ingest -q -o "$T/b.db" "$dir"
 	t2=$(now)
 	times > "$T/c2"
+	rm -f "$T/s.db"
+	FT_INGEST_SERIAL=1 "$FT" ingest -q -o "$T/s.db" "$dir"
+	t3=$(now)
 	c0=$(cpu_ns "$T/c0") c1=$(cpu_ns "$T/c1") c2=$(cpu_ns "$T/c2")
+	echo $((t3 - t2)) >> "$T/serial"
 	echo $((t1 - t0)) >> "$T/bt"
 	echo $((t2 - t1)) >> "$T/ft"
 	echo $((c1 - c0)) >> "$T/btcpu"
@@ -61,6 +68,10 @@ bt=$(median < "$T/bt")
 ft=$(median < "$T/ft")
 btcpu=$(median < "$T/btcpu")
 ftcpu=$(median < "$T/ftcpu")
+serial=$(median < "$T/serial")
+dump() { sqlite3 "$1" .dump | sed 's/,'"'"'[0-9-]*T[0-9:]*Z'"'"',/,TIME,/'; }
+[ "$(dump "$T/b.db" | md5sum)" = "$(dump "$T/s.db" | md5sum)" ] ||
+	{ echo "bench/ingest.sh: the parallel and the serial ingest stored different databases" >&2; exit 1; }
 
 q() { "$FT" query "$T/b.db" --format csv sql "$1" | tail -n +2; }
 faults=$(q "SELECT coalesce(sum(count), 0) FROM event_count WHERE name = 'anon_fault'")
@@ -78,6 +89,7 @@ echo "trace:        $dir"
 echo "events:       $events ($faults anon_fault, $records stream records)"
 echo "babeltrace2:  $(awk -v n="$bt" 'BEGIN { printf "%.3f s (-o dummy, median of '"$rounds"')", n / 1e9 }')"
 echo "ingest:       $(awk -v n="$ft" 'BEGIN { printf "%.3f s (median of '"$rounds"')", n / 1e9 }')"
+echo "serial:       $(awk -v n="$serial" -v b="$bt" 'BEGIN { printf "%.3f s (FT_INGEST_SERIAL=1, median of '"$rounds"'): serial_vs_babeltrace2=%.3f", n / 1e9, b ? n / b : 0 }')"
 echo "CTF:          $ctf bytes; database $db bytes (event stream $stream bytes)"
 # wall time is the goal's measure; CPU time (user + system) is steadier on a busy machine
 awk -v bt="$bt" -v ft="$ft" -v db="$db" -v ctf="$ctf" -v f="$faults" -v e="$events" \

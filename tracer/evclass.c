@@ -75,23 +75,49 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 	return 0;
 }
 
-struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
-			    const bt_event *event)
+struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
 {
-	const bt_event_class *cls = bt_event_borrow_class_const(event);
 	unsigned int slot = ((uintptr_t)cls >> 4) % 16;
-	struct evclass *ec;
-	const char *name;
 	uint32_t i;
 
 	if (c->recent[slot].cls == cls)
 		return &c->v[c->recent[slot].i];
 	i = idmap_get(&c->map, (uint64_t)(uintptr_t)cls);
-	if (i != IDMAP_NONE) {
-		c->recent[slot].cls = cls;
-		c->recent[slot].i = i;
-		return &c->v[i];
-	}
+	if (i == IDMAP_NONE)
+		return NULL;
+	c->recent[slot].cls = cls;
+	c->recent[slot].i = i;
+	return &c->v[i];
+}
+
+struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like)
+{
+	struct evclass *ec;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++)
+		if (!c->v[i].cls && !strcmp(c->v[i].name, like->name))
+			return &c->v[i];
+	XGROW(c->v, c->cap, c->nr + 1);
+	ec = &c->v[c->nr++];
+	*ec = *like;
+	ec->cls = NULL;
+	ec->name = xstrdup(like->name);
+	ec->count = 0;
+	return ec;
+}
+
+struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
+			    const bt_event *event)
+{
+	const bt_event_class *cls = bt_event_borrow_class_const(event);
+	unsigned int slot = ((uintptr_t)cls >> 4) % 16;
+	struct evclass *ec = evclass_find(c, cls);
+	const char *name;
+	uint32_t i;
+
+	if (ec)
+		return ec;
 	i = (uint32_t)c->nr++;
 	XGROW(c->v, c->cap, c->nr);
 	ec = &c->v[i];

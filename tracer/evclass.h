@@ -45,6 +45,16 @@ void evclass_cache_release(struct evclass_cache *c);
 struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
 			    const bt_event *event);
 
+/* The cache entry of cls if it was resolved before, else NULL (nothing resolved). */
+struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls);
+
+/*
+ * The entry named like->name with no class of its own (cls NULL), created as a copy of
+ * like with count 0 if missing: tracer/pdecode.c counts here, under one entry per name,
+ * the events of the classes of its many graphs.
+ */
+struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like);
+
 /* Read the kind's fields of event into vals[]; strings stay valid while event lives. */
 void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
 

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "tracer/graph.h"
+#include "tracer/pdecode.h"
 
 /*
  * Append babeltrace2's error causes to ours, oldest first, each on one line. Causes from
@@ -64,7 +65,7 @@ static void take_bt_error(void)
  * The ctf and utils plugins of the installed babeltrace2, found in one scan of the plugin
  * directories (each bt_plugin_find() call would load every plugin file again).
  */
-static int find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
+int ft_graph_find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
 {
 	const bt_plugin_set *set = NULL;
 	uint64_t i, n;
@@ -130,9 +131,12 @@ int ft_graph_run(const struct ft_graph_params *p, struct ft_sink_result *res)
 	bt_graph *graph = NULL;
 	bt_graph_run_status st;
 	size_t i;
-	int ret = -1;
+	int rc, ret = -1;
 
-	if (find_plugins(&ctf, &utils))
+	rc = ft_pdecode_run(p, res);
+	if (rc <= 0)
+		return rc;
+	if (ft_graph_find_plugins(&ctf, &utils))
 		goto out;
 	src_cls = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
 	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");

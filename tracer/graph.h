@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include <babeltrace2/babeltrace.h>
+
 #include "tracer/sink.h"
 
 struct ft_graph_params {
@@ -18,6 +20,7 @@ struct ft_graph_params {
 	char *const *ctf_dirs;		/* directories source.ctf.fs reads */
 	size_t nr_ctf_dirs;
 	const char *partial;		/* NULL, or the streams missing: store marked partial */
+	const char *scratch;		/* NULL, or an empty private directory for pieces */
 };
 
 /*
@@ -26,5 +29,11 @@ struct ft_graph_params {
  * Return: 0 (res filled), or -1 (error set; nothing committed).
  */
 int ft_graph_run(const struct ft_graph_params *p, struct ft_sink_result *res);
+
+/*
+ * The ctf and utils plugins of the installed babeltrace2 (new references).
+ * Return: 0, or -1 (error set).
+ */
+int ft_graph_find_plugins(const bt_plugin **ctf, const bt_plugin **utils);
 
 #endif /* FT_TRACER_GRAPH_H */

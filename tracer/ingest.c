@@ -363,16 +363,23 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 		      chk.missing.buf);
 		goto out;
 	}
-	if (chk.nr_missing) {
+	/*
+	 * A private directory, removed here whatever becomes of the child: the pieces of a
+	 * parallel decode (tracer/pdecode.h), the good streams of a partial trace
+	 */
+	{
 		const char *tmp = getenv("TMPDIR");
 
-		/* babeltrace2 reads every file of a CTF directory: show it the good ones only */
 		strbuf_addf(&shadow, "%s/foliotrace-ingest-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(shadow.buf)) {
 			error("cannot create %s: %s", shadow.buf, strerror(errno));
 			strbuf_reset(&shadow);
 			goto out;
 		}
+		gp.scratch = shadow.buf;
+	}
+	if (chk.nr_missing) {
+		/* babeltrace2 reads every file of a CTF directory: show it the good ones only */
 		if (ctf_check_shadow(&chk, shadow.buf, &inputs))
 			goto out;
 		gp.ctf_dirs = inputs;

@@ -23,6 +23,7 @@
 #include "tracer/store.h"
 
 struct ft_sink {
+	/* babeltrace2 component (NULL when driven by tracer/pdecode.c) */
 	bt_self_component *self;
 	bt_message_iterator *it;
 	char *path;			/* database */
@@ -52,22 +53,14 @@ static const char *param_string(const bt_value *params, const char *key)
 	return v && bt_value_is_string(v) ? bt_value_string_get(v) : NULL;
 }
 
-bt_component_class_initialize_method_status
-ft_sink_initialize(bt_self_component_sink *self_sink,
-		   bt_self_component_sink_configuration *conf, const bt_value *params,
-		   void *init_data)
+struct ft_sink *ft_sink_new(const char *path, const char *input, const char *partial,
+			    struct ft_sink_result *result)
 {
-	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
 	struct ft_sink *s = xcalloc(1, sizeof(*s));
-	const char *path = param_string(params, "path");
-	const char *input = param_string(params, "input");
-	const char *partial = param_string(params, "partial");
 	const char *delay = getenv("FT_TEST_INGEST_DELAY_US");
 
-	s->self = self;
-	bt_self_component_set_data(self, s);
 	evclass_cache_init(&s->ecs);
-	s->result = init_data ? init_data : &s->own;
+	s->result = result ? result : &s->own;
 	memset(s->result, 0, sizeof(*s->result));
 	if (!path) {
 		error("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
@@ -81,33 +74,14 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 		goto fail;
 	s->store.beat = &s->result->progress;
 	collect_init(&s->col, &s->store);
-	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
-	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
-		error("cannot add the input port");
-		goto fail;
-	}
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+	return s;
 fail:
-	push_cause(s);
-	/* finalize is not called after a failed initialize */
-	bt_self_component_set_data(self, NULL);
-	if (s->store.db) {
-		collect_release(&s->col);
-		store_close(&s->store);
-	}
-	evclass_cache_release(&s->ecs);
-	free(s->path);
-	free(s->input);
-	free(s->partial);
-	free(s);
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	ft_sink_free(s);
+	return NULL;
 }
 
-void ft_sink_finalize(bt_self_component_sink *self_sink)
+void ft_sink_free(struct ft_sink *s)
 {
-	struct ft_sink *s = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self_sink));
-
 	if (!s)
 		return;
 	bt_message_iterator_put_ref(s->it);
@@ -120,6 +94,40 @@ void ft_sink_finalize(bt_self_component_sink *self_sink)
 	free(s->input);
 	free(s->partial);
 	free(s);
+}
+
+bt_component_class_initialize_method_status
+ft_sink_initialize(bt_self_component_sink *self_sink,
+		   bt_self_component_sink_configuration *conf, const bt_value *params,
+		   void *init_data)
+{
+	bt_self_component *self = bt_self_component_sink_as_self_component(self_sink);
+	struct ft_sink *s = ft_sink_new(param_string(params, "path"),
+					param_string(params, "input"),
+					param_string(params, "partial"), init_data);
+
+	if (!s)
+		goto fail;
+	s->self = self;
+	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
+	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
+		error("cannot add the input port");
+		ft_sink_free(s);
+		goto fail;
+	}
+	bt_self_component_set_data(self, s);
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+fail:
+	/* finalize is not called after a failed initialize */
+	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(self, "%s", error_text());
+	error_clear();
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+}
+
+void ft_sink_finalize(bt_self_component_sink *self_sink)
+{
+	ft_sink_free(bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self_sink)));
 }
 
 bt_component_class_sink_graph_is_configured_method_status
@@ -195,8 +203,7 @@ static int store_clock_offset(struct ft_sink *s, const bt_stream *stream)
 	return store_meta(&s->store, "clock_offset_ns", buf);
 }
 
-/* Return: 0 started, 1 already stored (nothing to do), -1 error. */
-static int start_trace(struct ft_sink *s, const bt_stream *stream)
+int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 {
 	const bt_trace *trace = bt_stream_borrow_trace_const(stream);
 	const uint8_t *uuid = bt_trace_get_uuid(trace);
@@ -237,7 +244,7 @@ static int start_trace(struct ft_sink *s, const bt_stream *stream)
 	return store_env(s, trace, have_kernel);
 }
 
-static int finish_trace(struct ft_sink *s)
+int ft_sink_end(struct ft_sink *s)
 {
 	struct collect *c = &s->col;
 	struct evclass_cache *e = &s->ecs;
@@ -279,24 +286,9 @@ static int finish_trace(struct ft_sink *s)
 	return 0;
 }
 
-static int on_event(struct ft_sink *s, const bt_message *msg)
+int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
+		  const struct collect_val *vals)
 {
-	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	struct evclass *ec = evclass_get(&s->ecs, msg, event);
-	struct collect_val vals[COLLECT_MAX_FIELDS];
-	uint64_t ts = 0;
-
-	if (!ec)
-		return -1;
-	if (ec->has_clock) {
-		int64_t ns;
-
-		if (bt_clock_snapshot_get_ns_from_origin(
-			    bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) !=
-		    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-			return error("event %s: timestamp out of range", ec->name);
-		ts = (uint64_t)ns;
-	}
 	ec->count++;
 	s->result->progress++;
 	if (!s->col.events++)
@@ -307,8 +299,51 @@ static int on_event(struct ft_sink *s, const bt_message *msg)
 		usleep(s->delay_us);
 	if (ec->kind == CK_OTHER)
 		return 0;
-	evclass_read(ec, event, vals);
 	return collect_event(&s->col, ec->kind, ts, vals);
+}
+
+int ft_sink_event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *ts)
+{
+	int64_t ns;
+
+	*ts = 0;
+	if (!ec->has_clock)
+		return 0;
+	if (bt_clock_snapshot_get_ns_from_origin(
+		    bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) !=
+	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
+		return error("event %s: timestamp out of range", ec->name);
+	*ts = (uint64_t)ns;
+	return 0;
+}
+
+void ft_sink_discarded(struct ft_sink *s, uint64_t n)
+{
+	s->col.discarded += n;
+}
+
+int64_t ft_sink_trace_id(const struct ft_sink *s)
+{
+	return s->store.trace_id;
+}
+
+struct evclass_cache *ft_sink_classes(struct ft_sink *s)
+{
+	return &s->ecs;
+}
+
+static int on_event(struct ft_sink *s, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	struct evclass *ec = evclass_get(&s->ecs, msg, event);
+	struct collect_val vals[COLLECT_MAX_FIELDS];
+	uint64_t ts;
+
+	if (!ec || ft_sink_event_ts(ec, msg, &ts))
+		return -1;
+	if (ec->kind != CK_OTHER)
+		evclass_read(ec, event, vals);
+	return ft_sink_event(s, ec, ts, vals);
 }
 
 /* Return: 0 go on, 1 the trace is already stored (stop), -1 error. */
@@ -319,7 +354,7 @@ static int on_message(struct ft_sink *s, const bt_message *msg)
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT:
 		if (!s->started) {
-			int rc = start_trace(s, bt_event_borrow_stream_const(
+			int rc = ft_sink_begin(s, bt_event_borrow_stream_const(
 						 bt_message_event_borrow_event_const(msg)));
 			if (rc)
 				return rc;
@@ -327,12 +362,12 @@ static int on_message(struct ft_sink *s, const bt_message *msg)
 		return on_event(s, msg);
 	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
 		if (!s->started)
-			return start_trace(s, bt_message_stream_beginning_borrow_stream_const(msg));
+			return ft_sink_begin(s, bt_message_stream_beginning_borrow_stream_const(msg));
 		return 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
 		if (bt_message_discarded_events_get_count(msg, &n) ==
 		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
-			s->col.discarded += n;
+			ft_sink_discarded(s, n);
 		return 0;
 	default:
 		return 0;
@@ -353,7 +388,7 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		if (finish_trace(s)) {
+		if (ft_sink_end(s)) {
 			error("cannot store the trace in %s", s->path);
 			goto fail;
 		}

@@ -39,6 +39,32 @@ bt_component_class_sink_graph_is_configured_method_status
 ft_sink_graph_is_configured(bt_self_component_sink *self);
 bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_sink *self);
 
+/*
+ * The sink's work without a babeltrace2 graph around it, for tracer/pdecode.c, which
+ * decodes elsewhere and feeds the events in the muxer's order. ft_sink_new() opens the
+ * database (Return: NULL, error set); ft_sink_begin() claims the trace identity from a
+ * stream of the trace (Return: 0 started, 1 already stored: nothing to do, -1);
+ * ft_sink_event() takes one event of class ec (of s's class cache, ft_sink_classes())
+ * whose fields, unless ec->kind is CK_OTHER, are in vals; ft_sink_discarded() adds a
+ * discarded-events count; ft_sink_end() finishes and commits (Return: 0 or -1);
+ * ft_sink_free() rolls back whatever was not committed.
+ */
+struct ft_sink;
+struct evclass;
+struct collect_val;
+struct ft_sink *ft_sink_new(const char *path, const char *input, const char *partial,
+			    struct ft_sink_result *result);
+int ft_sink_begin(struct ft_sink *s, const bt_stream *stream);
+int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
+		  const struct collect_val *vals);
+void ft_sink_discarded(struct ft_sink *s, uint64_t n);
+struct evclass_cache *ft_sink_classes(struct ft_sink *s);
+int64_t ft_sink_trace_id(const struct ft_sink *s);
+int ft_sink_end(struct ft_sink *s);
+void ft_sink_free(struct ft_sink *s);
+/* The event's timestamp, ns from the clock's origin (0 without a clock). Return: 0 or -1. */
+int ft_sink_event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *ts);
+
 /* The class, for a graph built in-process; Return: a new reference, or NULL. */
 bt_component_class_sink *ft_sink_class_create(void);
 
