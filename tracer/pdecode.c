@@ -79,6 +79,15 @@ struct plan {
 	pthread_cond_t work;		/* a piece was released, or stop */
 	pthread_cond_t done;		/* a piece finished decoding */
 	int stop;
+	/*
+	 * Record buffers of merged pieces, for the next ones: a fresh buffer costs a page
+	 * fault and a cleared page per 4 KiB as it grows
+	 */
+	struct pbuf {
+		uint64_t *rec;
+		size_t cap;
+	} pool[PDEC_MAX_STREAMS + PDEC_MAX_THREADS];
+	unsigned int nr_pool;
 };
 
 static pthread_mutex_t bt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -513,6 +522,13 @@ static int decode_piece(struct plan *pl, struct piece *p)
 	int ret = -1;
 
 	evclass_cache_init(&p->ecs);
+	pthread_mutex_lock(&pl->lock);
+	if (pl->nr_pool) {
+		pl->nr_pool--;
+		p->rec = pl->pool[pl->nr_pool].rec;
+		p->cap_rec = pl->pool[pl->nr_pool].cap;
+	}
+	pthread_mutex_unlock(&pl->lock);
 	if (make_piece_dir(pl, p, &dir))
 		goto out;
 	pthread_mutex_lock(&bt_lock);
@@ -635,11 +651,16 @@ static void release_piece(struct plan *pl, struct piece *p)
 	p->graph = NULL;
 	p->bt_stream = NULL;
 	evclass_cache_release(&p->ecs);
-	free(p->rec);
 	free(p->strs);
-	p->rec = NULL;
 	p->strs = NULL;
 	pthread_mutex_lock(&pl->lock);
+	if (pl->nr_pool < sizeof(pl->pool) / sizeof(pl->pool[0])) {
+		pl->pool[pl->nr_pool].rec = p->rec;
+		pl->pool[pl->nr_pool++].cap = p->cap_rec;
+	} else {
+		free(p->rec);
+	}
+	p->rec = NULL;
 	pl->streams[p->stream].released++;
 	pthread_cond_broadcast(&pl->work);
 	pthread_mutex_unlock(&pl->lock);
@@ -805,6 +826,8 @@ static void free_plan(struct plan *pl)
 		free(p->strs);
 	}
 	free(pl->pieces);
+	for (i = 0; i < pl->nr_pool; i++)
+		free(pl->pool[i].rec);
 	for (i = 0; i < pl->nr_streams; i++) {
 		free(pl->streams[i].name);
 		free(pl->streams[i].idx);
