@@ -302,7 +302,8 @@ int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
 	return collect_event(&s->col, ec->kind, ts, vals);
 }
 
-int ft_sink_event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *ts)
+/* The event's timestamp, ns from the clock's origin (0 without a clock). Return: 0 or -1. */
+static int event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *ts)
 {
 	int64_t ns;
 
@@ -339,7 +340,7 @@ static int on_event(struct ft_sink *s, const bt_message *msg)
 	struct collect_val vals[COLLECT_MAX_FIELDS];
 	uint64_t ts;
 
-	if (!ec || ft_sink_event_ts(ec, msg, &ts))
+	if (!ec || event_ts(ec, msg, &ts))
 		return -1;
 	if (ec->kind != CK_OTHER)
 		evclass_read(ec, event, vals);

@@ -62,8 +62,6 @@ struct evclass_cache *ft_sink_classes(struct ft_sink *s);
 int64_t ft_sink_trace_id(const struct ft_sink *s);
 int ft_sink_end(struct ft_sink *s);
 void ft_sink_free(struct ft_sink *s);
-/* The event's timestamp, ns from the clock's origin (0 without a clock). Return: 0 or -1. */
-int ft_sink_event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *ts);
 
 /* The class, for a graph built in-process; Return: a new reference, or NULL. */
 bt_component_class_sink *ft_sink_class_create(void);
