@@ -13,7 +13,7 @@
 plan 8
 db=$T/demo.db
 q() {
-	"$FT" query "$db" --format csv sql "$1" | tail -n +2
+	sql_rows "$db" "$1"
 }
 cp "$TOP/build/testprogs/$ARCH/sites-demo-hdr" "$T/sites-demo-hdr" || diag "run make workloads first"
 "$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-hdr" > "$T/out" 2> "$T/err"

@@ -11,7 +11,7 @@
 plan 9
 db=$T/kv.db
 q() {
-	"$FT" query "$db" --format csv sql "$1" | tail -n +2
+	sql_rows "$db" "$1"
 }
 "$FT" record --sites --arch "$ARCH" -o "$db" -- kv-redis --requests 2000 > "$T/out" 2> "$T/err"
 ok $? "record --sites of kv-redis exits 0"
