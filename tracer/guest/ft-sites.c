@@ -430,8 +430,14 @@ int main(int argc, char **argv)
 		} else if (status >> 16) {
 			on_event(t, status >> 16);
 		} else if (sig == SIGSTOP && !t->started) {
-			/* the first stop of a new task: not a signal to deliver */
+			/*
+			 * the first stop of a new task: not a signal to deliver. Its thread
+			 * group now, from /proc: a new thread can stop in its first call
+			 * before its parent's clone event sets it, and a call recorded under
+			 * the thread's own id maps a range no fault of the process finds
+			 */
 			t->started = 1;
+			t->tgid = tgid_of(tid);
 			ptrace(PTRACE_CONT, tid, NULL, NULL);
 		} else {
 			ptrace(PTRACE_CONT, tid, NULL, (void *)(long)(sig == SIGTRAP ? 0 : sig));
