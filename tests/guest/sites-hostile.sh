@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 11
+plan 12
 db=$T/hostile.db
 q() {
 	"$FT" query "$db" --format csv sql "WITH sc AS (SELECT * FROM site_call WHERE trace_id = $1)
@@ -52,6 +52,9 @@ ok $([ -n "$calls" ] && [ "$got" -ge "$calls" ]; echo $?) \
 gotf=$(q 2 "SELECT sum(faults) FROM sc WHERE site = 'mapper'")
 ok $([ -n "$faults" ] && [ "$gotf" -ge "$faults" ]; echo $?) \
 	"their faults are attributed to mapper ($gotf >= $faults)"
+ok $([ "$(q 2 "SELECT count(*) FROM sc WHERE pid NOT IN (SELECT pid FROM process
+	     WHERE trace_id = 2)")" = 0 ]; echo $?) \
+	"every call is recorded under its process, a thread's first call before its clone event too"
 nothing_lost 2 "exit mid-call"
 diag "sites-exit stack statuses: $("$FT" query "$db" --format csv sql "SELECT status || ':' || count(*)
 	FROM site_call JOIN site_stack USING (stack_id) WHERE site_call.trace_id = 2
