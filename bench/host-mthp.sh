@@ -50,8 +50,6 @@ shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;; esac
 
 for s in $SIZES; do
-	[ -w "$K/hugepages-${s}kB/enabled" ] || [ "$(id -u)" != 0 ] ||
-		die "this kernel ($(uname -r)) has no $K/hugepages-${s}kB/enabled (per-size mTHP: Linux 6.8+)"
 	[ -e "$K/hugepages-${s}kB/enabled" ] ||
 		die "this kernel ($(uname -r)) has no $K/hugepages-${s}kB/enabled (per-size mTHP: Linux 6.8+)"
 done
