@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 24
+plan 25
 db=$T/a64.db
 MIB=64			# python3 allocates and touches this much anonymous memory
 PAGES=$((MIB * 256))	# 4K pages (the arm64 guest's page size)
@@ -28,6 +28,11 @@ ok $(readelf -h "$PY" 2>/dev/null | grep -q 'AArch64' &&
 	"the root's python3 ($PY) is a dynamically linked AArch64 executable"
 R2=$("$FT" guest rootfs --arch arm64 2> /dev/null)
 ok $([ "$R2" = "$R" ]; echo $?) "a second call finds the same root"
+# packages of the default set, given again (comma- and space-separated): the same list,
+# so the same key and root, found without a build
+R3=$("$FT" guest rootfs --arch arm64 --packages python3,gcc --packages 'make xz-utils' 2> /dev/null)
+ok $([ "$R3" = "$R" ] && grep -qx python3 "${R%/root}/packages" && grep -q '^gcc=' "${R%/root}/installed"; echo $?) \
+	"--packages with default packages only finds the same root ($R3)"
 
 # The script, one line (record refuses arguments with a newline): where it runs, the
 # environment, the bundled workloads on PATH; the baseline, the interpreter alone, then
