@@ -161,7 +161,7 @@ build() {
 	mkdir -p "$TMP"
 	t0=$(date +%s)
 	say "building the $ARCH Debian $SUITE root with mmdebstrap ($(echo $PACKAGES | wc -w)" \
-		"packages asked for, about 10 minutes; log in $LOG)"
+		"packages asked for, 6-20 minutes; log in $LOG)"
 	# mmdebstrap runs in the background, in its own process group, so that an interrupt
 	# reaches this shell's trap at once and the trap stops all of it (apt, dpkg, the
 	# maintainer scripts: on TERM alone mmdebstrap waits for the running step to finish);
