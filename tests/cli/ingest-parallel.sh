@@ -2,16 +2,21 @@
 # ingest-parallel.sh - the parallel decode (tracer/pdecode.h) stores the database the
 # serial graph stores (FT_INGEST_SERIAL=1), on every real guest trace under tests/data:
 # with the default pieces (one per stream file here) and with every packet a piece of its
-# own (FT_TEST_INGEST_PIECE_BYTES=1: many pieces per stream, cut streams, ties between
-# streams). The SQL dumps are compared, the ingest time left out. FT_TEST_INGEST_PIECES_LOG
+# own (FT_TEST_INGEST_PIECE_BYTES=1). The fixtures of tests/data have one packet per
+# stream; tests/data-packets/x86_64-pf-loop-packets, recorded with 16 KiB sub-buffers,
+# has many, cut into pieces decoded apart and merged back. It stays out of tests/data:
+# replay.sh's self-consistency check finds it inconsistent (2106 faults, 7 zero_wp, 48 cow
+# recorded; 2057, 1, 0 replayed), a question for replay of a trace recorded by today's
+# guest, not for ingest. The SQL dumps are compared, the ingest time left out. FT_TEST_INGEST_PIECES_LOG
 # says the parallel path stored it, with as many pieces as the LTTng indexes list packets.
 # A stream whose index does not tile it goes to the serial graph, which stores the same.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/trace-lib.inc"
 
-traces=$(real_traces)
+traces="$(real_traces)
+$TOP/tests/data-packets/x86_64-pf-loop-packets"
 n=$(echo "$traces" | grep -c .)
-plan $((2 + 4 * n))
+plan $((3 + 4 * n))
 ok $([ "$n" -gt 0 ]; echo $?) "real guest traces found: $n"
 
 dump() { sqlite3 "$1" .dump | sed "s/,'[0-9-]*T[0-9:]*Z',/,TIME,/"; }
@@ -43,6 +48,11 @@ for d in $traces; do
 		grep -q "^pieces=$want streams=2 " "$T/log"
 	rm -f "$T/serial.db" "$T/par.db"
 done
+
+# the fixture of many packets per stream: many pieces, so streams were cut
+d=$(echo "$traces" | grep x86_64-pf-loop-packets)
+ok $([ -n "$d" ] && [ "$(packets "$d")" -gt 8 ]; echo $?) \
+	"a fixture of many packets per stream: $d, $(packets "$d") packets"
 
 # an index that lists only a prefix of its stream: babeltrace2 reads the whole file, the
 # parallel path cannot cut it and leaves it to the serial graph

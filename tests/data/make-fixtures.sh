@@ -22,5 +22,15 @@ rec anon-touch-thp thp anon-touch 4M
 rec read-first-order0 order0 anon-touch 1M --read-first
 rec sparse-order0 order0 sparse --size 64M --touches 512
 rec pf-loop-order0 order0 pf-loop --size 2M --loops 4
+# 16 KiB sub-buffers: streams of many packets, which the parallel ingest cuts into pieces
+# (tests/cli/ingest-parallel.sh), kept in tests/data-packets/, out of the other tests' way
+if [ "$ARCH" = x86_64 ]; then
+	d=$TOP/tests/data-packets/x86_64-pf-loop-packets
+	rm -rf "$d"
+	FT_SUBBUF=16K FT_NSUBBUF=64 sh "$TOP/guest-kernel/run.sh" --arch x86_64 --policy order0 \
+		--out "$d" -- pf-loop --size 2M --loops 4
+	rm -f "$d/job" "$d/kvm-probe.log"
+	echo "FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/x86_64-pf-loop-packets -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
+fi
 rec fork-cow-order0 order0 fork-cow --size 2M
 rec malloc-churn-order0 order0 malloc-churn --size 8M --loops 2
