@@ -2,11 +2,14 @@
 # Run a command in a foliotrace guest and bring its trace out.
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
-#               [--timeout SECONDS] [--libvirt URI] [--mode record|run] [--file PATH]...
+#               [--timeout SECONDS] [--libvirt URI] [--mode record|run|ready] [--file PATH]...
 #               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
 #               [--fragment SPEC]
 #               --out DIR -- CMD [ARG...]
 #
+# --mode record (default) traces CMD; run runs it untraced; ready starts LTTng's session
+# daemon with the probes loaded and records nothing: CMD drives LTTng itself
+# (bench/overhead.sh).
 # CMD is a bundled workload's name (on the guest's PATH) or a path to a static executable
 # on the host, copied into the guest. With --exec, CMD is a program of a root filesystem
 # (--rootfs, default the host's /), shared read-only over a second virtio-9p export: the
@@ -26,7 +29,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
 LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT=
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 # Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
@@ -64,7 +67,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OUT" ] && [ $# -gt 0 ] || usage
 [ -z "$EXEC" ] || [ -n "$CWD" ] || usage
-case "$MODE" in record|run) ;; *) usage ;; esac
+case "$MODE" in record|run|ready) ;; *) usage ;; esac
 case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2; exit 2 ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the

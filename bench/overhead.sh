@@ -1,0 +1,99 @@
+#!/bin/sh
+# bench/overhead.sh - what recording costs the workload: guest time with the anon events
+# recorded and not recorded, side by side in one guest boot.
+#
+#   sh bench/overhead.sh [ROUNDS]
+#
+# One x86_64 guest (FT_BENCH_ARCH to change) of the cached build boots in run.sh's ready
+# mode (LTTng's session daemon up, its modules and the anon probe loaded, no session) and
+# runs bench/overhead-guest.sh: each workload alternately without a session and with the
+# recording session record uses (run.sh's channel chan0 and event list; FT_SUBBUF,
+# FT_NSUBBUF and FT_LTTNG_OPTS, extra enable-channel options, to try others), ROUNDS
+# times (default 3). The guest time of each run comes from /proc/uptime in the guest;
+# per workload the ratio of the medians (traced / plain) is printed. Workloads: pf-loop
+# --size 64M --loops 16 (a fault and nothing else), malloc-churn, kv-redis --requests 2000 (when the host
+# has redis to copy in) and kbuild (when bundled); FT_OVERHEAD_WORKLOADS, an extended
+# regular expression, picks some (e.g. 'pf-loop'). FT_OVERHEAD_MODES adds the modes of
+# bench/overhead-guest.sh that split the cost (tmpfs, snapshot, faults), each printed as
+# its own ratio to the untraced time. Fails if a recording run discarded events or
+# reported another minflt than the untraced run of its round. Last lines:
+#
+#   overhead_pfloop=R
+#   overhead_worst=R workload=NAME	(over the workloads other than pf-loop)
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${1:-3}
+arch=${FT_BENCH_ARCH:-x86_64}
+T=$(mktemp -d "${TMPDIR:-/tmp}/foliotrace-overhead.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+tab=$(printf '\t')
+{
+	echo "pf-loop${tab}pf-loop --size 64M --loops 16"
+	echo "malloc-churn${tab}malloc-churn"
+	if command -v redis-server > /dev/null; then echo "kv-redis${tab}kv-redis --requests 2000"; fi
+	if [ -f "$TOP/workloads/kbuild.sh" ]; then echo "kbuild${tab}kbuild"; fi
+} | grep -E "^(${FT_OVERHEAD_WORKLOADS:-[^	]*})$tab" > "$T/overhead.list"
+# plain and traced, and the modes that split the cost (bench/overhead-guest.sh)
+modes="plain traced ${FT_OVERHEAD_MODES:-}"
+# run.sh's event list and channel defaults (the same variables record uses)
+events=$(sed -n 's/^EVENTS=\(\$EVENTS,\)\{0,1\}//p' "$TOP/guest-kernel/run.sh" | paste -sd, -)
+subbuf=${FT_SUBBUF:-8M} nsubbuf=${FT_NSUBBUF:-8}
+echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
+set +e
+sh "$TOP/guest-kernel/run.sh" --arch "$arch" --mode ready --out "$T/out" \
+	--timeout "${FT_GUEST_TIMEOUT:-3600}" \
+	--file "$TOP/bench/overhead-guest.sh" --file "$T/overhead.list" -- \
+	sh /mnt/out/in/overhead-guest.sh "$rounds" "$subbuf" "$nsubbuf" "$events" \
+	/mnt/out/in/overhead.list "$modes" "${FT_LTTNG_OPTS:-}" >&2
+rc=$?
+set -e
+[ -f "$T/out/workload.out" ] && grep '^OH ' "$T/out/workload.out" > "$T/oh" || :
+if [ $rc != 0 ]; then
+	cat "$T/out/workload.out" >&2 2>/dev/null
+	echo "bench/overhead.sh: the guest run failed (run.sh exit $rc)" >&2
+	exit 1
+fi
+cat "$T/oh"
+awk '
+function median(a, n,   i, j, t) {	# sorts a[1..n]
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return a[int((n + 1) / 2)]
+}
+{
+	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+	w = f["name"]; m = f["mode"]
+	if (!(w in seen)) { seen[w] = 1; order[++nw] = w }
+	if (!(m in mseen)) { mseen[m] = 1; morder[++nm] = m }
+	k = w SUBSEP m; n[k]++; t[k, n[k]] = f["seconds"]
+	if (m == "traced" && f["discarded"] != 0) bad = bad " " w ": " f["discarded"] " discarded"
+	if (m == "plain") mf[w, f["round"]] = f["minflt"]
+	else if (f["minflt"] != mft[w, f["round"], "any"] && mft[w, f["round"], "any"] != "")
+		mft[w, f["round"], "bad"] = 1
+	else mft[w, f["round"], "any"] = f["minflt"]
+	rounds[w, f["round"]] = 1
+}
+END {
+	for (r in rounds) { split(r, x, SUBSEP); if (mf[x[1], x[2]] != mft[x[1], x[2], "any"] || mft[x[1], x[2], "bad"])
+		bad = bad " " x[1] " round " x[2] ": minflt " mf[x[1], x[2]] " untraced, " mft[x[1], x[2], "any"] " traced" }
+	if (bad != "") { print "bench/overhead.sh:" bad > "/dev/stderr"; exit 1 }
+	worst = 0
+	for (i = 1; i <= nw; i++) {
+		w = order[i]
+		for (j = 1; j <= n[w, "plain"]; j++) p[j] = t[w, "plain", j]
+		mp = median(p, n[w, "plain"])
+		for (mi = 1; mi <= nm; mi++) {
+			m = morder[mi]
+			if (m == "plain" || !n[w, m]) continue
+			for (j = 1; j <= n[w, m]; j++) q[j] = t[w, m, j]
+			mq = median(q, n[w, m])
+			r = mp > 0 ? mq / mp : 0
+			printf "%-13s untraced %7.2f s  %-8s %7.2f s  ratio %.3f (medians of %d)\n", w, mp, m, mq, r, n[w, "plain"]
+			if (m != "traced") continue
+			if (w == "pf-loop") pf = r
+			else if (r > worst) { worst = r; wn = w }
+		}
+	}
+	printf "overhead_pfloop=%.3f\n", pf
+	printf "overhead_worst=%.3f workload=%s\n", worst, wn
+}' "$T/oh"
