@@ -221,6 +221,11 @@ int cmd_record(int argc, char **argv)
 	}
 	ra.cmd = argv + optind;
 	ra.nr_cmd = argc - optind;
+	/* what CMD needs from its root (kbuild's configured tree), once the root is known */
+	if (ft_prepare_cmd(ra.arch, ra.rootfs, &cmd))
+		goto out;
+	ra.env = cmd.env;	/* preparing may have added to it */
+	ra.nr_env = cmd.nr_env;
 	if (ft_new_trace_dir(&dir, db, ra.arch, ra.policy,
 			     strrchr(argv[optind], '/') ? strrchr(argv[optind], '/') + 1 :
 							  argv[optind]))

@@ -50,6 +50,29 @@ static int is_bundled(const char *arch, const char *name)
 	return found;
 }
 
+/*
+ * Bundled workloads that run from the root filesystem, not the initramfs: they need its
+ * programs (make, gcc). The guest binds the bundled directory into the root
+ * (guest-kernel/init), so they are started from there. tree: the kind of prepared tree
+ * ft_prepare_cmd() makes for them.
+ */
+static const struct {
+	const char *name, *tree;
+} root_workloads[] = {
+	{ "kbuild", "kbuild" },		/* guest-kernel/kbuild-tree.sh */
+};
+#define FT_BUNDLED_IN_ROOT "/usr/libexec/foliotrace/"
+
+static const char *root_workload_tree(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(root_workloads) / sizeof(root_workloads[0]); i++)
+		if (!strcmp(name, root_workloads[i].name))
+			return root_workloads[i].tree;
+	return NULL;
+}
+
 /* 1 if the host runs arch's programs (x86_64, arm64 as uname says aarch64). */
 static int host_arch_is(const char *arch)
 {
@@ -240,7 +263,9 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->kind = FT_CMD_ROOT;
-	if (!rootfs && !strchr(argv0, '/') && is_bundled(arch, argv0))
+	if (!strchr(argv0, '/') && root_workload_tree(argv0) && is_bundled(arch, argv0))
+		cmd->tree = root_workload_tree(argv0);
+	else if (!rootfs && !strchr(argv0, '/') && is_bundled(arch, argv0))
 		cmd->kind = FT_CMD_BUNDLED;
 	else if (!rootfs && strchr(argv0, '/') && is_static_elf(argv0))
 		cmd->kind = FT_CMD_STATIC;
@@ -272,6 +297,15 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		strbuf_release(&p);
 		root = strcmp(rootfs, "/") ? rootfs : NULL;
 	}
+	if (cmd->tree) {
+		/* it works in its tree by absolute paths: any directory does, / always exists */
+		cmd->cwd = xstrdup("/");
+		if (build_env(cmd, envs, nr_envs))
+			goto fail;
+		strbuf_addf(&p, FT_BUNDLED_IN_ROOT "%s", argv0);
+		cmd->exec = strbuf_detach(&p);
+		return 0;
+	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		return error("cannot tell the current directory: %m");
 	cmd->cwd = xstrdup(cwd);
@@ -293,6 +327,39 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 fail:
 	ft_cmd_release(cmd);
 	return -1;
+}
+
+int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd)
+{
+	struct strbuf script = STRBUF_INIT, out = STRBUF_INIT;
+	char *argv[] = { NULL, "--arch", (char *)arch, "--root", (char *)(rootfs ? rootfs : "/"),
+			 NULL };
+	char *last;
+	int rc;
+
+	if (!cmd->tree)
+		return 0;
+	strbuf_addf(&script, "guest-kernel/%s-tree.sh", cmd->tree);
+	argv[0] = (char *)ft_path(script.buf);
+	strbuf_release(&script);
+	rc = ft_spawn_capture(argv, &out);
+	if (rc) {
+		strbuf_release(&out);
+		return rc < 0 ? -1 : error("the tree for %s could not be prepared "
+					   "(guest-kernel/%s-tree.sh exit %d)", cmd->tree, cmd->tree, rc);
+	}
+	/* the tree's path, as the workload sees it, is the last line */
+	while (out.len && out.buf[out.len - 1] == '\n')
+		out.buf[--out.len] = '\0';
+	last = strrchr(out.buf, '\n');
+	last = last ? last + 1 : out.buf;
+	if (*last != '/') {
+		strbuf_release(&out);
+		return error("guest-kernel/%s-tree.sh printed no tree path", cmd->tree);
+	}
+	add_env(cmd, "FT_KBUILD_TREE", last);
+	strbuf_release(&out);
+	return 0;
 }
 
 void ft_cmd_release(struct ft_cmd *cmd)

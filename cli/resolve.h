@@ -3,7 +3,8 @@
  * resolve.h - what `foliotrace record -- CMD` runs in the guest, decided on the host before
  * any guest boots: a bundled workload, a static executable copied in, or a program of a
  * root filesystem (the host's / by default) found through PATH as a shell would find it,
- * with the environment the workload gets.
+ * with the environment the workload gets. A bundled workload that needs a compiler
+ * (kbuild) runs from the root too, from the bundled directory the guest binds into it.
  */
 #ifndef FT_CLI_RESOLVE_H
 #define FT_CLI_RESOLVE_H
@@ -23,6 +24,8 @@ struct ft_cmd {
 				 * built for it (cli/rootfs.h), else NULL */
 	char **env;		/* FT_CMD_ROOT: NAME=VALUE, NULL-terminated */
 	int nr_env;
+	const char *tree;	/* FT_CMD_ROOT of a bundled workload that compiles (kbuild):
+				 * the tree it needs prepared first (ft_prepare_cmd), else NULL */
 };
 
 /*
@@ -37,6 +40,14 @@ struct ft_cmd {
  */
 int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		   const char *const *envs, int nr_envs, struct ft_cmd *cmd);
+
+/*
+ * ft_prepare_cmd - before the guest boots, prepare what cmd needs from its root (kbuild:
+ * the configured kernel tree, guest-kernel/kbuild-tree.sh, cached) and pass its path
+ * in the environment (FT_KBUILD_TREE). Nothing for other commands. rootfs as above.
+ * Return: 0, or -1 with error() set (the preparation failed; its output says why).
+ */
+int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd);
 
 void ft_cmd_release(struct ft_cmd *cmd);
 
