@@ -45,9 +45,9 @@ trap 'rm -rf "$D"' EXIT
 echo "bench/sites-overhead.sh: $ARCH, $(nproc) cpus, load average" \
 	"$(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: numbers move with the load)"
 
-# value DB TRACE SQL: one number
+# value DB TRACE SQL: one number (read with $FTQ, the foliotrace that wrote DB)
 value() {
-	"$FT" query "$1" --format csv sql "$3" | tail -n 1
+	"${FTQ:-$FT}" query "$1" --format csv sql "$3" | tail -n 1
 }
 span() { # span DB TRACE: guest time of the workload's processes, ns
 	value "$1" "$2" "SELECT max(last_ts) - min(first_ts) FROM process
@@ -59,7 +59,9 @@ rec() {
 	# shellcheck disable=SC2086 # the workload command is split on purpose
 	"$1" record --arch "$ARCH" ${4:-} -o "$2" -- $3 > /dev/null 2> "$D/err" ||
 		{ cat "$D/err" >&2; exit 1; }
+	FTQ=$1
 	span "$2" "$(value "$2" 0 "SELECT max(trace_id) FROM trace")" > "$D/span"
+	FTQ=
 }
 # min OLD: the smaller of OLD (empty: none yet) and the last span
 min() {
