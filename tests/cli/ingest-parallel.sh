@@ -4,10 +4,9 @@
 # with the default pieces (one per stream file here) and with every packet a piece of its
 # own (FT_TEST_INGEST_PIECE_BYTES=1). The fixtures of tests/data have one packet per
 # stream; tests/data-packets/x86_64-pf-loop-packets, recorded with 16 KiB sub-buffers,
-# has many, cut into pieces decoded apart and merged back. It stays out of tests/data:
-# replay.sh's self-consistency check finds it inconsistent (2106 faults, 7 zero_wp, 48 cow
-# recorded; 2057, 1, 0 replayed), a question for replay of a trace recorded by today's
-# guest, not for ingest. The SQL dumps are compared, the ingest time left out. FT_TEST_INGEST_PIECES_LOG
+# has many, cut into pieces decoded apart and merged back (tests/data's fixtures must stay
+# one packet per stream: "pieces=2 streams=2" below; replay.sh checks both directories).
+# The SQL dumps are compared, the ingest time left out. FT_TEST_INGEST_PIECES_LOG
 # says the parallel path stored it, with as many pieces as the LTTng indexes list packets.
 # A stream whose index does not tile it goes to the serial graph, which stores the same.
 . "$(dirname "$0")/../test-lib.sh"

@@ -23,7 +23,7 @@ rec read-first-order0 order0 anon-touch 1M --read-first
 rec sparse-order0 order0 sparse --size 64M --touches 512
 rec pf-loop-order0 order0 pf-loop --size 2M --loops 4
 # 16 KiB sub-buffers: streams of many packets, which the parallel ingest cuts into pieces
-# (tests/cli/ingest-parallel.sh), kept in tests/data-packets/, out of the other tests' way
+# (tests/cli/ingest-parallel.sh), kept in tests/data-packets/: tests/data's are one packet per stream
 if [ "$ARCH" = x86_64 ]; then
 	d=$TOP/tests/data-packets/x86_64-pf-loop-packets
 	rm -rf "$d"
