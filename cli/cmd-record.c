@@ -222,7 +222,7 @@ int cmd_record(int argc, char **argv)
 	ra.cmd = argv + optind;
 	ra.nr_cmd = argc - optind;
 	/* what CMD needs from its root (kbuild's configured tree), once the root is known */
-	if (ft_prepare_cmd(ra.arch, ra.rootfs, &cmd))
+	if (ft_prepare_cmd(ra.arch, ra.rootfs, &cmd, argv + optind, argc - optind))
 		goto out;
 	ra.env = cmd.env;	/* preparing may have added to it */
 	ra.nr_env = cmd.nr_env;

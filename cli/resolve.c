@@ -329,16 +329,26 @@ fail:
 	return -1;
 }
 
-int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd)
+int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd,
+		   char *const *args, int nr_args)
 {
 	struct strbuf script = STRBUF_INIT, out = STRBUF_INIT;
 	char *argv[] = { NULL, "--arch", (char *)arch, "--root", (char *)(rootfs ? rootfs : "/"),
-			 NULL };
+			 NULL, NULL };
+	const char *objects = "default";
 	char *last;
-	int rc;
+	int rc, i;
 
 	if (!cmd->tree)
 		return 0;
+	/* kbuild --objects all|LIST runs the kernel's own make in the guest, which needs a
+	 * tree prepared by the root's own compiler (the last --objects counts, as in
+	 * workloads/kbuild.sh) */
+	for (i = 1; i + 1 < nr_args; i++)
+		if (!strcmp(args[i], "--objects"))
+			objects = args[++i];
+	if (strcmp(objects, "default"))
+		argv[5] = "--make";
 	strbuf_addf(&script, "guest-kernel/%s-tree.sh", cmd->tree);
 	argv[0] = (char *)ft_path(script.buf);
 	strbuf_release(&script);

@@ -44,10 +44,13 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 /*
  * ft_prepare_cmd - before the guest boots, prepare what cmd needs from its root (kbuild:
  * the configured kernel tree, guest-kernel/kbuild-tree.sh, cached) and pass its path
- * in the environment (FT_KBUILD_TREE). Nothing for other commands. rootfs as above.
+ * in the environment (FT_KBUILD_TREE). Nothing for other commands. rootfs as above;
+ * args, nr_args: the command line (args[0] the command), whose kbuild --objects chooses
+ * the kind of tree (--make to the script when not the default objects).
  * Return: 0, or -1 with error() set (the preparation failed; its output says why).
  */
-int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd);
+int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd,
+		   char *const *args, int nr_args);
 
 void ft_cmd_release(struct ft_cmd *cmd);
 

@@ -6,7 +6,7 @@
 # not Kconfig's. Done once, outside any recording, cached under a key of the source
 # package's version, the arch, the root and this file.
 #
-# usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR
+# usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR [--make]
 #
 # DIR is the root filesystem the workload will run in (`/` for the host's own, x86_64
 # only). The tree must be inside it, because the guest sees nothing else of the host:
@@ -14,9 +14,25 @@
 #   root DIR      DIR/usr/src/foliotrace-kbuild/       (written into that root)
 # and it is prepared with that root's own make and gcc: on the host for /, chrooted into
 # DIR otherwise (an arm64 root runs through qemu-user's binfmt handler; unshare -r gives
-# the chroot to a user who is not root). kbuild compares the compiler's version text with
-# the one the tree was configured with and reconfigures on a mismatch, which the recording
-# must not do: hence the root's own compiler, never a cross compiler.
+# the chroot to a user who is not root), except in the cross case below. kbuild compares
+# the compiler's version text with the one the tree was configured with and reconfigures
+# on a mismatch, which the recording must not do: the kernel's own make in the guest
+# needs a tree configured by the root's own compiler (and host programs such as fixdep
+# built for the root's arch).
+#
+# Cross case (arm64 root on an x86_64 host, the default objects): the workload then runs
+# only kbuild.mk's compile commands (no Kconfig, no fixdep), so the tree is prepared and
+# the objects built on the host with Debian's cross compiler (make ARCH=arm64
+# CROSS_COMPILE=aarch64-linux-gnu-), minutes instead of about 35 minutes under qemu-user
+# (docs/times.md). The commands start with aarch64-linux-gnu-gcc, which the arm64 root
+# has too (a link to its gcc-12), so they run unchanged in the guest; the host's path of
+# the tree in them is rewritten to the guest's. Taken only when the host's cross gcc and
+# the root's gcc are the same upstream version (gcc -dumpfullversion), so that the flags
+# Kconfig and the Makefiles' cc-option probes chose are the root gcc's. --make (objects
+# all or a list: the kernel's own make runs in the guest; foliotrace record passes it)
+# keeps the native preparation, in its own directory /usr/src/foliotrace-kbuild-native
+# in the cross case, made the first time it is asked for.
+#
 #
 # Layout: TREE/linux-source-6.1 (the source), TREE/obj (O=, with .config), TREE/kbuild.mk
 # (the compile commands of the default objects, see below), TREE/key, TREE/mk-key,
@@ -25,19 +41,20 @@
 # stdout; progress on stderr. Exit 0, or 1 with a one-line reason.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-ARCH= ROOT=
+ARCH= ROOT= MAKE=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) ARCH=$2; shift 2 ;;
 	--root) ROOT=$2; shift 2 ;;
-	*) echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR" >&2; exit 2 ;;
+	--make) MAKE=1; shift ;;
+	*) echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR [--make]" >&2; exit 2 ;;
 	esac
 done
 case "$ARCH" in
 x86_64|arm64) ;;
-*) echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR" >&2; exit 2 ;;
+*) echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR [--make]" >&2; exit 2 ;;
 esac
-[ -n "$ROOT" ] || { echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR" >&2; exit 2; }
+[ -n "$ROOT" ] || { echo "usage: kbuild-tree.sh --arch x86_64|arm64 --root DIR [--make]" >&2; exit 2; }
 say() { echo "kbuild-tree.sh: $*" >&2; }
 die() { echo "kbuild-tree.sh: $*" >&2; exit 1; }
 
@@ -45,6 +62,7 @@ CACHE=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}
 KSRC_TAR=/usr/src/linux-source-6.1.tar.xz
 [ -f "$KSRC_TAR" ] || die "missing $KSRC_TAR (apt-get install linux-source-6.1; see make deps)"
 ROOT=$(cd "$ROOT" 2>/dev/null && pwd) || die "no such root directory: $ROOT"
+CROSS=		# the cross compiler's prefix in the cross case (see the top)
 if [ "$ROOT" = / ]; then
 	[ "$ARCH" = "$(uname -m | sed 's/aarch64/arm64/')" ] ||
 		die "the host's root has no $ARCH compiler: give an $ARCH root"
@@ -53,26 +71,49 @@ if [ "$ROOT" = / ]; then
 	inroot() { sh -c "$1"; }
 else
 	TREE=/usr/src/foliotrace-kbuild
-	HOST_TREE=$ROOT$TREE
 	if [ "$(id -u)" = 0 ]; then
 		inroot() { chroot "$ROOT" /bin/sh -c "$1"; }
 	else
 		inroot() { unshare -r chroot "$ROOT" /bin/sh -c "$1"; }
 	fi
+	if [ "$ARCH-$(uname -m)" = arm64-x86_64 ]; then
+		v=$(aarch64-linux-gnu-gcc -dumpfullversion 2>/dev/null) || v=
+		[ -z "$v" ] || [ "$v" != "$(inroot 'aarch64-linux-gnu-gcc -dumpfullversion' 2>/dev/null)" ] ||
+			CROSS=aarch64-linux-gnu-
+		# the kernel's own make needs the native tree, kept apart from the cross one
+		[ -z "$CROSS" ] || [ -z "$MAKE" ] || { CROSS= TREE=$TREE-native; }
+	fi
+	HOST_TREE=$ROOT$TREE
 fi
-for t in make gcc flex bison bc; do
-	inroot "command -v $t" > /dev/null 2>&1 ||
-		die "the root $ROOT has no $t (the kernel's prepare step needs make, gcc, flex, bison, bc)"
-done
+if [ -n "$CROSS" ]; then
+	# prepared on the host: the host's make and tools, the compiler run in the root
+	for t in make flex bison bc; do
+		command -v $t > /dev/null 2>&1 || die "the host has no $t (the kernel's prepare step needs it)"
+	done
+	inroot "command -v ${CROSS}gcc" > /dev/null 2>&1 || die "the root $ROOT has no ${CROSS}gcc"
+	build() { sh -c "$1"; }
+	MKARGS="ARCH=$ARCH CROSS_COMPILE=$CROSS"
+	BTREE=$HOST_TREE	# the tree's path where it is built
+else
+	for t in make gcc flex bison bc; do
+		inroot "command -v $t" > /dev/null 2>&1 ||
+			die "the root $ROOT has no $t (the kernel's prepare step needs make, gcc, flex, bison, bc)"
+	done
+	build() { inroot "$1"; }
+	MKARGS="ARCH=$ARCH"
+	BTREE=$TREE
+fi
 # The objects of `kbuild` (--objects default; docs/workloads.md): chosen to record in at
 # most 5 minutes under TCG on these machines (2 cores shared; measured in docs/times.md).
 OBJECTS="mmap mprotect mremap madvise mlock mincore"
 # Two cache levels: the prepared tree (pkey: source, arch, root, its compiler, and
-# PREPARE_FORMAT, bumped when the preparing steps change) and kbuild.mk (mkey: pkey and
+# PREPARE_FORMAT, bumped when the preparing steps change; in the cross case also the host's
+# cross compiler) and kbuild.mk (mkey: pkey and
 # the object list and MK_FORMAT), so a new list does not unpack and prepare again.
 PREPARE_FORMAT=1 MK_FORMAT=1
 pkey=$( { dpkg-query -W -f='${Package}=${Version}\n' linux-source-6.1; echo "$ARCH $ROOT";
-	inroot 'gcc --version | head -n 1; make --version | head -n 1'; echo "$PREPARE_FORMAT"; } |
+	inroot 'gcc --version | head -n 1; make --version | head -n 1'; echo "$PREPARE_FORMAT";
+	[ -z "$CROSS" ] || { echo "cross $CROSS"; ${CROSS}gcc --version | head -n 1; make --version | head -n 1; }; } |
 	sha256sum | cut -c1-16)
 mkey=$(echo "$pkey $OBJECTS $MK_FORMAT" | sha256sum | cut -c1-16)
 
@@ -81,14 +122,14 @@ exec 9> "$HOST_TREE.lock"
 flock 9	# one preparer per tree; a second caller waits, then finds it ready
 start=$(date +%s)
 if [ "$(cat "$HOST_TREE/key" 2>/dev/null)" != "$pkey" ]; then
-	say "preparing the $ARCH kbuild tree in $HOST_TREE (unpack, defconfig, make prepare; once)"
+	say "preparing the $ARCH kbuild tree in $HOST_TREE (unpack, defconfig, make prepare${CROSS:+ with ${CROSS}gcc on the host}; once)"
 	# kbuild writes absolute paths into the object tree: it is built where it is used,
 	# and a tree without the key file is incomplete and rebuilt from scratch
 	rm -rf "$HOST_TREE"
 	mkdir -p "$HOST_TREE"
 	tar -C "$HOST_TREE" -xf "$KSRC_TAR"
-	inroot "make -s -C $TREE/linux-source-6.1 O=$TREE/obj ARCH=$ARCH defconfig &&
-		make -s -C $TREE/obj ARCH=$ARCH -j$(nproc) prepare" > "$HOST_TREE.log" 2>&1 ||
+	build "make -s -C $BTREE/linux-source-6.1 O=$BTREE/obj $MKARGS defconfig &&
+		make -s -C $BTREE/obj $MKARGS -j$(nproc) prepare" > "$HOST_TREE.log" 2>&1 ||
 		{ tail -n 20 "$HOST_TREE.log" >&2; die "preparing the tree failed (log: $HOST_TREE.log)"; }
 	echo "prepare_seconds=$(( $(date +%s) - start ))" > "$HOST_TREE/times"
 	echo "$pkey" > "$HOST_TREE/key"
@@ -103,7 +144,7 @@ if [ "$(cat "$HOST_TREE/mk-key" 2>/dev/null)" != "$mkey" ]; then
 	targets=
 	for o in $OBJECTS; do targets="$targets mm/$o.o"; done
 	say "recording the compile commands of$targets"
-	inroot "make -s -C $TREE/obj ARCH=$ARCH -j$(nproc) $targets" >> "$HOST_TREE.log" 2>&1 ||
+	build "make -s -C $BTREE/obj $MKARGS -j$(nproc) $targets" >> "$HOST_TREE.log" 2>&1 ||
 		{ tail -n 20 "$HOST_TREE.log" >&2; die "building$targets failed (log: $HOST_TREE.log)"; }
 	{
 		echo "# kbuild.mk: generated by guest-kernel/kbuild-tree.sh from the .cmd files of"
@@ -112,7 +153,9 @@ if [ "$(cat "$HOST_TREE/mk-key" 2>/dev/null)" != "$mkey" ]; then
 		echo "all:$targets"
 		echo ".PHONY: all"
 		for t in $targets; do
-			c=$(sed -n "1s|^cmd_$t := ||p" "$HOST_TREE/obj/${t%/*}/.${t##*/}.cmd")
+			# the tree's path where it was built, as the workload sees it
+			c=$(sed -n "1s|^cmd_$t := ||p" "$HOST_TREE/obj/${t%/*}/.${t##*/}.cmd" |
+				sed "s|$BTREE/|$TREE/|g")
 			[ -n "$c" ] || die "no command for $t in its .cmd file"
 			printf '%s:\n\t@echo "  CC      $@"; %s\n' "$t" "$c"
 		done
