@@ -22,6 +22,7 @@
 #include "lib/xalloc.h"
 #include "tracer/ctfcheck.h"
 #include "tracer/ctflayout.h"
+#include "tracer/header.h"
 
 #define MAX_DEPTH	8		/* directory levels searched for metadata files */
 
@@ -168,33 +169,12 @@ static void check_cpus(struct ctf_check *c, const char *top, const char *dir, ch
 	strbuf_release(&want);
 }
 
-/* header/cpus of the ingested directory, 0 if absent or unreadable. */
+/* header/cpus of the ingested directory, 0 if absent, unreadable or out of range. */
 static unsigned long header_cpus(const char *top)
 {
-	struct strbuf path = STRBUF_INIT;
-	unsigned long cpus = 0;
-	char buf[32], *end;
-	struct stat sb;
-	ssize_t n;
-	int fd;
+	long long cpus = header_int(top, "cpus", 0);
 
-	strbuf_addf(&path, "%s/header/cpus", top);
-	if (!stat(path.buf, &sb) && S_ISREG(sb.st_mode)) {
-		fd = ctf_open_regular(path.buf, path.buf, &sb);
-		if (fd >= 0) {
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			if (n > 0) {
-				buf[n] = '\0';
-				cpus = strtoul(buf, &end, 10);
-				if (end == buf || (*end && *end != '\n') || cpus > 65536)
-					cpus = 0;
-			}
-		}
-	}
-	error_clear();
-	strbuf_release(&path);
-	return cpus;
+	return cpus > 0 && cpus <= 65536 ? (unsigned long)cpus : 0;
 }
 
 static int by_name(const void *a, const void *b)

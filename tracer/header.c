@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "tracer/ctflayout.h"
 #include "tracer/header.h"
 
 /* Header keys that are also trace columns (same name). */
@@ -111,19 +113,28 @@ long long header_int(const char *ctf_dir, const char *key, long long dflt)
 	struct strbuf path = STRBUF_INIT;
 	char buf[32], *end;
 	long long v = dflt;
-	FILE *f;
+	struct stat sb;
+	ssize_t n;
+	int fd;
 
-	/* plain stdio, no error(): a missing key is normal (and in the babeltrace2 plugin,
-	 * error() can bind to glibc's error(3), which exits) */
+	/*
+	 * Opened as the trace's own files are (ctf_open_regular()), so that a FIFO or a
+	 * device in a hostile header gives dflt instead of blocking ingest. A missing key is
+	 * normal: the error it sets is cleared.
+	 */
 	strbuf_addf(&path, "%s/header/%s", ctf_dir, key);
-	f = fopen(path.buf, "r");
-	if (f && fgets(buf, sizeof(buf), f)) {
-		v = strtoll(buf, &end, 10);
-		if (end == buf || (*end && *end != '\n'))
-			v = dflt;
+	fd = ctf_open_regular(path.buf, path.buf, &sb);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			v = strtoll(buf, &end, 10);
+			if (end == buf || (*end && *end != '\n'))
+				v = dflt;
+		}
 	}
-	if (f)
-		fclose(f);
+	error_clear();
 	strbuf_release(&path);
 	return v;
 }

@@ -19,7 +19,8 @@
  */
 int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
 
-/* The integer in CTF_DIR/header/KEY, or dflt if the file is missing or not a number. */
+/* The integer in CTF_DIR/header/KEY, or dflt if the file is missing, not a regular file
+ * (a FIFO is never opened) or not a number. */
 long long header_int(const char *ctf_dir, const char *key, long long dflt);
 
 /*

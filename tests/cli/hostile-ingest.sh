@@ -20,7 +20,7 @@ STREAM_CASES="deleted empty fifo devzero absent"
 n_idx=$(echo $IDX_FLIPS | wc -w)
 n_meta=$(echo $META_CUTS | wc -w)
 n_stream=$(echo $STREAM_CASES | wc -w)
-plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11 + 4))
+plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11 + 4 + 2))
 
 mkdir -p "$T/db" "$T/tr" "$T/tmp"
 export TMPDIR="$T/tmp"			# where ingest would leave a temporary directory
@@ -144,4 +144,14 @@ interrupt HUP "$DB" "$TOP/tests/data/x86_64-fork-cow-order0"
 ok $([ $? = 129 ]; echo $?) "SIGHUP while writing into the existing database: dies of it"
 cmp -s "$DB" "$T/before-hup.db" && [ "$(ls -A "$T/db")" = "existing.db" ]
 ok $? "  ... which is byte-identical, without a journal"
+
+# header keys read as integers (cpus, workload_pid) that are FIFOs: never opened, so the
+# ingest neither blocks nor fails; the header's other files are stored as before
+d=$(fresh header-fifo)
+rm -f "$d/header/cpus" "$d/header/workload_pid"
+mkfifo "$d/header/cpus" "$d/header/workload_pid"
+timeout "$HOSTILE_TIMEOUT" "$FT" ingest -q -o "$T/db/fifo.db" "$d" > /dev/null 2> "$T/err"
+ok $? "header/cpus and header/workload_pid as FIFOs: ingest exits 0, no hang ($(head -c 200 "$T/err"))"
+ok $([ "$(db_int "$T/db/fifo.db" "SELECT events FROM trace")" = "$(bt_total "$FIX")" ]; echo $?) \
+	"  ... every event babeltrace2 counts is stored"
 done_testing
