@@ -23,10 +23,10 @@
 #include "cli/output.h"
 #include "cli/runs.h"
 #include "cli/sim-vs-real.h"
-#include "cli/site-runs.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "replay/run.h"
+#include "replay/site-runs.h"
 
 static const char usage_text[] =
 	"usage: foliotrace compare DB [--baseline P] [--frag MODEL] [--comm NAME] [--pid N]\n"
@@ -272,7 +272,7 @@ static void print_table(const struct run_set *rs, enum out_format f)
  * peak_rss_share: the site's resident bytes when the run's RSS first reached its peak, over
  * that peak.
  */
-static void print_sites(const struct run_set *rs, const struct site_runs *sr,
+static void print_sites(const struct run_set *rs, const struct rp_site_runs *sr,
 			enum out_format f)
 {
 	static const char *const cols[] = { "site", "module", "policy", "run_id", "faults",
@@ -293,7 +293,7 @@ static void print_sites(const struct run_set *rs, const struct site_runs *sr,
 
 		for (r = 0; r < rs->nr; r++) {
 			const struct rp_site_counters *c = &sr->c[i * sr->nr_runs + r];
-			double share = site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
+			double share = rp_site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
 
 			out_text(&t, sr->site[i]);
 			out_text(&t, sr->module[i]);
@@ -323,7 +323,7 @@ int cmd_compare(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	struct runs_opts ro;
 	struct run_set rs;
-	struct site_runs sr;
+	struct rp_site_runs sr;
 	sqlite3 *db;
 	int c, svr = 0, lat = 0, other = 0, by_site = 0;
 
@@ -382,7 +382,8 @@ int cmd_compare(int argc, char **argv)
 		runs_release(&rs);
 		return 1;
 	}
-	if (by_site && site_runs_load(db, &rs, &sr)) {
+	if (by_site && rp_site_runs_load(db, rs.trace_id, rs.run, rs.nr, (unsigned int)rs.base,
+					  &sr)) {
 		ftdb_close(db);
 		runs_release(&rs);
 		return 1;
@@ -394,7 +395,7 @@ int cmd_compare(int argc, char **argv)
 			*rs.recorded_policy ? rs.recorded_policy : "an unknown policy");
 	if (by_site) {
 		print_sites(&rs, &sr, format);
-		site_runs_release(&sr);
+		rp_site_runs_release(&sr);
 	} else if (format == OUT_JSON) {
 		print_json(&rs);
 	} else {

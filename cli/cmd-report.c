@@ -22,7 +22,6 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/runs.h"
-#include "cli/site-runs.h"
 #include "cli/svg.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -32,6 +31,7 @@
 #include "replay/latency.h"
 #include "replay/policy.h"
 #include "replay/run.h"
+#include "replay/site-runs.h"
 
 static const char usage_text[] =
 	"usage: foliotrace report DB -o FILE.html [--baseline P] [--frag MODEL] [--comm NAME]\n"
@@ -351,17 +351,18 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
  */
 static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *rs)
 {
-	struct site_runs sr;
+	struct rp_site_runs sr;
 	uint64_t rest = 0;
 	unsigned int r;
 	size_t i;
 	char buf[32];
-	int has = site_runs_has_sites(db, rs->trace_id);
+	int has = rp_site_runs_has_sites(db, rs->trace_id);
 
 	if (has <= 0)
 		return has;
 	strbuf_addstr(sb, "<h2>Allocation call sites</h2>\n");
-	if (site_runs_load(db, rs, &sr)) {
+	if (rp_site_runs_load(db, rs->trace_id, rs->run, rs->nr,
+			      rs->base >= 0 ? (unsigned int)rs->base : 0, &sr)) {
 		strbuf_addf(sb, "<p class=\"warn\" id=\"%ssites\">No per-site metrics: ",
 			    id_prefix);
 		html_esc(sb, error_cause(0) ? error_cause(0) : "unknown");
@@ -390,7 +391,7 @@ static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *r
 		strbuf_addstr(sb, "</td>");
 		for (r = 0; r < rs->nr; r++) {
 			const struct rp_site_counters *c = &sr.c[i * sr.nr_runs + r];
-			double share = site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
+			double share = rp_site_share(c->at_peak, rs->run[r].c.v[RP_M_PEAK_RSS]);
 
 			strbuf_addf(sb, "<td>%llu", (unsigned long long)c->faults);
 			if ((int)r != rs->base) {
@@ -415,7 +416,7 @@ static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *r
 		      "peak RSS share: its resident bytes when the run's RSS first reached its "
 		      "peak, over that peak (docs/sites.md). All sites: <code>foliotrace compare "
 		      "DB --by site</code>.</p>\n");
-	site_runs_release(&sr);
+	rp_site_runs_release(&sr);
 	return 0;
 }
 
