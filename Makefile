@@ -75,7 +75,8 @@ workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch
 	   $(B)/testprogs/x86_64/sites-demo-dyn $(B)/testprogs/x86_64/sites-ptrace \
 	   $(B)/testprogs/x86_64/sites-exit
 workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
-		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr
+		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr \
+		 $(B)/testprogs/arm64/sites-demo-dyn
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -static -o $@ $<
@@ -114,6 +115,10 @@ $(B)/workloads/arm64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 $(B)/testprogs/arm64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
+# dynamically linked against Debian's cross libc6 (2.36, the arm64 root's), run in that root
+$(B)/testprogs/arm64/sites-demo-dyn: workloads/sites-demo.c
+	@mkdir -p $(dir $@)
+	aarch64-linux-gnu-gcc -O2 -Wall -o $@ $<
 $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<

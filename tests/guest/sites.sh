@@ -5,14 +5,15 @@
 # exactly that many to each name: built with PT_GNU_EH_FRAME (testprogs/sites-demo-hdr),
 # and as the bundled plain `gcc -static` build, which has none (the tracer builds its own
 # table from .eh_frame), with the same counts. The dynamically linked build
-# (testprogs/sites-demo-dyn) runs on the host's root filesystem (record's chroot), its
-# sites found through libc.so.6's malloc. A stripped copy: unwound (the unwind tables
-# stay), no names, module + offset kept, nothing dropped.
+# (testprogs/sites-demo-dyn) runs in a root filesystem (record's chroot), its sites found
+# through the root's libc.so.6 malloc: on x86_64 the host's root; on arm64 the Debian root
+# of `foliotrace guest rootfs --arch arm64` (built if missing), as a copy of hard links in
+# $T holding the program, so the shared root stays as it is. A stripped copy: unwound (the
+# unwind tables stay), no names, module + offset kept, nothing dropped.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-# the dynamic build runs on the host's root: x86_64 only (arm64 would need an arm64 root)
-plan $([ "$ARCH" = x86_64 ] && echo 27 || echo 21)
+plan $([ "$ARCH" = x86_64 ] && echo 27 || echo 28)
 STRIP=strip
 [ "$ARCH" = arm64 ] && STRIP=aarch64-linux-gnu-strip
 db=$T/sites.db
@@ -82,22 +83,39 @@ procs=$(q 2 "SELECT sum(anon_faults) FROM process WHERE trace_id = 2 AND
 	pid IN (SELECT pid FROM sc)")
 ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) "no fault lost ($sum = $procs)"
 
-# dynamically linked, run chrooted in the host's root: the tracer follows it there
+# dynamically linked, run chrooted in a root: the tracer follows it there
 if [ "$ARCH" = x86_64 ]; then
 	cp "$TOP/build/testprogs/$ARCH/sites-demo-dyn" "$T/sites-demo-dyn" || diag "run make first"
 	"$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-dyn" > "$T/out" 2> "$T/err"
-	ok $? "record --sites of the dynamically linked sites-demo exits 0"
-	counts 3 sites-demo-dyn "dynamic "
-	stack=$("$FT" query "$db" --trace 3 --format csv sites --stack |
-		awk -F, '$1 == "grow_buffer" && $6 ~ /^mremap/ { print $6 }')
-	ok $(case "$stack" in "mremap+0x"*" < realloc+0x"*" < grow_buffer+0x"*) echo 0 ;; *) echo 1 ;;
-	     esac) "grow_buffer's mremap goes through libc.so.6's realloc: $stack"
+else
+	# the arm64 root, linked file by file into $T/root (same file system: no copy of its
+	# 2 GB; /usr/src, kbuild's tree, left out), and the program in its /opt
+	R=$("$FT" guest rootfs --arch "$ARCH" 2> "$T/err") && mkdir "$T/root" &&
+		for d in "$R"/* "$R"/usr/*; do
+			case $d in "$R/usr" | "$R/usr/src") continue ;; esac
+			mkdir -p "$T/root/$(dirname "${d#"$R"/}")" &&
+				cp -al "$d" "$T/root/${d#"$R"/}" || exit 1
+		done && mkdir -p "$T/root/usr/src" &&
+		cp "$TOP/build/testprogs/$ARCH/sites-demo-dyn" "$T/root/opt/sites-demo-dyn" ||
+		{ diag "no arm64 root or no build/testprogs/arm64/sites-demo-dyn:"; diag "$(tail -n 3 "$T/err")"; }
+	ok $(aarch64-linux-gnu-readelf -l "$T/root/opt/sites-demo-dyn" 2>/dev/null |
+	     grep -q 'interpreter: /lib/ld-linux-aarch64.so.1' &&
+	     [ -x "$T/root/lib/ld-linux-aarch64.so.1" ] && [ -f "$T/root/lib/aarch64-linux-gnu/libc.so.6" ]
+	     echo $?) "sites-demo-dyn is a dynamically linked AArch64 program; the root has its loader and libc.so.6"
+	"$FT" record --sites --arch "$ARCH" --rootfs "$T/root" -o "$db" -- /opt/sites-demo-dyn \
+		> "$T/out" 2> "$T/err"
 fi
+ok $? "record --sites of the dynamically linked sites-demo exits 0"
+counts 3 sites-demo-dyn "dynamic "
+stack=$("$FT" query "$db" --trace 3 --format csv sites --stack |
+	awk -F, '$1 == "grow_buffer" && $6 ~ /^mremap/ { print $6 }')
+ok $(case "$stack" in "mremap+0x"*" < realloc+0x"*" < grow_buffer+0x"*) echo 0 ;; *) echo 1 ;;
+     esac) "grow_buffer's mremap goes through libc.so.6's realloc: $stack"
 
 # stripped: the same calls, no procedure names
 cp "$TOP/build/testprogs/$ARCH/sites-demo-hdr" "$T/sites-demo-strip" &&
 	$STRIP "$T/sites-demo-strip"
-t=$([ "$ARCH" = x86_64 ] && echo 4 || echo 3)
+t=4
 "$FT" record --sites --arch "$ARCH" -o "$db" -- "$T/sites-demo-strip" > "$T/out" 2> "$T/err"
 ok $? "record --sites of a stripped sites-demo exits 0"
 ok $([ "$(q $t "SELECT count(*) FROM sc c JOIN site_frame f ON f.stack_id = c.stack_id
