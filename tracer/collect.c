@@ -28,7 +28,7 @@
 const struct collect_event_desc collect_events[CK_NR] = {
 	[CK_FAULT] = { "anon_fault", { "mm", "pid", "tid", "address", "vm_start", "vm_end",
 				       "vm_flags", "write", "order", "nr_ptes", "zero_page",
-				       "fallback", "latency_ns" } },
+				       "fallback", "latency_ns", "?alloc_orders", "?pfn" } },
 	[CK_ALLOC] = { "anon_alloc", { "mm", "pid", "address", "order", "success", "pfn" } },
 	[CK_ZERO_WP] = { "anon_zero_wp", { "mm", "pid", "tid", "address", "latency_ns" } },
 	[CK_COW] = { "anon_cow", { "mm", "pid", "tid", "address", "latency_ns" } },
@@ -43,7 +43,7 @@ const struct collect_event_desc collect_events[CK_NR] = {
 
 /* Field positions, as in the table above. */
 enum { F_MM, F_PID, F_TID, F_ADDR, F_VM_START, F_VM_END, F_VM_FLAGS, F_WRITE, F_ORDER,
-       F_NR_PTES, F_ZERO, F_FALLBACK, F_LATENCY };
+       F_NR_PTES, F_ZERO, F_FALLBACK, F_LATENCY, F_ALLOC_ORDERS, F_PFN };
 enum { A_MM, A_PID, A_ADDR, A_ORDER, A_SUCCESS, A_PFN };
 enum { W_MM, W_PID, W_TID, W_ADDR, W_LATENCY };
 enum { Z_MM, Z_PID, Z_START, Z_END, Z_CAUSE, Z_NEW_ADDR };
@@ -251,6 +251,40 @@ static void name_event(struct collect *c, int32_t pid, const char *name)
 	set_comm(c, pid, name, 0);
 }
 
+/*
+ * The ALLOC records of a fault whose anon_fault carries its allocation attempts, exactly as
+ * its anon_alloc events would have been: one per set bit of alloc_orders from the highest
+ * order down (the kernel tries in that order, each after the previous one failed), block
+ * start = address aligned down to the block's size; all failed but the last (lowest bit),
+ * which succeeded iff pfn != 0, with that pfn. They take the fault's timestamp (the real
+ * events are a little older) and, like the real ones, precede the fault's record.
+ */
+static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
+			const struct collect_val *v)
+{
+	uint64_t orders = v[F_ALLOC_ORDERS].u, pfn = v[F_PFN].u;
+
+	while (orders) {
+		unsigned int o = 63 - (unsigned int)__builtin_clzll(orders);
+		struct ft_event ev = {
+			.kind = FT_EV_ALLOC,
+			.ts = ts,
+			.addr = v[F_ADDR].u & ~((c->page_size << o) - 1),
+			.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
+			.order = (uint8_t)o,
+		};
+
+		orders &= ~(1ULL << o);
+		if (!orders && pfn) {
+			ev.aux = pfn;
+			ev.flags = FT_EVF_SUCCESS;
+		}
+		if (emit(c, &ev))
+			return -1;
+	}
+	return 0;
+}
+
 static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
@@ -274,22 +308,28 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 	vma->faults++;
 	c->orders[ev.order][zero][0]++;
 	c->orders[ev.order][zero][1] += ev.nr_ptes;
+	if (c->fault_allocs && fault_allocs(c, p, ts, v))
+		return -1;
 	return emit(c, &ev);
 }
 
 static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
-	struct cproc *p = get_proc(c, v[A_MM].u, (int32_t)v[A_PID].u, ts, 0, 0);
+	struct cproc *p;
 	struct ft_event ev = {
 		.kind = FT_EV_ALLOC,
 		.ts = ts,
 		.addr = v[A_ADDR].u,
 		.aux = v[A_PFN].u,
-		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
 		.flags = v[A_SUCCESS].u ? FT_EVF_SUCCESS : 0,
 		.order = (uint8_t)v[A_ORDER].u,
 	};
 
+	/* the faults' own fields say it all: recorded only to check them (docs/events.md) */
+	if (c->fault_allocs)
+		return 0;
+	p = get_proc(c, v[A_MM].u, (int32_t)v[A_PID].u, ts, 0, 0);
+	ev.proc_id = c->store->proc_base + (uint32_t)(p - c->procs);
 	return emit(c, &ev);
 }
 
@@ -392,6 +432,12 @@ void collect_set_workload(struct collect *c, int32_t pid)
 	c->workload_pid = pid;
 	if (pid > 0)
 		idmap_set(&c->workload_pids, (uint64_t)(uint32_t)pid, 1);
+}
+
+void collect_set_fault_allocs(struct collect *c, uint64_t page_size)
+{
+	c->fault_allocs = 1;
+	c->page_size = page_size ? page_size : 4096;
 }
 
 int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,

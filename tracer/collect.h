@@ -30,7 +30,7 @@ enum collect_kind {
  * gets them (names as babeltrace2 shows them, docs/events.md). A field name starting with
  * '?' is optional: absent, it reads as 0 / NULL.
  */
-#define COLLECT_MAX_FIELDS 13
+#define COLLECT_MAX_FIELDS 15
 struct collect_event_desc {
 	const char *name;				/* event name */
 	const char *fields[COLLECT_MAX_FIELDS + 1];	/* NULL-terminated */
@@ -95,6 +95,13 @@ struct collect {
 	 */
 	struct idmap reexec_pids;
 
+	/*
+	 * The trace's anon_fault carries its allocation attempts (alloc_orders, pfn: kernel
+	 * patch 0006): the ALLOC records are made from those, and anon_alloc events, if the
+	 * recording enabled them too, are only counted. 0 for traces of the older format.
+	 */
+	int fault_allocs;
+	uint64_t page_size;		/* bytes, for the blocks' starts (header/page_size) */
 	uint64_t orders[256][2][2];	/* [order][zero_page]: faults, ptes */
 	uint64_t events;		/* events seen, all types */
 	uint64_t discarded;		/* events reported lost by discarded-events messages */
@@ -122,6 +129,12 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 
 /* The root pid of the workload's process tree (header/workload_pid), before any event. */
 void collect_set_workload(struct collect *c, int32_t pid);
+
+/*
+ * Before any event: the trace's anon_fault has the fields alloc_orders and pfn, so the
+ * ALLOC records come from them (docs/events.md); page_size in bytes (0: 4096).
+ */
+void collect_set_fault_allocs(struct collect *c, uint64_t page_size);
 
 /* Flush the last chunk and write processes, VMAs and fault_order. Return: 0 or -1. */
 int collect_finish(struct collect *c);

@@ -136,6 +136,32 @@ struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
 	return ec;
 }
 
+int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field)
+{
+	uint64_t i, j, ns = bt_trace_class_get_stream_class_count(tc);
+
+	for (i = 0; i < ns; i++) {
+		const bt_stream_class *sc = bt_trace_class_borrow_stream_class_by_index_const(tc, i);
+		uint64_t ne = bt_stream_class_get_event_class_count(sc);
+
+		for (j = 0; j < ne; j++) {
+			const bt_event_class *ec =
+				bt_stream_class_borrow_event_class_by_index_const(sc, j);
+			const bt_field_class *payload;
+			const char *name = bt_event_class_get_name(ec);
+
+			if (!name || strcmp(name, event))
+				continue;
+			payload = bt_event_class_borrow_payload_field_class_const(ec);
+			if (payload && bt_field_class_get_type(payload) ==
+					       BT_FIELD_CLASS_TYPE_STRUCTURE &&
+			    bt_field_class_structure_borrow_member_by_name_const(payload, field))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);

@@ -55,6 +55,12 @@ struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
  */
 struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like);
 
+/*
+ * Does the trace class declare an event named event (in any stream class) whose payload
+ * has a member named field? Read from the metadata, so known before the first event.
+ */
+int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field);
+
 /* Read the kind's fields of event into vals[]; strings stay valid while event lives. */
 void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
 

@@ -4,6 +4,13 @@
 # collector's tests until and besides real guest traces. Needs python3-bt2 (Debian).
 #
 #   /usr/bin/python3 tests/data/make-synthetic.py OUT_DIR [NR_FAULTS] [--no-uuid] [--no-header]
+#                    [--allocs=events|fields|both] [--alloc-cases]
+#
+# --allocs: how the faults' allocation attempts are written: anon_alloc events (events, the
+# default: the format before kernel patch 0006), anon_fault's alloc_orders and pfn fields
+# (fields: one event per fault) or both. The same arguments otherwise give the same story.
+# --alloc-cases: some order-4 faults fail their allocation (then get 4K, or nothing: OOM),
+# lose a race after allocating, or are PMD faults with no anon_alloc at all.
 #
 # OUT_DIR gets header/<key> files (as the guest runner writes them) and trace/ (the CTF,
 # written by babeltrace2's sink.ctf.fs). Deterministic: the same arguments give the same
@@ -29,7 +36,8 @@ EVENTS = {
     'anon_fault': [('mm', 'u64'), ('pid', 's32'), ('tid', 's32'), ('address', 'u64'),
                    ('vm_start', 'u64'), ('vm_end', 'u64'), ('vm_flags', 'u64'), ('write', 'u8'),
                    ('order', 'u8'), ('nr_ptes', 'u16'), ('zero_page', 'u8'),
-                   ('fallback', 'fallback'), ('latency_ns', 'u64')],
+                   ('fallback', 'fallback'), ('latency_ns', 'u64'), ('alloc_orders', 'u16'),
+                   ('pfn', 'u64')],
     'anon_alloc': [('mm', 'u64'), ('pid', 's32'), ('address', 'u64'), ('order', 'u8'),
                    ('success', 'u8'), ('pfn', 'u64')],
     'anon_zero_wp': [('mm', 'u64'), ('pid', 's32'), ('tid', 's32'), ('address', 'u64'),
@@ -56,7 +64,8 @@ M_BASH, M_CHILD, M_EXEC, M_300 = (0xffff888001230000 + i * 0x400 for i in range(
 class Story:
     """The synthetic events, in timestamp order: (ts, cpu, name, {field: value})."""
 
-    def __init__(self, nr_faults):
+    def __init__(self, nr_faults, alloc_cases=False):
+        self.alloc_cases = alloc_cases
         self.rng = random.Random(42)
         self.ts = 1700000000000000000
         self.ev = []
@@ -66,18 +75,52 @@ class Story:
         self.ts += gap if gap is not None else self.rng.randint(1500, 6000)
         self.ev.append((self.ts, cpu, _event, f))
 
-    def fault(self, mm, pid, addr, vma, write, order=0, fallback=None, tid=None, cpu=0):
+    def fault(self, mm, pid, addr, vma, write, order=0, fallback=None, tid=None, cpu=0,
+              failed=(), last=None, nr=None):
+        """failed: orders tried and failed first; last: order of the last try (default
+        order; None with failed ending in 0: out of memory); nr: PTEs written."""
         zero = 0 if write else 1
         if fallback is None:
             fallback = 0 if write else 7
-        nr = 1 << order
-        if write:
-            self.add('anon_alloc', cpu, mm=mm, pid=pid, address=addr, order=order, success=1,
-                     pfn=self.rng.randint(0x10000, 0x80000) & ~(nr - 1))
+        nr = 1 << order if nr is None else nr
+        tries, pfn = 0, 0
+        for o in failed:
+            self.add('anon_alloc', cpu, mm=mm, pid=pid, address=addr & ~((PAGE << o) - 1),
+                     order=o, success=0, pfn=0)
+            tries |= 1 << o
+        last = order if last is None and not (failed and failed[-1] == 0) else last
+        if write and last is not None:
+            pfn = self.rng.randint(0x10000, 0x80000) & ~((1 << last) - 1)
+            self.add('anon_alloc', cpu, mm=mm, pid=pid, address=addr & ~((PAGE << last) - 1),
+                     order=last, success=1, pfn=pfn)
+            tries |= 1 << last
         self.add('anon_fault', cpu, gap=self.rng.randint(200, 900), mm=mm, pid=pid,
                  tid=tid or pid, address=addr, vm_start=vma[0], vm_end=vma[1], vm_flags=vma[2],
                  write=write, order=order, nr_ptes=nr, zero_page=zero, fallback=fallback,
-                 latency_ns=self.rng.randint(800, 4000) * (1 + order))
+                 latency_ns=self.rng.randint(800, 4000) * (1 + order), alloc_orders=tries,
+                 pfn=pfn)
+
+    def pmd_fault(self, mm, pid, addr, vma, cpu):
+        """a THP fault: a PMD, no anon_alloc (its huge page is not one)"""
+        self.add('anon_fault', cpu, mm=mm, pid=pid, tid=pid, address=addr, vm_start=vma[0],
+                 vm_end=vma[1], vm_flags=vma[2], write=1, order=9, nr_ptes=1, zero_page=0,
+                 fallback=0, latency_ns=self.rng.randint(8000, 40000), alloc_orders=0, pfn=0)
+
+    def odd_fault(self, mm, pid, addr, vma, n, cpu):
+        """--alloc-cases: an order-4 fault whose allocations did not simply succeed"""
+        base = addr + (n % 16) * PAGE
+        case = n % 5
+        if case == 1:	# no 64K block: 16K failed too, 4K mapped
+            self.fault(mm, 200, base, vma, 1, order=0, fallback=3, cpu=cpu, failed=(4, 2))
+        elif case == 2:	# allocated 64K, but a racing fault mapped a PTE first
+            self.fault(mm, 200, base, vma, 1, order=0, fallback=6, cpu=cpu, last=4, nr=0)
+        elif case == 3:	# nothing free at all: out of memory
+            self.fault(mm, 200, base, vma, 1, order=0, fallback=3, cpu=cpu, failed=(4, 0),
+                       nr=0)
+        elif case == 4:
+            self.pmd_fault(mm, 200, vma[0], vma, cpu)
+        else:
+            self.fault(mm, 200, addr, vma, 1, order=4, cpu=cpu)
 
     def build(self):
         r = self.rng
@@ -124,7 +167,10 @@ class Story:
             elif kind < 0.95:
                 v = vmas[1]
                 base = v[0] + (n % 32) * 16 * PAGE
-                self.fault(M_EXEC, 200, base, v, 1, order=4, cpu=cpu)
+                if self.alloc_cases:
+                    self.odd_fault(M_EXEC, 200, base, v, n // 20, cpu)
+                else:
+                    self.fault(M_EXEC, 200, base, v, 1, order=4, cpu=cpu)
             else:
                 v = vmas[2]
                 self.fault(M_EXEC, 200, v[0] + (n % 64) * PAGE, v, 1, fallback=1, cpu=cpu)
@@ -170,6 +216,28 @@ def field_class(tc, t):
                 fc.add_mapping(nm, bt2.UnsignedIntegerRangeSet([(i, i)]))
         return fc
     return tc.create_unsigned_integer_field_class(int(t[1:]))
+
+
+def allocs_as(events, how):
+    """the story with the faults' allocation attempts written as --allocs says"""
+    out = []
+    for ts, cpu, name, f in events:
+        if name == 'anon_alloc' and how == 'fields':
+            continue
+        if name == 'anon_fault' and how == 'events':
+            f = {k: v for k, v in f.items() if k not in ('alloc_orders', 'pfn')}
+        out.append((ts, cpu, name, f))
+    return out
+
+
+def event_classes(how):
+    """EVENTS as --allocs says: the anon_fault and anon_alloc the trace declares"""
+    ev = dict(EVENTS)
+    if how == 'events':
+        ev['anon_fault'] = [x for x in ev['anon_fault'] if x[0] not in ('alloc_orders', 'pfn')]
+    if how == 'fields':
+        del ev['anon_alloc']
+    return ev
 
 
 class Iter(bt2._UserMessageIterator):
@@ -219,7 +287,7 @@ class Iter(bt2._UserMessageIterator):
 
 class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
     def __init__(self, config, params, obj):
-        events, with_uuid = obj
+        events, with_uuid, how = obj
         tc = self._create_trace_class()
         cc = self._create_clock_class(frequency=1000000000, name='monotonic',
                                       offset=bt2.ClockClassOffset(0, 0),
@@ -234,7 +302,7 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
                                     discarded_events_have_default_clock_snapshots=True,
                                     packet_context_field_class=pctx)
         classes = {}
-        for name, fields in EVENTS.items():
+        for name, fields in event_classes(how).items():
             payload = tc.create_structure_field_class()
             for fname, t in fields:
                 payload.append_member(fname, field_class(tc, t))
@@ -265,7 +333,13 @@ def main():
     args = [a for a in sys.argv[1:] if not a.startswith('--')]
     out = args[0]
     nr = int(args[1]) if len(args) > 1 else 2000
-    events = Story(nr).build()
+    how = 'events'
+    for a in sys.argv[1:]:
+        if a.startswith('--allocs='):
+            how = a[len('--allocs='):]
+    if how not in ('events', 'fields', 'both'):
+        sys.exit('make-synthetic.py: --allocs=events|fields|both, not %s' % how)
+    events = allocs_as(Story(nr, '--alloc-cases' in sys.argv).build(), how)
     os.makedirs(out, exist_ok=True)
     if '--no-header' not in sys.argv:
         os.makedirs(os.path.join(out, 'header'), exist_ok=True)
@@ -273,7 +347,7 @@ def main():
             with open(os.path.join(out, 'header', k), 'w') as f:
                 f.write(v + '\n')
     g = bt2.Graph()
-    src = g.add_component(Source, 'src', obj=(events, '--no-uuid' not in sys.argv))
+    src = g.add_component(Source, 'src', obj=(events, '--no-uuid' not in sys.argv, how))
     mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
     sink = g.add_component(bt2.find_plugin('ctf').sink_component_classes['fs'], 'sink',
                            {'path': os.path.join(out, 'trace'), 'assume-single-trace': True})
