@@ -12,7 +12,8 @@
 #   tmpfs     the same, written to the guest's tmpfs (no 9p: the consumer's I/O cost)
 #   snapshot  the same channel in a snapshot session: the ring buffers overwrite and the
 #             consumer writes nothing (what the probes and the ring buffer cost alone)
-#   faults    traced with anon_fault alone (half the events of a fault)
+#   faults    traced with anon_fault alone: one event per fault and nothing else (the floor;
+#             before kernel patch 0006, half the events of a fault)
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from
 # /proc/uptime (10 ms steps) around the workload alone: session setup and the final flush
