@@ -50,6 +50,11 @@ def fresh_reused(n):
             continue
         m = re.search(r"mm = (\w+),.*order = (\d+), nr_ptes = (\d+), zero_page = (\d), "
                       r".*latency_ns = (\d+)", line)
+        a = re.search(r"alloc_orders = (\w+), pfn = (\w+)", line)
+        if m and a and int(a.group(2), 16):
+            # kernel patch 0006: the fault's own allocation, lowest bit (docs/events.md)
+            tries = int(a.group(1), 16)
+            last[m.group(1)] = (int(a.group(2), 16), (tries & -tries).bit_length() - 1)
         if not m or m.group(4) == "1" or m.group(3) == "0" or m.group(1) not in last:
             continue
         pfn, order = last.pop(m.group(1))
