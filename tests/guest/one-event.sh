@@ -4,8 +4,8 @@
 # collector makes from anon_fault's alloc_orders and pfn must be, one for one and in order,
 # the real anon_alloc events babeltrace2 reads from the same trace (order, success, block
 # address, pfn), for the workload's processes. Cases: anon-touch 64M under
-# mthp:16K,32K,64K after `--fragment order:2,pct:80,seed:7` (failed tries at orders 4 and 3,
-# then 32K, 16K or 4K), and pf-loop under order0 (the common case). Then a recording with
+# mthp:32K,64K,128K after `--fragment order:3,pct:80,seed:7` (no free block above 32K in
+# most of memory: tries at 128K and 64K fail, then 32K), and pf-loop under order0 (the common case). Then a recording with
 # run.sh's default events: no anon_alloc in the trace, an ALLOC record per fault anyway.
 # Races are not provoked (the workloads are single-threaded); the synthetic
 # tests/cli/ingest-oneevent.sh covers their encoding.
@@ -35,20 +35,20 @@ same() {
 }
 
 f=$T/frag.db
-FT_ANON_ALLOC=1 "$FT" record --arch "$ARCH" --mem 512M --policy mthp:16K,32K,64K \
-	--fragment order:2,pct:80,seed:7 -o "$f" -- anon-touch 64M > "$T/frag.out" 2>&1
-ok $? "fragmented mthp: record with anon_alloc exits 0 ($ARCH)" || tail -5 "$T/frag.out" | sed 's/^/#   /'
+FT_ANON_ALLOC=1 "$FT" record --arch "$ARCH" --mem 512M --policy mthp:32K,64K,128K \
+	--fragment order:3,pct:80,seed:7 -o "$f" -- anon-touch 64M > "$T/frag.out" 2>&1
+ok $? "fragmented mthp 32K-128K: record with anon_alloc exits 0 ($ARCH)" || tail -5 "$T/frag.out" | sed 's/^/#   /'
 fd=$(trace_dir "$f")
 ok $([ "$(cat "$fd/header/discarded_events" 2>/dev/null)" = 0 ]; echo $?) \
-	"fragmented mthp: LTTng discarded no event"
+	"fragmented mthp 32K-128K: LTTng discarded no event"
 same "$f" frag
-ok $? "fragmented mthp: ALLOC records from anon_fault = the real anon_alloc events, in order"
-failed=$(grep -c 'success=0' "$T/frag.bt-allocs") large=$(grep -c 'order=[234] success=1' "$T/frag.bt-allocs")
+ok $? "fragmented mthp 32K-128K: ALLOC records from anon_fault = the real anon_alloc events, in order"
+failed=$(grep -c 'success=0' "$T/frag.bt-allocs") large=$(grep -c 'order=[345] success=1' "$T/frag.bt-allocs")
 ok $([ "$failed" -gt 0 ] && [ "$large" -gt 0 ]; echo $?) \
-	"fragmented mthp: the comparison covers failed tries ($failed) and large blocks ($large)"
-multi=$(grep -c 'order=[23] success=0' "$T/frag.bt-allocs")
+	"fragmented mthp 32K-128K: the comparison covers failed tries ($failed) and large blocks ($large)"
+multi=$(grep -c 'order=[34] success=0' "$T/frag.bt-allocs")
 ok $([ "$multi" -gt 0 ]; echo $?) \
-	"fragmented mthp: faults that failed more than one order ($multi failed tries below 64K)"
+	"fragmented mthp 32K-128K: faults that failed more than one order ($multi failed tries below 128K)"
 
 p=$T/pf.db
 FT_ANON_ALLOC=1 "$FT" record --arch "$ARCH" -o "$p" -- pf-loop --size 16M --loops 2 \
