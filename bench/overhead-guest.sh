@@ -14,6 +14,8 @@
 #             consumer writes nothing (what the probes and the ring buffer cost alone)
 #   faults    traced with anon_fault alone: one event per fault and nothing else (the floor;
 #             before kernel patch 0006, half the events of a fault)
+#   allocs    traced with anon_alloc too: a fault's allocations as events of their own,
+#             what recordings paid before kernel patch 0006 (two events per fault)
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from
 # /proc/uptime (10 ms steps) around the workload alone: session setup and the final flush
@@ -37,6 +39,11 @@ timed() { # timed NAME CMD...
 	echo "$t0 $t1 ${mf:-0}" > /tmp/oh.t
 }
 session() { # session MODE: create and start the session of MODE
+	evs=$events
+	case $1 in
+	faults) evs=anon_fault ;;
+	allocs) evs=$events,anon_alloc ;;
+	esac
 	case $1 in
 	snapshot) lttng create oh --snapshot --output=/tmp/oh-snap > /dev/null ;;
 	tmpfs) lttng create oh --output=/tmp/oh-trace > /dev/null ;;
@@ -44,8 +51,7 @@ session() { # session MODE: create and start the session of MODE
 	esac &&
 		lttng enable-channel -k --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $opts chan0 \
 			> /dev/null &&
-		lttng enable-event -k -c chan0 "$([ "$1" = faults ] && echo anon_fault || echo "$events")" \
-			> /dev/null &&
+		lttng enable-event -k -c chan0 "$evs" > /dev/null &&
 		lttng start > /dev/null || { echo "overhead-guest: lttng setup failed ($1)"; exit 1; }
 	if [ "$1" = pinned ]; then
 		last=$(($(nproc) - 1))
