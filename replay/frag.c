@@ -9,7 +9,11 @@
  *
  * Seeding: the recorded free blocks of order k are laid out at pfns aligned to 2^(k+1), each
  * with a buddy that is not ours (memory the recorded system was using), so seeded blocks
- * never merge with each other, only with what the simulation frees back.
+ * never merge with each other, only with what the simulation frees back. Above them, aligned
+ * to 2^RP_COMPACT_MAX_ORDER, lies the movable pool: the recorded system's LRU pages, busy
+ * until compaction empties a block of it (frag.h). In a --fragment guest these pages were
+ * allocated before the fragmenter took the rest of memory, so no pinned page shares their
+ * blocks: all of the pool can become free blocks, none of the fragmented memory can.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -111,6 +115,62 @@ int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
 	return rp_buddyinfo_check(free_blocks, max_pages);
 }
 
+/* the LRU counters of /proc/vmstat: what compaction's migration scanner can isolate */
+static const char *const lru_keys[] = {
+	"nr_inactive_anon", "nr_active_anon", "nr_inactive_file", "nr_active_file",
+};
+
+int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages)
+{
+	uint64_t limit = max_pages && max_pages < RP_BUDDY_MAX_PAGES ? max_pages
+								      : RP_BUDDY_MAX_PAGES;
+	const char *line = text;
+	unsigned int seen = 0;
+
+	*pages = 0;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		size_t name = strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		const char *p = line + name;
+		unsigned long long v;
+		unsigned int i;
+		char *end;
+
+		if (!len || strspn(line, " \t\r") >= len) {
+			line = nl ? nl + 1 : NULL;
+			continue;
+		}
+		if (!name || name >= len || (*p != ' ' && *p != '\t'))
+			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+		p += strspn(p, " \t");
+		/* strtoull() takes "-5" as 2^64-5: counts are plain digits */
+		if (*p < '0' || *p > '9')
+			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if ((size_t)(end + strspn(end, " \t\r") - line) != len)
+			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+		for (i = 0; i < sizeof(lru_keys) / sizeof(lru_keys[0]); i++) {
+			if (strlen(lru_keys[i]) != name || strncmp(line, lru_keys[i], name))
+				continue;
+			if (seen & (1U << i))
+				return error("bad vmstat: %s twice", lru_keys[i]);
+			seen |= 1U << i;
+			/* *pages <= limit < 2^63 before the test: no wrap */
+			if (errno == ERANGE || v > limit - *pages)
+				return error("implausible vmstat: %s %.*s: more LRU pages than the "
+					     "%llu %s", lru_keys[i], (int)(end - p), p,
+					     (unsigned long long)limit,
+					     limit == max_pages ? "pages of the recorded memory"
+								: "pages the buddy model holds");
+			*pages += v;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
 static void map_set(struct rp_alloc *a, unsigned int k, uint64_t idx)
 {
 	uint64_t w = idx >> 6;
@@ -135,9 +195,9 @@ static int map_test(const struct rp_alloc *a, unsigned int k, uint64_t idx)
 }
 
 int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
-		  const uint64_t free_blocks[RP_MAX_ORDER + 1])
+		  const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t movable)
 {
-	uint64_t cursor = 0, i;
+	uint64_t cursor = 0, pages = 0, i;
 	int k;
 
 	memset(a, 0, sizeof(*a));
@@ -147,8 +207,20 @@ int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
 	/* the seed may not come from rp_buddyinfo_parse(): the bitmaps are sized from it */
 	if (rp_buddyinfo_check(free_blocks, 0))
 		return -1;
-	for (k = RP_MAX_ORDER; k >= 0; k--)
+	for (k = RP_MAX_ORDER; k >= 0; k--) {
 		cursor += free_blocks[k] << (k + 1);
+		pages += free_blocks[k] << k;
+	}
+	if (movable > RP_BUDDY_MAX_PAGES - pages)
+		return error("implausible movable pool: %llu pages beside %llu free pages, more "
+			     "than the %llu pages the buddy model holds",
+			     (unsigned long long)movable, (unsigned long long)pages,
+			     (unsigned long long)RP_BUDDY_MAX_PAGES);
+	/* the pool: < 2^33 + 8 + 2^32, so no wrap */
+	a->pool_next = (cursor + (1ULL << RP_COMPACT_MAX_ORDER) - 1) &
+		       ~((1ULL << RP_COMPACT_MAX_ORDER) - 1);
+	a->pool_end = a->pool_next + movable;
+	cursor = a->pool_end;
 	a->nr_pfns = cursor;
 	for (k = 0; k <= RP_MAX_ORDER; k++) {
 		a->words[k] = ((cursor >> k) >> 6) + 1;
@@ -200,6 +272,30 @@ static int64_t map_first(struct rp_alloc *a, unsigned int k)
 	return -1;
 }
 
+/*
+ * Direct compaction for a failed order-k request (frag.h): the next 2^k-aligned pool block,
+ * its pages migrated into 2^k free pages. Only called once no free block of order >= k is
+ * left, so those pages come from blocks below order k, as the kernel's free scanner takes
+ * them (fast_isolate_freepages() searches the orders below the request's).
+ */
+static int compact(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
+{
+	uint64_t n = 1ULL << order, at = (a->pool_next + n - 1) & ~(n - 1), free = 0, dst, i;
+	unsigned int k;
+
+	if (order < 1 || order > RP_COMPACT_MAX_ORDER || at + n > a->pool_end)
+		return -1;
+	for (k = 0; k <= RP_MAX_ORDER; k++)
+		free += a->nr_free[k] << k;
+	if (free < n)
+		return -1;
+	for (i = 0; i < n; i++)
+		(void)rp_alloc_buddy_get(a, 0, &dst);	/* free >= n: cannot fail */
+	a->pool_next = at + n;
+	*pfn = at;
+	return 0;
+}
+
 int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
 {
 	unsigned int k;
@@ -211,7 +307,7 @@ int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn)
 			break;
 	}
 	if (idx < 0)
-		return -1;
+		return compact(a, order, pfn);
 	map_clear(a, k, (uint64_t)idx);
 	*pfn = (uint64_t)idx << k;
 	while (k > order) {

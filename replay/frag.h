@@ -12,6 +12,13 @@
  * request takes the lowest-pfn free block of the smallest order >= k that has one, splits
  * it keeping the lower half, and frees the upper halves. Frees are per 4K page and merge
  * with a free buddy of the same order, up to order RP_MAX_ORDER.
+ *
+ * Compaction (buddyinfo model): an order-k request, 1 <= k <= RP_COMPACT_MAX_ORDER, that
+ * finds no free block empties the next 2^k-aligned block of the movable pool (the pages
+ * the recorded system held on its LRU lists, laid out above the seeded free blocks) by
+ * taking 2^k order-0 pages as the migrated pages' new homes, and gets that block. It fails
+ * when the pool has no such block left or fewer than 2^k pages are free. Pool pages skipped
+ * to align a block are never compacted.
  */
 #ifndef FT_REPLAY_FRAG_H
 #define FT_REPLAY_FRAG_H
@@ -28,13 +35,23 @@ struct rp_alloc {
 	uint64_t words[RP_MAX_ORDER + 1];	/* 64-bit words in map[k] */
 	uint64_t hint[RP_MAX_ORDER + 1];	/* no free bit below word hint[k] */
 	uint64_t nr_free[RP_MAX_ORDER + 1];	/* free blocks per order */
+	uint64_t pool_next;		/* buddy: first pfn of the movable pool not compacted */
+	uint64_t pool_end;		/* buddy: pool is [pool_next, pool_end), pool_end = nr_pfns */
 };
 
-/* Return: 0, or error() if the seed fails rp_buddyinfo_check() (nothing allocated). */
+/*
+ * movable: pages in the movable pool (0: no compaction); the seed's free pages plus
+ * movable may not exceed RP_BUDDY_MAX_PAGES.
+ * Return: 0, or error() if the seed fails rp_buddyinfo_check() or the pool does not fit
+ * (nothing allocated).
+ */
 int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
-		  const uint64_t free_blocks[RP_MAX_ORDER + 1]);
+		  const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t movable);
 void rp_alloc_release(struct rp_alloc *a);
-/* Return: 0 and *pfn set, or -1 if the model has no free block of that order. */
+/*
+ * Return: 0 and *pfn set, or -1 if the model has no free block of that order and
+ * compaction (orders 1..RP_COMPACT_MAX_ORDER) cannot make one.
+ */
 int rp_alloc_buddy_get(struct rp_alloc *a, unsigned int order, uint64_t *pfn);
 
 /* A block of 2^order pages; the none model is inline: it is on every fault's path. */

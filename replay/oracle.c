@@ -68,6 +68,7 @@ struct rp_oracle {
 	struct oblock *freel;	/* free blocks, unordered */
 	size_t nr_free, cap_free;
 	uint64_t managed;	/* pfns below this belong to the buddy model */
+	uint64_t pool;		/* pool pfns below this were compacted or skipped */
 	uint64_t next;		/* next pfn of the bump (none model and overflow) */
 	void *pol_state;	/* the policy's own state (ops->state_new), not the engine's */
 	struct rp_counters total;
@@ -245,6 +246,34 @@ static uint64_t bump(struct rp_oracle *o, unsigned int ord)
 	return pfn;
 }
 
+static int get(struct rp_oracle *o, unsigned int ord, uint64_t *pfn);
+
+/*
+ * Compaction (docs/policies.md): for orders 1..3, the first pool pfn at or above o->pool
+ * aligned to the order whose block lies inside the pool, if at least that many pages are
+ * free; those pages are taken one by one (the migrated pages' new homes).
+ */
+static int compact(struct rp_oracle *o, unsigned int ord, uint64_t *pfn)
+{
+	uint64_t n = 1ULL << ord, at = o->pool, free = 0, dst, i;
+
+	if (ord < 1 || ord > RP_COMPACT_MAX_ORDER)
+		return -1;
+	while (at % n)
+		at++;
+	if (at + n > o->managed)
+		return -1;
+	for (i = 0; i < o->nr_free; i++)
+		free += 1ULL << o->freel[i].ord;
+	if (free < n)
+		return -1;
+	for (i = 0; i < n; i++)
+		get(o, 0, &dst);
+	o->pool = at + n;
+	*pfn = at;
+	return 0;
+}
+
 static int get(struct rp_oracle *o, unsigned int ord, uint64_t *pfn)
 {
 	size_t i, best = (size_t)-1;
@@ -263,7 +292,7 @@ static int get(struct rp_oracle *o, unsigned int ord, uint64_t *pfn)
 			best = i;
 	}
 	if (best == (size_t)-1)
-		return -1;
+		return compact(o, ord, pfn);
 	{
 		struct oblock b = o->freel[best];
 
@@ -691,8 +720,13 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 				cursor += 2ULL << k;
 			}
 		}
+		/* then the movable pool, from the next multiple of 8 pages */
+		while (cursor % (1ULL << RP_COMPACT_MAX_ORDER))
+			cursor++;
+		o->pool = cursor;
+		cursor += t->movable_pages;
 		o->managed = cursor;
-		/* overflow pfns: from the first 2^RP_MAX_ORDER boundary above the pool */
+		/* overflow pfns: from the first 2^RP_MAX_ORDER boundary above the model */
 		o->next = (cursor / (1ULL << RP_MAX_ORDER) + 1) * (1ULL << RP_MAX_ORDER);
 	}
 	return o;

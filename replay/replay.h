@@ -130,6 +130,25 @@ int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
 /* The bound above for a seed from anywhere. Return: 0, or error() naming the order. */
 int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t max_pages);
 
+/*
+ * The largest order the buddyinfo model compacts for: PAGE_ALLOC_COSTLY_ORDER. 6.1 runs
+ * direct compaction for a failed movable request of order 1..3 that may reclaim (the
+ * anonymous fault's GFP_HIGHUSER_MOVABLE | __GFP_NORETRY); above it compaction_suitable()
+ * refuses while the fragmentation index is <= vm.extfrag_threshold, which the
+ * fragmented guests set to its maximum, 1000 (docs/policies.md, "Compaction").
+ */
+#define RP_COMPACT_MAX_ORDER	3
+
+/*
+ * The pages compaction may migrate, from recorded /proc/vmstat text: nr_inactive_anon +
+ * nr_active_anon + nr_inactive_file + nr_active_file (the LRU pages; unevictable pages,
+ * such as the fragmenter's mlocked pins, are not among them). Lines are "name value";
+ * the sum may not exceed max_pages (the recorded memory in pages; 0 if unknown) nor
+ * RP_BUDDY_MAX_PAGES.
+ * Return: 0 and *pages set, or error() naming the bad line or the implausible sum.
+ */
+int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages);
+
 /* ---- metrics (replay/metrics.c; names and units in docs/metrics.md) ---- */
 
 enum rp_metric {
@@ -238,6 +257,7 @@ struct rp_trace {
 	 */
 	uint32_t nr_site_slots;
 	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
+	uint64_t movable_pages;	/* frag=buddyinfo: pages compaction may migrate; 0: none */
 };
 
 /* ---- the fast engine (replay/sim.c) ---- */

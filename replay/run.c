@@ -101,6 +101,27 @@ static int stream_total(sqlite3 *db, int64_t trace_id, uint64_t *total)
 	return 0;
 }
 
+/*
+ * The compaction pool of the buddyinfo model: the LRU pages of vmstat.before (taken after
+ * a --fragment guest's fragmenter, as buddyinfo.fragmented). A trace without it: 0, no
+ * compaction, as before the model had it.
+ */
+static int load_movable(sqlite3 *db, int64_t trace_id, uint64_t mem_pages, uint64_t *pages)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	*pages = 0;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = "
+			       "'vmstat.before'", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		rc = rp_vmstat_movable((const char *)sqlite3_column_text(st, 0), mem_pages, pages);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* The selection (keep), buddyinfo; the rest comes from the trace loader. */
 static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		      const struct rp_loaded *l, struct rp_trace *t, struct pass *ps,
@@ -148,6 +169,8 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		rc = rp_buddyinfo_parse(bi, mem_pages, t->free_blocks);
 		sqlite3_finalize(st);
 		if (rc)
+			return error("frag model buddyinfo: trace %lld", (long long)trace_id);
+		if (load_movable(db, trace_id, mem_pages, &t->movable_pages))
 			return error("frag model buddyinfo: trace %lld", (long long)trace_id);
 	}
 	return 0;

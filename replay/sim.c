@@ -988,7 +988,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 		if (!sum)
 			return error_null("frag model buddyinfo needs the recorded buddyinfo");
 	}
-	if (rp_alloc_init(&alloc, frag, t->free_blocks))
+	if (rp_alloc_init(&alloc, frag, t->free_blocks, t->movable_pages))
 		return NULL;
 	s = xcalloc(1, sizeof(*s));
 	s->alloc = alloc;

@@ -4,7 +4,10 @@
  * (header/buddyinfo.before, rp_buddyinfo_parse) and the buddy model it seeds
  * (rp_alloc_init). A seed that parses holds no more free pages than the recorded memory,
  * the model built from it has exactly the parsed free blocks, and every block can be taken
- * and given back. Built and run by tests/fuzz/run.sh.
+ * and given back. The same text is read as header/vmstat.before (rp_vmstat_movable): LRU
+ * pages that parse are no more than the recorded memory, and the compaction pool they
+ * make gives exactly min(pool / 4, free / 4) 16K blocks, aligned, inside the model.
+ * Built and run by tests/fuzz/run.sh.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +22,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* text as vmstat.before: the pool beside 64 free 4K pages */
+static void pool(const char *text)
+{
+	static const uint64_t seed[RP_MAX_ORDER + 1] = { 64 };
+	uint64_t movable, pfn, got = 0;
+	struct rp_alloc a;
+
+	if (rp_vmstat_movable(text, MAX_PAGES, &movable)) {
+		error_clear();
+		return;
+	}
+	if (movable > MAX_PAGES)
+		abort();	/* the parser's bound */
+	if (rp_alloc_init(&a, RP_FRAG_BUDDYINFO, seed, movable))
+		abort();
+	while (!rp_alloc_buddy_get(&a, 2, &pfn)) {
+		if (pfn & 3 || pfn < 128 || pfn + 4 > a.nr_pfns)
+			abort();	/* aligned, in the pool above the seed's 128 pfns */
+		got++;
+	}
+	/* each compaction moves 4 pages into 4 of the 64 free ones; the pool starts aligned */
+	if (got != (movable / 4 < 16 ? movable / 4 : 16))
+		abort();
+	rp_alloc_release(&a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t free_blocks[RP_MAX_ORDER + 1], pages = 0, pfn;
@@ -28,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memcpy(text, data, size);
 	text[size] = '\0';
+	pool(text);
 	if (rp_buddyinfo_parse(text, MAX_PAGES, free_blocks)) {
 		error_clear();
 		free(text);
@@ -38,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pages += free_blocks[k] << k;
 	if (pages > MAX_PAGES)
 		abort();	/* the parser's bound */
-	if (rp_alloc_init(&a, RP_FRAG_BUDDYINFO, free_blocks))
+	if (rp_alloc_init(&a, RP_FRAG_BUDDYINFO, free_blocks, 0))
 		abort();	/* a parsed seed always builds a model */
 	for (k = 0; k <= RP_MAX_ORDER; k++)
 		if (a.nr_free[k] != free_blocks[k])

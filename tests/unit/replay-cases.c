@@ -34,6 +34,7 @@ struct tcase {
 	struct vma vmas[3];		/* vma ids 1.. */
 	struct step steps[40];		/* until op 0 */
 	struct want want[12];		/* until metric NULL */
+	uint64_t movable;		/* buddyinfo: pages of the compaction pool */
 };
 
 #define W(p, a) { 'W', p, a, 0, 0, 1 }
@@ -179,6 +180,39 @@ static const struct tcase cases[] = {
 	{ "buddyinfo: order-0 exhausted -> oom counted, page mapped", "order0", "buddyinfo",
 	  { 1 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 4 * K) },
 	  { { "faults", 2 }, { "oom", 1 }, { "final_rss_bytes", 8 * K } } },
+	/*
+	 * Compaction (docs/policies.md): 8 free 4K pages, a pool of 4 movable pages. The first
+	 * 16K request compacts the pool's one 16K block, its 4 pages moving into 4 of the free
+	 * pages; the second finds the pool used up and falls back to one of the 4 left.
+	 */
+	{ "buddyinfo: compaction makes one 16K block from a pool of 4 pages", "mcpage:2",
+	  "buddyinfo", { 8 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 16 * K) },
+	  { { "faults", 2 }, { "alloc_order_2", 1 }, { "alloc_order_0", 1 }, { "alloc_fails", 1 },
+	    { "fallback_alloc_failed", 1 }, { "oom", 0 } }, .movable = 4 },
+	/* 3 free pages cannot take the 4 pages a 16K block holds: no compaction */
+	{ "buddyinfo: no compaction with fewer free pages than the block", "mcpage:2",
+	  "buddyinfo", { 3 }, { { B, B + 64 * K, 3 } }, { W(1, B) },
+	  { { "alloc_order_2", 0 }, { "alloc_order_0", 1 }, { "alloc_fails", 1 },
+	    { "fallback_alloc_failed", 1 }, { "oom", 0 } }, .movable = 64 },
+	/* order 4 is costly: the fragmented guests' kernel does not compact for it */
+	{ "buddyinfo: no compaction above order 3", "mcpage:4", "buddyinfo", { 32 },
+	  { { B, B + 64 * K, 3 } }, { W(1, B) },
+	  { { "alloc_order_4", 0 }, { "alloc_fails", 1 }, { "fallback_alloc_failed", 1 } },
+	  .movable = 64 },
+	/*
+	 * 16 free pages (pfns 0, 2, .. 30), pool pfns 32..43. 32K compacts 32..39 (8 pages
+	 * migrated); the next 32K would need 40..47, past the pool: it fails and 16K compacts
+	 * 40..43 (4 more pages migrated, 4 free pages left).
+	 */
+	{ "buddyinfo: compaction per order, aligned, until the pool ends", "mthp:16K,32K",
+	  "buddyinfo", { 16 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 32 * K) },
+	  { { "faults", 2 }, { "alloc_order_3", 1 }, { "alloc_order_2", 1 }, { "alloc_fails", 1 },
+	    { "fallback_alloc_failed", 1 }, { "final_rss_bytes", 48 * K } }, .movable = 12 },
+	/* a compacted block is the model's like any other: freed, it merges back */
+	{ "buddyinfo: a compacted block freed merges back for the next request", "mcpage:2",
+	  "buddyinfo", { 8 }, { { B, B + 64 * K, 3 } },
+	  { W(1, B), { 'D', 1, B, B + 16 * K, 0, 0 }, W(1, B) },
+	  { { "alloc_order_2", 2 }, { "alloc_fails", 0 } }, .movable = 4 },
 };
 
 static void build(const struct tcase *c, struct rp_stream *s)
@@ -215,6 +249,7 @@ int main(void)
 		build(c, &s);
 		rp_stream_trace(&s, &t);
 		memcpy(t.free_blocks, c->blocks, sizeof(t.free_blocks));
+		t.movable_pages = c->movable;
 		if (rp_policy_parse(c->policy, &p) || (c->frag && rp_frag_parse(c->frag, &frag))) {
 			diag("%s", error_text());
 			error_clear();

@@ -59,6 +59,8 @@ static struct rp_site_range *site_ranges(const struct rp_stream *s, uint32_t *n)
 
 /* A small buddyinfo seed so large orders fail now and then. */
 static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2, 1, 1, 1, 0 };
+/* and a compaction pool that lasts for some of the order 1..3 requests that fail */
+static uint64_t seed_movable = 64;
 
 static int covered[RP_NR_METRICS];	/* metrics seen non-zero in some run */
 
@@ -90,7 +92,7 @@ static int compare(const char *what, struct rp_sim *s, struct rp_oracle *o, uint
 }
 
 static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
-	       enum rp_frag_kind frag)
+	       enum rp_frag_kind frag, uint64_t *fails)
 {
 	struct rp_stream s;
 	struct rp_trace t;
@@ -111,6 +113,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	if (!strncmp(spec, "persite:", 8))
 		t.sites = ranges = site_ranges(&s, &t.nr_sites);
 	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
+	t.movable_pages = seed_movable;
 	sim = rp_sim_new(&p, frag, &t);
 	o = rp_oracle_new(&p, frag, &t);
 	/* feed in uneven batches, as the driver does */
@@ -128,6 +131,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s", gen, (unsigned long long)seed,
 		 spec, rp_frag_name(frag));
 	r = compare(what, sim, o, s.nr_procs);
+	if (fails)
+		*fails = rp_sim_total(sim)->v[RP_M_ALLOC_FAILS];
 	if (r && rp_sim_total(sim)->v[RP_M_FAULTS] == 0) {
 		diag("%s: no faults replayed", what);
 		r = 0;
@@ -151,6 +156,7 @@ int main(void)
 {
 	const char *env = getenv("FT_DIFF_SEEDS");
 	unsigned int seeds = env ? (unsigned int)atoi(env) : 20, i, j, f, good;
+	uint64_t fails = 0, nopool = 0;
 	size_t np = sizeof(policies) / sizeof(policies[0]);
 
 	char path[] = "/tmp/ft-replay-diff-sites.XXXXXX";
@@ -160,21 +166,31 @@ int main(void)
 		return fprintf(stderr, "cannot write a site file\n"), 1;
 	close(fd);
 	policies[np - 1] = persite_spec(path);
-	plan((int)(np * 2 + 3));
+	plan((int)(np * 2 + 4));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
 			good = 0;
 			for (i = 0; i < seeds; i++)
 				good += run("random", i + 1, 300 + i * 40, policies[j],
-					    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE);
+					    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE, NULL);
 			ok(good == seeds, "random x %u seeds: %s frag=%s", seeds, policies[j],
 			   f ? "buddyinfo" : "none");
 		}
 	}
-	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE),
+	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE, NULL),
 	   "kbuild-like 20000 faults: mthp");
-	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO),
+	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO, NULL),
 	   "kbuild-like 20000 faults: adaptive frag=buddyinfo");
+	/*
+	 * compaction must happen, else the engines' agreement says nothing about it: without
+	 * the pool more order-2 requests fail
+	 */
+	good = run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, &fails);
+	seed_movable = 0;
+	good = good && run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, &nopool);
+	diag("kbuild-like mcpage:2 alloc_fails: %llu with a pool of 64 pages, %llu without",
+	     (unsigned long long)fails, (unsigned long long)nopool);
+	ok(good && nopool > fails, "kbuild-like mcpage:2: the compaction pool saves failures");
 	/*
 	 * the streams must exercise every metric, else agreement proves little; fault_time_ns
 	 * is the cost model's, computed from the others after both engines (replay/cost.h)
