@@ -102,8 +102,9 @@ for (a, fr, src, p), (n, s, t) in cond.items():
 ' "$T/pred.json"
 	# the buddyinfo allocation model against the fragmented guests: each fragmented guest
 	# trace simulated under its policy with replay --frag buddyinfo, seeded from its own
-	# header buddyinfo.fragmented (the simulation covers the whole guest trace, the
-	# replayer's few own faults included)
+	# header buddyinfo.fragmented, compacting orders 1-3 from its vmstat.before's LRU
+	# pages (the simulation covers the whole guest trace, the replayer's few own faults
+	# included)
 	"$FT" compare "$1" --latency --format json | python3 -c '
 import json, sqlite3, subprocess, sys
 ft, db = sys.argv[1:3]
