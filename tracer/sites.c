@@ -99,6 +99,7 @@ struct sites {
 	size_t nr_recs, cap_recs, next_rec;
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
+	struct idmap proc_index;	/* pid -> index in procs; made by the first proc_get() */
 	struct pidmap *pm;
 	size_t nr_pm;
 	uint64_t page_size;
@@ -136,15 +137,23 @@ static int num(const char *s, int base, uint64_t *v)
 	return errno || end == s || *end ? -1 : 0;
 }
 
+/*
+ * The process of pid, added if create (else NULL if unknown). Looked up per fault and per
+ * side-file record: hashed, as a make -j of a big tree has thousands of processes.
+ */
 static struct proc *proc_get(struct sites *s, int pid, int create)
 {
-	size_t i;
+	uint64_t key = (uint32_t)pid;
+	uint32_t i;
 
-	for (i = 0; i < s->nr_procs; i++)
-		if (s->procs[i].pid == pid)
-			return &s->procs[i];
+	if (!s->proc_index.slots)
+		idmap_init(&s->proc_index);
+	i = idmap_get(&s->proc_index, key);
+	if (i != IDMAP_NONE)
+		return &s->procs[i];
 	if (!create)
 		return NULL;
+	idmap_add(&s->proc_index, key, (uint32_t)s->nr_procs);
 	s->procs = xgrow(s->procs, &s->cap_procs, s->nr_procs + 1, sizeof(*s->procs));
 	memset(&s->procs[s->nr_procs], 0, sizeof(*s->procs));
 	s->procs[s->nr_procs].pid = pid;
@@ -800,6 +809,7 @@ static void sites_release(struct sites *s)
 	free(s->spans);
 	free(s->row_id);
 	idmap_release(&s->seen);
+	idmap_release(&s->proc_index);
 }
 
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */
