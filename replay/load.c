@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * load.c - the trace loader; see load.h. Four queries: the trace row with the largest
- * ids, the processes with their selection computed in SQL, the VMAs, the call-site ranges.
+ * ids, the processes with their selection computed in SQL (their shadows then in C, from
+ * the parents), the VMAs, the call-site ranges.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,8 +169,41 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	return 0;
 }
 
+/*
+ * Mark the shadows (load.h) given each process's parent (0: none). A walk up the parents
+ * from each process not yet decided, the whole path then marked with its answer: each
+ * process is walked once, whatever the depth of the tree. A cycle (a damaged trace) ends a
+ * walk as a root does.
+ */
+static void mark_shadows(struct rp_loaded *t, const uint32_t *parent)
+{
+	enum { UNKNOWN, NO, YES, ON_PATH };
+	uint8_t *state = xcalloc(t->nr_procs, 1);
+	uint32_t *path = xcalloc(t->nr_procs, sizeof(*path));
+	uint32_t i, cur, n;
+	uint8_t r;
+
+	for (i = 1; i < t->nr_procs; i++) {
+		for (n = 0, cur = i; cur && t->procs[cur].present && !t->procs[cur].selected &&
+				     state[cur] == UNKNOWN; cur = parent[cur]) {
+			state[cur] = ON_PATH;
+			path[n++] = cur;
+		}
+		r = cur && t->procs[cur].present &&
+		    (t->procs[cur].selected || state[cur] == YES) ? YES : NO;
+		while (n--) {
+			state[path[n]] = r;
+			t->procs[path[n]].shadow = r == YES;
+			t->nr_shadow += r == YES;
+		}
+	}
+	free(state);
+	free(path);
+}
+
 int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t)
 {
+	uint32_t *parent = NULL;
 	struct rp_filter all;
 	sqlite3_stmt *q = NULL;
 	int64_t max_proc, max_vma;
@@ -203,9 +237,10 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	t->procs = xcalloc(t->nr_procs, sizeof(*t->procs));
 	t->vmas = xcalloc(t->nr_vmas, sizeof(*t->vmas));
 
+	parent = xcalloc(t->nr_procs, sizeof(*parent));
 	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid, coalesce(comm, ''), "
-			       RP_FILTER_SQL " FROM process WHERE trace_id = ?1", -1, &q,
-			       NULL) != SQLITE_OK)
+			       RP_FILTER_SQL ", coalesce(parent_proc_id, 0) FROM process WHERE "
+			       "trace_id = ?1", -1, &q, NULL) != SQLITE_OK)
 		goto sql_error;
 	sqlite3_bind_int64(q, 1, trace_id);
 	if (sel->has_comm)
@@ -224,11 +259,16 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 		p->selected = (uint8_t)sqlite3_column_int(q, 3);
 		t->nr_selected += p->selected;
 		t->nr_rows++;
+		if (sqlite3_column_int64(q, 4) > 0 && sqlite3_column_int64(q, 4) <= max_proc)
+			parent[id] = (uint32_t)sqlite3_column_int64(q, 4);
 	}
 	sqlite3_finalize(q);
 	q = NULL;
 	if (rc != SQLITE_DONE)
 		goto sql_error;
+	mark_shadows(t, parent);
+	free(parent);
+	parent = NULL;
 
 	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
 			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &q,
@@ -254,6 +294,7 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 sql_error:
 	error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
 	sqlite3_finalize(q);
+	free(parent);
 	rp_load_release(t);
 	return -1;
 }

@@ -26,6 +26,9 @@ struct rp_proc_info {
 	char comm[16];			/* command name, "" if unknown */
 	uint8_t present;		/* 1: the trace has a process with this proc_id */
 	uint8_t selected;		/* 1: present and matches the selection */
+	uint8_t shadow;			/* 1: not selected, forked (anon_mm_dup) from a
+					 * selected or shadow process: replayed for the pages
+					 * it shares with them, none of its metrics counted */
 };
 
 /* What the trace row says of a trace. */
@@ -62,11 +65,12 @@ struct rp_loaded {
 					 * before schema 5: ingest again for per-site) */
 	uint64_t nr_rows;		/* processes of the trace */
 	uint64_t nr_selected;		/* of those, selected (all of them without a filter) */
+	uint64_t nr_shadow;		/* of those, shadows of the selected */
 };
 
 /*
  * rp_load - load trace_id's processes and VMAs, marking the processes sel selects (NULL:
- * every one). Finding no selected process is not an error here: callers say it in their
+ * every one) and their shadows. Finding no selected process is not an error here: callers say it in their
  * own terms. Return: 0 with *t filled (rp_load_release() it), or -1 with error() (no such
  * trace, SQL failure) and nothing to release.
  */

@@ -63,7 +63,9 @@ struct rp_oracle {
 	struct oref *refs[NREFS];
 	struct oproc *procs;
 	uint32_t nr_procs;
-	int64_t rss, peak;	/* pages, all processes */
+	const uint8_t *counted;	/* rp_trace.counted: 0 for a shadow, in no metric */
+	uint32_t nr_counted;
+	int64_t rss, peak;	/* pages, all counted processes */
 	/* allocator */
 	struct oblock *freel;	/* free blocks, unordered */
 	size_t nr_free, cap_free;
@@ -209,6 +211,11 @@ static struct oproc *P(struct rp_oracle *o, uint32_t proc)
 	return &o->procs[proc];
 }
 
+static int counted(const struct rp_oracle *o, uint32_t proc)
+{
+	return !o->counted || proc >= o->nr_counted || o->counted[proc];
+}
+
 static void rss(struct rp_oracle *o, uint32_t proc, int64_t d)
 {
 	struct oproc *p = P(o, proc);
@@ -216,6 +223,8 @@ static void rss(struct rp_oracle *o, uint32_t proc, int64_t d)
 	p->rss += d;
 	if (p->rss > p->peak)
 		p->peak = p->rss;
+	if (!counted(o, proc))
+		return;
 	o->rss += d;
 	if (o->rss > o->peak)
 		o->peak = o->rss;
@@ -711,6 +720,8 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 	rehash(o);
 	o->vmas = t->vmas;
 	o->nr_vmas = t->nr_vmas;
+	o->counted = t->counted;
+	o->nr_counted = t->nr_procs;
 	o->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	if (frag == RP_FRAG_BUDDYINFO) {
 		/* free blocks of order k at pfns aligned to 2^(k+1), largest orders first */
@@ -815,7 +826,7 @@ void rp_oracle_finish(struct rp_oracle *o)
 	for (i = 0; i < o->nr_procs; i++) {
 		struct oproc *p = &o->procs[i];
 
-		if (!p->seen)
+		if (!p->seen || !counted(o, i))
 			continue;
 		p->c.v[RP_M_FINAL_RSS] = (uint64_t)p->rss * RP_PAGE_SIZE;
 		p->c.v[RP_M_PEAK_RSS] = (uint64_t)p->peak * RP_PAGE_SIZE;
@@ -827,7 +838,8 @@ void rp_oracle_finish(struct rp_oracle *o)
 
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id)
 {
-	return proc_id < o->nr_procs && o->procs[proc_id].seen ? &o->procs[proc_id].c : NULL;
+	return proc_id < o->nr_procs && o->procs[proc_id].seen && counted(o, proc_id) ?
+	       &o->procs[proc_id].c : NULL;
 }
 
 const struct rp_counters *rp_oracle_total(const struct rp_oracle *o)

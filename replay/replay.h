@@ -256,6 +256,14 @@ struct rp_trace {
 	 * (rp_sim_feed_sites()); 0: none. Slot 0 is for touches of no traced process.
 	 */
 	uint32_t nr_site_slots;
+	/*
+	 * By proc_id (< nr_procs): 1 if the process's metrics count, 0 for a shadow, a process
+	 * fed only for what it shares with the counted ones (a selected process's fork
+	 * children: their fork, copies, zaps and exit decide when a counted process's write
+	 * copies a page). A shadow's own faults, pages and RSS are in no metric, per process,
+	 * total or per site. NULL: every process counts.
+	 */
+	const uint8_t *counted;
 	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
 	uint64_t movable_pages;	/* frag=buddyinfo: pages compaction may migrate; 0: none */
 };
@@ -281,7 +289,8 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32
 void rp_sim_finish(struct rp_sim *s);
 /*
  * Metrics after rp_sim_finish(): per process (proc_id < nr_procs; NULL if the process never
- * appeared) and the total over all processes (peak_rss of the total is the peak of the sum).
+ * appeared or is a shadow) and the total over the counted processes (peak_rss of the total
+ * is the peak of their sum).
  */
 const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id);
 const struct rp_counters *rp_sim_total(const struct rp_sim *s);

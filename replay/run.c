@@ -27,7 +27,8 @@ struct pass {
 	struct rp_sim *sim[RP_MAX_POLICIES];
 	struct rp_oracle *orc[RP_MAX_POLICIES];
 	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
-	uint8_t *keep;			/* by proc_id: 1 if selected; NULL = all */
+	uint8_t *keep;			/* by proc_id: 1 if selected or a shadow; NULL = all */
+	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow) */
 	uint32_t nr_procs;
 	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
 	uint32_t touch_cursor;		/* rp_touch_slot()'s */
@@ -138,10 +139,16 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	if (o->comm || o->pid >= 0 || l->nr_selected < l->nr_rows) { /* or the workload */
 		ps->keep = xcalloc(t->nr_procs, 1);
 		for (id = 0; id < l->nr_procs; id++)
-			ps->keep[id] = l->procs[id].selected;
+			ps->keep[id] = l->procs[id].selected || l->procs[id].shadow;
 		info->procs = l->nr_selected;
 		if (!info->procs)
 			return error("no process matches %s", info->filter);
+	}
+	if (l->nr_shadow) {	/* the selection's fork children: fed, not counted */
+		ps->counted = xcalloc(t->nr_procs, 1);
+		for (id = 0; id < l->nr_procs; id++)
+			ps->counted[id] = l->procs[id].selected;
+		t->counted = ps->counted;
 	}
 
 	if (o->frag == RP_FRAG_BUDDYINFO) {
@@ -429,6 +436,7 @@ out:
 		rp_oracle_free(ps->orc[i]);
 	}
 	free(ps->keep);
+	free(ps->counted);
 	free(ps);
 	rp_load_release(&l);
 	return ret;

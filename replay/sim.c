@@ -65,6 +65,7 @@ struct proc {
 	uint64_t rss;			/* pages present and not zero page */
 	uint64_t peak;			/* pages, max of rss */
 	size_t leaf_size;		/* bytes of a leaf: with site[] or without */
+	uint8_t shadow;			/* fed for its sharing only (rp_trace.counted) */
 	struct rp_counters c;
 };
 
@@ -84,6 +85,8 @@ struct rp_sim {
 	uint32_t nr_vmas;
 	struct proc **procs;		/* indexed by proc_id, NULL until seen */
 	uint32_t nr_procs;
+	const uint8_t *counted;		/* rp_trace.counted, nr_counted entries; NULL: all */
+	uint32_t nr_counted;
 	struct rp_alloc alloc;
 	struct rp_pageset shared;	/* pfn -> mapcount of pages shared after fork, only
 					 * while the count is >= 2 */
@@ -96,7 +99,7 @@ struct rp_sim {
 	unsigned int vc_a4k;		/* and the reason it always gets 4K */
 	struct rp_counters total;
 	int finished;
-	/* per-site accounting; nr_slots 0: none */
+	/* per-site accounting; nr_slots 0: none; slot nr_slots holds the shadows' pages */
 	uint32_t nr_slots;
 	uint32_t cur;			/* slot of the touch being replayed */
 	struct rp_site_counters *site;	/* by slot */
@@ -245,6 +248,12 @@ static inline int block_absent(const struct leaf *l, unsigned int i, unsigned in
 
 /* ---- accounting ---- */
 
+/* Whether process id is a shadow: fed for what it shares, in no metric. */
+static inline int is_shadow(const struct rp_sim *s, uint32_t id)
+{
+	return s->counted && id < s->nr_counted && !s->counted[id];
+}
+
 static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_t id)
 {
 	if (id >= s->nr_procs) {
@@ -258,6 +267,7 @@ static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_
 		s->procs[id] = xcalloc(1, sizeof(struct proc));
 		s->procs[id]->leaf_size = sizeof(struct leaf) +
 					  (s->nr_slots ? LEAF_PAGES * sizeof(uint32_t) : 0);
+		s->procs[id]->shadow = (uint8_t)is_shadow(s, id);
 	}
 	return s->procs[id];
 }
@@ -272,6 +282,8 @@ static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
 	p->rss += pages;
 	if (p->rss > p->peak)
 		p->peak = p->rss;
+	if (p->shadow)
+		return;
 	s->rss += pages;
 	if (s->rss > s->peak) {
 		s->peak = s->rss;
@@ -315,7 +327,8 @@ static inline void site_fault(struct rp_sim *s)
 static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
 {
 	p->rss -= pages;
-	s->rss -= pages;
+	if (!p->shadow)
+		s->rss -= pages;
 }
 
 /* One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). */
@@ -964,8 +977,13 @@ static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 			shared_inc(&s->shared, pl->pfn[j]);
 			pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
 			if (s->nr_slots) {
-				cl->site[j] = pl->site[j];
-				site_rss(s, pl->site[j], 1);
+				/*
+				 * A shadow's pages are in the shadows' slot; a counted child's
+				 * copy of a shadow's page (its site not kept) in slot 0.
+				 */
+				cl->site[j] = child->shadow ? s->nr_slots :
+					      pl->site[j] == s->nr_slots ? 0 : pl->site[j];
+				site_rss(s, cl->site[j], 1);
 			}
 			rss_add(s, child, 1);
 		}
@@ -1001,11 +1019,13 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->vc_id = UINT32_MAX;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
+	s->counted = t->counted;
+	s->nr_counted = t->nr_procs;
 	s->nr_slots = t->nr_site_slots;
 	if (s->nr_slots) {
-		s->site = xcalloc(s->nr_slots, sizeof(*s->site));
-		s->snap = xcalloc(s->nr_slots, sizeof(*s->snap));
-		s->snap_ver = xcalloc(s->nr_slots, sizeof(*s->snap_ver));
+		s->site = xcalloc(s->nr_slots + 1, sizeof(*s->site));
+		s->snap = xcalloc(s->nr_slots + 1, sizeof(*s->snap));
+		s->snap_ver = xcalloc(s->nr_slots + 1, sizeof(*s->snap_ver));
 	}
 	return s;
 }
@@ -1053,8 +1073,11 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32
 	if (!s->nr_slots)
 		slots = NULL;
 	for (e = ev; e < end; e++) {
-		if (slots)
+		if (slots) {
 			s->cur = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
+			if (is_shadow(s, e->proc_id))
+				s->cur = s->nr_slots;
+		}
 		if (e->kind == FT_EV_FAULT) {
 			uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
 			unsigned int i = (unsigned int)(vpn & LEAF_MASK);
@@ -1171,6 +1194,8 @@ void rp_sim_finish(struct rp_sim *s)
 		}
 		p->c.v[RP_M_FINAL_RSS] = p->rss << RP_PAGE_SHIFT;
 		p->c.v[RP_M_PEAK_RSS] = p->peak << RP_PAGE_SHIFT;
+		if (p->shadow)
+			continue;
 		for (m = 0; m < RP_NR_METRICS; m++)
 			s->total.v[m] += p->c.v[m];
 	}
@@ -1188,7 +1213,8 @@ const struct rp_site_counters *rp_sim_sites(const struct rp_sim *s, uint32_t *n)
 
 const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id)
 {
-	return proc_id < s->nr_procs && s->procs[proc_id] ? &s->procs[proc_id]->c : NULL;
+	return proc_id < s->nr_procs && s->procs[proc_id] && !s->procs[proc_id]->shadow ?
+	       &s->procs[proc_id]->c : NULL;
 }
 
 const struct rp_counters *rp_sim_total(const struct rp_sim *s)

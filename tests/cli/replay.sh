@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/ and tests/data-packets/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 52
+plan 53
 SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
 check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
@@ -217,7 +217,7 @@ for d in "$TOP"/tests/data/*/ "$TOP"/tests/data-packets/*/; do
 	c="$T/cons/$n"
 	"$FT" query "$db" --format csv sql "SELECT coalesce(policy, 'order0') FROM trace" |
 		tail -1 > "$c.pol"
-	"$FT" query "$db" --format json sql "SELECT proc_id, workload, anon_faults, zero_wp, cow FROM process" > "$c.proc.json"
+	"$FT" query "$db" --format json sql "SELECT proc_id, pid, workload, anon_faults, zero_wp, cow FROM process" > "$c.proc.json"
 	"$FT" query "$db" --format csv faults > "$c.faults.csv"
 	"$FT" replay "$db" -n -P "$(cat "$c.pol")" --format json > "$c.sim.json" 2> /dev/null
 	if [ "$("$FT" query "$db" --format csv sql "SELECT count(*) FROM process WHERE workload = 1" | tail -1)" -gt 0 ]; then
@@ -225,6 +225,13 @@ for d in "$TOP"/tests/data/*/ "$TOP"/tests/data-packets/*/; do
 		python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE process SET workload = NULL'); c.commit()" "$T/all.db"
 		"$FT" replay "$T/all.db" -n -P "$(cat "$c.pol")" --format json > "$c.all.json" 2> /dev/null
 	fi
+	# and each process alone (--pid P): a fork child of P not selected is replayed for the
+	# pages it shares with P, so P's writes copy while the child maps them, as recorded
+	for pid in $("$FT" query "$db" --format csv sql "SELECT DISTINCT pid FROM process" | tail -n +2); do
+		"$FT" replay "$db" -n --check-oracle -P "$(cat "$c.pol")" --pid "$pid" \
+			--format json > "$c.pid-$pid.json" 2> "$T/err" ||
+			{ diag "$n --pid $pid: $(cat "$T/err")"; bad=$((bad + 1)); }
+	done
 done
 diag "$fixtures trace fixtures checked"
 check "every fixture under tests/data: engine and oracle agree ($fixtures fixtures)" \
@@ -236,12 +243,14 @@ check "every fixture under tests/data: engine and oracle agree ($fixtures fixtur
 # summed over the processes the replay selected: the default selection takes the
 # workload's processes of a trace that marks them (process.workload, schema 002), so a
 # sum over every process would count the guest's setup (init, ft-launch, lttng) the replay
-# left out; the copy with the marks cleared checks every process. Prints one diagnostic
-# per fixture and selection and, last, "REAL INCONSISTENT".
+# left out; the copy with the marks cleared checks every process; each process alone
+# (--pid) checks that a process's fork children, not selected, still share its pages (its
+# recorded COW faults). Prints one diagnostic per fixture and selection and, last, "REAL
+# INCONSISTENT PIDS PIDS_INCONSISTENT" (the --pid selections counted apart).
 python3 - "$T/cons" > "$T/consist" <<'PY'
 import collections, csv, json, os, sys
 top = sys.argv[1]
-real = inconsistent = 0
+real = inconsistent = pids = pids_bad = 0
 FALLBACKS = ("vma_edge", "pte_populated", "alloc_failed", "nohugepage", "uffd", "race", "read")
 
 def consistent(label, pol, procs, faults, m, nprocs):
@@ -279,19 +288,27 @@ for name in sorted(f[:-4] for f in os.listdir(top) if f.endswith(".pol")):
     runs = [(name, marked or procs, sim)]
     if marked:
         runs.append((name + ", every process", procs, json.load(open(p + ".all.json"))))
+    for pid in sorted(set(q["pid"] for q in procs)):
+        runs.append((name + ", --pid %d" % pid, [q for q in procs if q["pid"] == pid],
+                     json.load(open(p + ".pid-%d.json" % pid))))
     for label, sel, d in runs:
         same = consistent(label, pol, sel, faults, d["runs"][-1]["metrics"], d["processes"])
         if name.startswith("synthetic-"):
             continue
-        real += 1
+        alone = "--pid" in label
+        real += not alone
+        pids += alone
         if not same:
-            inconsistent += 1
+            inconsistent += not alone
+            pids_bad += alone
             print("#   ^ not what the recording kernel did")
-print(real, inconsistent)
+print(real, inconsistent, pids, pids_bad)
 PY
 sed '$d' "$T/consist"
 set -- $(tail -1 "$T/consist")
 check "real traces replayed under their recorded policy give the recorded faults, zero_wp, cow, orders and fallbacks of the processes replayed (${1:-?} selections, ${2:-?} inconsistent)" \
 	test "${1:-0}" -gt 0 -a "${2:-1}" = 0
+check "and so does each process alone, --pid, its fork children sharing its pages (${3:-?} selections, ${4:-?} inconsistent)" \
+	test "${3:-0}" -gt 0 -a "${4:-1}" = 0
 
 done_testing

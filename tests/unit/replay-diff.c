@@ -3,7 +3,8 @@
  * replay-diff.c - differential test: the fast engine (replay/sim.c) and the naive oracle
  * (replay/oracle.c) must agree exactly on every metric, per process and in total, for every
  * policy and both allocation models, on many seeds of the named synthetic stream "random"
- * (and a small "kbuild-like"). Real trace fixtures are checked the same way by
+ * (and a small "kbuild-like"), also with shadows (rp_trace.counted: processes fed for
+ * their sharing, in no metric). Real trace fixtures are checked the same way by
  * tests/cli/replay.sh through `foliotrace replay --check-oracle`.
  *
  *	FT_DIFF_SEEDS=N	seeds per policy (default 20)
@@ -91,11 +92,16 @@ static int compare(const char *what, struct rp_sim *s, struct rp_oracle *o, uint
 	return !bad;
 }
 
+/*
+ * shadows: every third process (by proc_id) uncounted, whatever its parent; fails: if not
+ * NULL, set to the run's alloc_fails
+ */
 static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
-	       enum rp_frag_kind frag, uint64_t *fails)
+	       enum rp_frag_kind frag, int shadows, uint64_t *fails)
 {
 	struct rp_stream s;
 	struct rp_trace t;
+	uint8_t *counted = NULL;
 	struct rp_policy p;
 	struct rp_sim *sim;
 	struct rp_oracle *o;
@@ -114,6 +120,12 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		t.sites = ranges = site_ranges(&s, &t.nr_sites);
 	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
 	t.movable_pages = seed_movable;
+	if (shadows) {
+		counted = calloc(t.nr_procs, 1);
+		for (i = 0; i < t.nr_procs; i++)
+			counted[i] = i % 3 != 2;
+		t.counted = counted;
+	}
 	sim = rp_sim_new(&p, frag, &t);
 	o = rp_oracle_new(&p, frag, &t);
 	/* feed in uneven batches, as the driver does */
@@ -128,8 +140,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	}
 	rp_sim_finish(sim);
 	rp_oracle_finish(o);
-	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s", gen, (unsigned long long)seed,
-		 spec, rp_frag_name(frag));
+	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s%s", gen, (unsigned long long)seed,
+		 spec, rp_frag_name(frag), shadows ? " shadows" : "");
 	r = compare(what, sim, o, s.nr_procs);
 	if (fails)
 		*fails = rp_sim_total(sim)->v[RP_M_ALLOC_FAILS];
@@ -137,10 +149,19 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		diag("%s: no faults replayed", what);
 		r = 0;
 	}
+	/* not vacuous: a shadow had events, and has no metrics */
+	for (i = 0; shadows && i < s.nr && (counted[s.ev[i].proc_id] ||
+					    rp_sim_proc(sim, s.ev[i].proc_id)); i++)
+		;
+	if (r && shadows && i == s.nr) {
+		diag("%s: no shadow replayed", what);
+		r = 0;
+	}
 	rp_sim_free(sim);
 	rp_oracle_free(o);
 	rp_stream_release(&s);
 	free(ranges);
+	free(counted);
 	return r;
 }
 
@@ -166,28 +187,35 @@ int main(void)
 		return fprintf(stderr, "cannot write a site file\n"), 1;
 	close(fd);
 	policies[np - 1] = persite_spec(path);
-	plan((int)(np * 2 + 4));
+	plan((int)(np * 2 + 6));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
 			good = 0;
 			for (i = 0; i < seeds; i++)
 				good += run("random", i + 1, 300 + i * 40, policies[j],
-					    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE, NULL);
+					    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE, 0, NULL);
 			ok(good == seeds, "random x %u seeds: %s frag=%s", seeds, policies[j],
 			   f ? "buddyinfo" : "none");
 		}
 	}
-	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE, NULL),
+	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE, 0, NULL),
 	   "kbuild-like 20000 faults: mthp");
-	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO, NULL),
+	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO, 0, NULL),
 	   "kbuild-like 20000 faults: adaptive frag=buddyinfo");
+	for (f = 0; f < 2; f++) {
+		for (i = 0, good = 0; i < seeds; i++)
+			good += run("random", i + 1, 300 + i * 40, f ? "mcpage:4" : "order0",
+				    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE, 1, NULL);
+		ok(good == seeds, "random x %u seeds, every third process a shadow: %s", seeds,
+		   f ? "mcpage:4 frag=buddyinfo" : "order0 frag=none");
+	}
 	/*
 	 * compaction must happen, else the engines' agreement says nothing about it: without
 	 * the pool more order-2 requests fail
 	 */
-	good = run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, &fails);
+	good = run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, 0, &fails);
 	seed_movable = 0;
-	good = good && run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, &nopool);
+	good = good && run("kbuild-like", 8, 20000, "mcpage:2", RP_FRAG_BUDDYINFO, 0, &nopool);
 	diag("kbuild-like mcpage:2 alloc_fails: %llu with a pool of 64 pages, %llu without",
 	     (unsigned long long)fails, (unsigned long long)nopool);
 	ok(good && nopool > fails, "kbuild-like mcpage:2: the compaction pool saves failures");

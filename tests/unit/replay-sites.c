@@ -4,8 +4,8 @@
  * "Per-site metrics") on hand-made (SYNTHETIC) streams whose per-site faults, zeroed
  * bytes, bloat, RSS at the peak and RSS at the end are computed by hand: a 64K block over
  * another site's touch, a fork whose child holds the peak, pages moved by mremap and then
- * unmapped, an untraced touch (slot 0). Each case also checks that the slots sum to the
- * totals.
+ * unmapped, an untraced touch (slot 0), a fork child that is a shadow (replayed for the
+ * pages it shares, in no metric). Each case also checks that the slots sum to the totals.
  */
 #include <string.h>
 
@@ -34,6 +34,7 @@ struct scase {
 	uint64_t vma_end;		/* one VMA [B, vma_end) */
 	struct sstep steps[12];		/* ends at op 0 */
 	struct swant want[NSLOT];	/* by slot */
+	uint32_t shadow;		/* proc_id of a shadow (rp_trace.counted), 0: none */
 };
 
 static const struct scase cases[] = {
@@ -41,17 +42,23 @@ static const struct scase cases[] = {
 	  "mcpage:4", B + 128 * K,
 	  { W(1, B, 1), W(1, B + 64 * K, 2), W(1, B + 4 * K, 2),
 	    { { 'U', 1, B, B + 128 * K, 0, 0 }, 0 } },
-	  { { 0 }, { 1, 64 * K, 14 * 4 * K, 64 * K, 0 }, { 1, 64 * K, 15 * 4 * K, 64 * K, 0 } } },
+	  { { 0 }, { 1, 64 * K, 14 * 4 * K, 64 * K, 0 }, { 1, 64 * K, 15 * 4 * K, 64 * K, 0 } }, 0 },
 	{ "order0: the child's copies hold the peak; moved pages keep their site",
 	  "order0", B + 64 * K,
 	  { W(1, B, 1), W(1, B + 4 * K, 1), { { 'K', 2, 1, 0, 0, 0 }, 0 },
 	    { { 'X', 2, 0, ~0ULL, 0, 0 }, 0 }, { { 'M', 1, B, B + 8 * K, B + 32 * K, 0 }, 0 },
 	    W(1, B + 16 * K, 2), { { 'U', 1, B + 32 * K, B + 40 * K, 0, 0 }, 0 } },
-	  { { 0 }, { 2, 8 * K, 0, 16 * K, 0 }, { 1, 4 * K, 0, 0, 1 } } },
+	  { { 0 }, { 2, 8 * K, 0, 16 * K, 0 }, { 1, 4 * K, 0, 0, 1 } }, 0 },
 	{ "untraced touches go to slot 0; bloat at the end of the trace",
 	  "mcpage:2", B + 64 * K,
 	  { W(1, B, 0), W(1, B + 16 * K, 1) },
-	  { { 1, 16 * K, 3 * 4 * K, 16 * K, 4 }, { 1, 16 * K, 3 * 4 * K, 16 * K, 4 }, { 0 } } },
+	  { { 1, 16 * K, 3 * 4 * K, 16 * K, 4 }, { 1, 16 * K, 3 * 4 * K, 16 * K, 4 }, { 0 } }, 0 },
+	{ "order0: a shadow child's copies, own page and COW charge no site",
+	  "order0", B + 64 * K,
+	  { W(1, B, 1), W(1, B + 4 * K, 1), { { 'K', 2, 1, 0, 0, 0 }, 0 }, W(2, B + 8 * K, 2),
+	    { { 'C', 2, B, 0, 0, 0 }, 2 }, { { 'C', 1, B + 4 * K, 0, 0, 0 }, 1 },
+	    { { 'X', 2, 0, ~0ULL, 0, 0 }, 0 } },
+	  { { 0 }, { 2, 8 * K, 0, 8 * K, 2 }, { 0 } }, 2 },
 };
 
 int main(void)
@@ -69,6 +76,7 @@ int main(void)
 		struct rp_policy p;
 		struct rp_sim *sim;
 		struct swant sum = { 0 };
+		uint8_t counted[8];
 		int good = 1;
 
 		memset(&s, 0, sizeof(s));
@@ -81,6 +89,11 @@ int main(void)
 		}
 		rp_stream_trace(&s, &t);
 		t.nr_site_slots = NSLOT;
+		memset(counted, 1, sizeof(counted));
+		if (c->shadow) {
+			counted[c->shadow] = 0;
+			t.counted = counted;
+		}
 		if (rp_policy_parse(c->policy, &p)) {
 			diag("%s", error_text());
 			error_clear();
