@@ -85,20 +85,25 @@ else
 	fi
 	HOST_TREE=$ROOT$TREE
 fi
+# need WHERE RUN TOOL...: exit 1 naming the first TOOL that `command -v`, run by RUN (sh -c
+# on the host, inroot in the root), does not find in WHERE
+need() {
+	where=$1 run=$2
+	shift 2
+	for t in "$@"; do
+		$run "command -v $t" > /dev/null 2>&1 ||
+			die "$where has no $t (the kernel's prepare step needs $(echo "$*" | sed 's/ /, /g'))"
+	done
+}
 if [ -n "$CROSS" ]; then
 	# prepared on the host: the host's make and tools, the compiler run in the root
-	for t in make flex bison bc; do
-		command -v $t > /dev/null 2>&1 || die "the host has no $t (the kernel's prepare step needs it)"
-	done
-	inroot "command -v ${CROSS}gcc" > /dev/null 2>&1 || die "the root $ROOT has no ${CROSS}gcc"
+	need "the host" "sh -c" make flex bison bc
+	need "the root $ROOT" inroot ${CROSS}gcc
 	build() { sh -c "$1"; }
 	MKARGS="ARCH=$ARCH CROSS_COMPILE=$CROSS"
 	BTREE=$HOST_TREE	# the tree's path where it is built
 else
-	for t in make gcc flex bison bc; do
-		inroot "command -v $t" > /dev/null 2>&1 ||
-			die "the root $ROOT has no $t (the kernel's prepare step needs make, gcc, flex, bison, bc)"
-	done
+	need "the root $ROOT" inroot make gcc flex bison bc
 	build() { inroot "$1"; }
 	MKARGS="ARCH=$ARCH"
 	BTREE=$TREE
