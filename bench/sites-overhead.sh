@@ -11,7 +11,7 @@
 # setup), on the trace clock. Per workload one line:
 #	SITES workload="..." faults=N calls=N calls_per_100_faults=R plain_ns=N sites_ns=N
 #	      ratio=R [base_sites_ns=N base_ratio=R] tracer: stops=N unwinds=N frames=N
-#	      unwind_us=N page_reads=N peeks=N maps_reads=N
+#	      unwind_us=N page_reads=N peeks=N maps_reads=N regs_us=N resume_us=N max_stop_us=N
 # where calls are the traced mapping calls of the --sites run, ratio = sites_ns/plain_ns,
 # and the tracer's counters come from the side file's last line (tracer/guest/ft-sites.c).
 # --baseline DIR: another foliotrace checkout, built (e.g. `git archive COMMIT | tar -x`,

@@ -30,7 +30,9 @@
  * and offsets are hex, MODULE is "-" for an address in no file mapping, PROC is "-" when
  * no function symbol covers the address (stripped module). STATS are the tracer's own
  * counters, NAME=VALUE each (stops, busy_us, unwinds, frames, unwind_us, page_reads,
- * peeks, maps_reads): what its work cost (bench/sites-overhead.sh prints them).
+ * peeks, maps_reads, regs_us and resume_us: busy_us's time in PTRACE_GETREGS(ET) and in
+ * PTRACE_CONT/SYSCALL, max_stop_us: the longest stop): what its work cost
+ * (bench/sites-overhead.sh prints them).
  *
  * Static (libc, libunwind, liblzma) so it runs in the guest's initramfs.
  */
@@ -85,6 +87,9 @@ static struct task tasks[MAX_TASKS];
 static FILE *out;
 static unsigned long nr_stops;	/* ptrace stops the tracer handled */
 static uint64_t busy_ns;	/* time from a stop's waitpid to its PTRACE_CONT/SYSCALL */
+static uint64_t regs_ns;	/* of which in PTRACE_GETREGS(ET) */
+static uint64_t resume_ns;	/* in PTRACE_CONT/SYSCALL */
+static uint64_t max_stop_ns;	/* the longest stop, waitpid to resume */
 
 static uint64_t now_ns(void)
 {
@@ -190,10 +195,23 @@ static const char *call_name(long nr)
 	}
 }
 
+/* Resume tid with request (PTRACE_CONT or PTRACE_SYSCALL) and signal sig. */
+static void resume(int request, pid_t tid, int sig)
+{
+	uint64_t t0 = now_ns();
+
+	ptrace(request, tid, NULL, (void *)(long)sig);
+	resume_ns += now_ns() - t0;
+}
+
 #if defined(__x86_64__)
 static int get_regs(pid_t tid, struct user_regs_struct *r)
 {
-	return ptrace(PTRACE_GETREGS, tid, NULL, r) ? -1 : 0;
+	uint64_t t0 = now_ns();
+	long rc = ptrace(PTRACE_GETREGS, tid, NULL, r);
+
+	regs_ns += now_ns() - t0;
+	return rc ? -1 : 0;
 }
 
 static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
@@ -211,8 +229,11 @@ static long result_of(const struct user_regs_struct *r)
 static int get_regs(pid_t tid, struct user_regs_struct *r)
 {
 	struct iovec iov = { r, sizeof(*r) };
+	uint64_t t0 = now_ns();
+	long rc = ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov);
 
-	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov) ? -1 : 0;
+	regs_ns += now_ns() - t0;
+	return rc ? -1 : 0;
 }
 
 static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
@@ -266,14 +287,14 @@ static void on_seccomp_stop(struct task *t)
 	struct user_regs_struct r;
 
 	if (get_regs(t->tid, &r)) {
-		ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+		resume(PTRACE_CONT, t->tid, 0);
 		return;
 	}
 	entry_args(&r, &t->nr, t->args);
 	unwind(t, &r);
 	t->in_call = 1;
 	/* run the call to its syscall-exit stop */
-	ptrace(PTRACE_SYSCALL, t->tid, NULL, NULL);
+	resume(PTRACE_SYSCALL, t->tid, 0);
 }
 
 static void on_syscall_exit(struct task *t)
@@ -291,7 +312,7 @@ static void on_syscall_exit(struct task *t)
 		if (t->stack)
 			fputs(t->stack, out);
 	}
-	ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+	resume(PTRACE_CONT, t->tid, 0);
 }
 
 /*
@@ -349,7 +370,7 @@ static void on_event(struct task *t, int event)
 	default:
 		break;
 	}
-	ptrace(PTRACE_CONT, t->tid, NULL, NULL);
+	resume(PTRACE_CONT, t->tid, 0);
 }
 
 int main(int argc, char **argv)
@@ -426,7 +447,7 @@ int main(int argc, char **argv)
 			if (t->in_call)
 				on_syscall_exit(t);
 			else
-				ptrace(PTRACE_CONT, tid, NULL, NULL);
+				resume(PTRACE_CONT, tid, 0);
 		} else if (status >> 16) {
 			on_event(t, status >> 16);
 		} else if (sig == SIGSTOP && !t->started) {
@@ -438,18 +459,24 @@ int main(int argc, char **argv)
 			 */
 			t->started = 1;
 			t->tgid = tgid_of(tid);
-			ptrace(PTRACE_CONT, tid, NULL, NULL);
+			resume(PTRACE_CONT, tid, 0);
 		} else {
-			ptrace(PTRACE_CONT, tid, NULL, (void *)(long)(sig == SIGTRAP ? 0 : sig));
+			resume(PTRACE_CONT, tid, sig == SIGTRAP ? 0 : sig);
 		}
-		busy_ns += now_ns() - t0;
+		t0 = now_ns() - t0;
+		busy_ns += t0;
+		if (t0 > max_stop_ns)
+			max_stop_ns = t0;
 	}
 	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tbusy_us=%llu\tunwinds=%lu\tframes=%lu"
-		"\tunwind_us=%llu\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\n",
+		"\tunwind_us=%llu\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\tregs_us=%llu"
+		"\tresume_us=%llu\tmax_stop_us=%llu\n",
 		(unsigned long long)now_ns(), root, root, root_status, nr_stops,
 		(unsigned long long)busy_ns / 1000, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
 		(unsigned long long)ft_unwind_stats.unwind_ns / 1000, ft_unwind_stats.page_reads,
-		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads);
+		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads,
+		(unsigned long long)regs_ns / 1000, (unsigned long long)resume_ns / 1000,
+		(unsigned long long)max_stop_ns / 1000);
 	if (fclose(out))
 		die("cannot write the side file: %s", strerror(errno));
 	return root_status < 0 ? 126 : root_status;
