@@ -13,8 +13,10 @@
  * its end is seen by waitpid). At the seccomp stop the registers are those of
  * the call's entry: the arguments are read and the stack is unwound (sites-unwind.c:
  * libunwind's remote unwinder with our own accessors, unwind tables from .eh_frame);
- * PTRACE_SYSCALL then runs the call to its syscall-exit stop (kernel >= 4.8), where the
- * result is read and the timestamp taken. The timestamp is CLOCK_MONOTONIC, the clock of
+ * PTRACE_SYSCALL runs the call to its syscall-exit stop (kernel >= 4.8), where the
+ * result is read and the timestamp taken. The thread does not return to user space
+ * before that stop, so its stack stays as it was: a call that cannot change what the
+ * unwinder reads (ft_unwind_during_call) is resumed first and unwound while it runs. The timestamp is CLOCK_MONOTONIC, the clock of
  * LTTng's kernel trace (ktime_get_mono_fast_ns), read after the call completed and before
  * the task runs again: every fault that uses the mapping comes later on the same clock.
  *
@@ -31,8 +33,8 @@
  * no function symbol covers the address (stripped module). STATS are the tracer's own
  * counters, NAME=VALUE each (stops, busy_us, unwinds, frames, unwind_us, page_reads,
  * peeks, maps_reads, regs_us and resume_us: busy_us's time in PTRACE_GETREGS(ET) and in
- * PTRACE_CONT/SYSCALL, max_stop_us: the longest stop): what its work cost
- * (bench/sites-overhead.sh prints them).
+ * PTRACE_CONT/SYSCALL, max_stop_us: the longest stop, overlapped: calls unwound while
+ * they ran): what its work cost (bench/sites-overhead.sh prints them).
  *
  * Static (libc, libunwind, liblzma) so it runs in the guest's initramfs.
  */
@@ -90,6 +92,7 @@ static uint64_t busy_ns;	/* time from a stop's waitpid to its PTRACE_CONT/SYSCAL
 static uint64_t regs_ns;	/* of which in PTRACE_GETREGS(ET) */
 static uint64_t resume_ns;	/* in PTRACE_CONT/SYSCALL */
 static uint64_t max_stop_ns;	/* the longest stop, waitpid to resume */
+static unsigned long nr_overlapped;	/* calls unwound while they ran */
 
 static uint64_t now_ns(void)
 {
@@ -225,6 +228,11 @@ static long result_of(const struct user_regs_struct *r)
 {
 	return (long)r->rax;
 }
+
+static uint64_t stack_pointer(const struct user_regs_struct *r)
+{
+	return r->rsp;
+}
 #else
 static int get_regs(pid_t tid, struct user_regs_struct *r)
 {
@@ -248,6 +256,11 @@ static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long
 static long result_of(const struct user_regs_struct *r)
 {
 	return (long)r->regs[0];
+}
+
+static uint64_t stack_pointer(const struct user_regs_struct *r)
+{
+	return r->sp;
 }
 #endif
 
@@ -291,10 +304,20 @@ static void on_seccomp_stop(struct task *t)
 		return;
 	}
 	entry_args(&r, &t->nr, t->args);
-	unwind(t, &r);
 	t->in_call = 1;
-	/* run the call to its syscall-exit stop */
-	resume(PTRACE_SYSCALL, t->tid, 0);
+	/*
+	 * Run the call to its syscall-exit stop. Unwound while it runs when that cannot
+	 * change what the unwinder reads: the thread then waits for the tracer only for what
+	 * the unwinding takes beyond the call and its stop
+	 */
+	if (ft_unwind_during_call(t->tgid, t->nr, t->args, stack_pointer(&r))) {
+		nr_overlapped++;
+		resume(PTRACE_SYSCALL, t->tid, 0);
+		unwind(t, &r);
+	} else {
+		unwind(t, &r);
+		resume(PTRACE_SYSCALL, t->tid, 0);
+	}
 }
 
 static void on_syscall_exit(struct task *t)
@@ -470,13 +493,13 @@ int main(int argc, char **argv)
 	}
 	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tbusy_us=%llu\tunwinds=%lu\tframes=%lu"
 		"\tunwind_us=%llu\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\tregs_us=%llu"
-		"\tresume_us=%llu\tmax_stop_us=%llu\n",
+		"\tresume_us=%llu\tmax_stop_us=%llu\toverlapped=%lu\n",
 		(unsigned long long)now_ns(), root, root, root_status, nr_stops,
 		(unsigned long long)busy_ns / 1000, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
 		(unsigned long long)ft_unwind_stats.unwind_ns / 1000, ft_unwind_stats.page_reads,
 		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads,
 		(unsigned long long)regs_ns / 1000, (unsigned long long)resume_ns / 1000,
-		(unsigned long long)max_stop_ns / 1000);
+		(unsigned long long)max_stop_ns / 1000, nr_overlapped);
 	if (fclose(out))
 		die("cannot write the side file: %s", strerror(errno));
 	return root_status < 0 ? 126 : root_status;

@@ -610,6 +610,29 @@ out:
 	return status;
 }
 
+/*
+ * Can the unwinder read tgid's memory while the call runs? It reads the stack from the
+ * chunk of sp up and the file mappings (text, .eh_frame), and until the syscall-exit stop
+ * the thread does not return to user space, so its stack stays as it is. A call that only
+ * adds memory (mmap without MAP_FIXED, brk: a heap holds no live stack) cannot change
+ * either; one that removes or replaces a range (munmap, madvise, MAP_FIXED) only if the
+ * range lies below sp's chunk and in no known file mapping (maps fresh, no file mapped
+ * since); mremap is not checked (its second range) and is always unwound first.
+ */
+int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_t sp)
+{
+	struct proc *p;
+
+	if (nr == __NR_brk || (nr == __NR_mmap && !(a[3] & MAP_FIXED)))
+		return 1;
+	if (nr != __NR_munmap && nr != __NR_madvise && nr != __NR_mmap)
+		return 0;
+	p = proc_find(tgid);
+	if (!p || p->stale || p->added || p->peer || a[0] + a[1] < a[0])
+		return 0;
+	return a[0] + a[1] <= (sp & ~(CHUNK - 1)) && !overlaps_file(p, a[0], a[1]);
+}
+
 void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long result)
 {
 	struct proc *p = proc_find(tgid);

@@ -43,6 +43,12 @@ extern struct ft_unwind_stats ft_unwind_stats;
 const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		      struct ft_frame *f, int max, int *nr);
 
+/*
+ * Return: 1 if tgid's stack (sp: the stack pointer at the call) and file mappings stay as
+ * they are while its call nr with arguments a runs, so its thread can be unwound meanwhile.
+ */
+int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_t sp);
+
 /* A traced call of tgid completed with result: file mappings may have changed. */
 void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long result);
 
