@@ -78,7 +78,7 @@ int main(void)
 
 	plan(NR_FILES * 4 + 4);
 	for (i = 0; i < NR_FILES; i++) {
-		struct ft_elf *e = ft_elf_get(files[i], 0);
+		struct ft_elf *e = ft_elf_get(files[i], 0, 0);
 		uint64_t *start = NULL, *fde = NULL;
 		long n = -1, j, same = 0, covered = 0;
 
@@ -101,7 +101,7 @@ int main(void)
 		free(fde);
 	}
 	for (i = 0; i < 4; i++) {
-		struct ft_elf *e = ft_elf_get(files[0], 0);
+		struct ft_elf *e = ft_elf_get(files[0], 0, 0);
 		uint64_t a = nm_addr(files[0], names[i]), off = 0;
 		const char *got = e && a ? ft_elf_symbol(e, a + 3, &off) : NULL;
 

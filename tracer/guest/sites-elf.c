@@ -417,7 +417,7 @@ static int load(struct ft_elf *e)
 	return index_symbols(e, sh, nr_sh);
 }
 
-struct ft_elf *ft_elf_get(const char *path, unsigned long ino)
+struct ft_elf *ft_elf_get(const char *path, unsigned long dev, unsigned long ino)
 {
 	struct ft_elf *e;
 	struct stat st;
@@ -425,7 +425,7 @@ struct ft_elf *ft_elf_get(const char *path, unsigned long ino)
 	int fd, i;
 
 	for (i = 0; i < nr_elfs; i++)
-		if (elfs[i]->ino == ino && !strcmp(elfs[i]->path, path))
+		if (elfs[i]->ino == ino && elfs[i]->dev == dev && !strcmp(elfs[i]->path, path))
 			return elfs[i]->image ? elfs[i] : NULL;
 	if (nr_elfs == MAX_ELFS)
 		return NULL;
@@ -433,6 +433,7 @@ struct ft_elf *ft_elf_get(const char *path, unsigned long ino)
 	if (!e)
 		return NULL;
 	e->path = strdup(path);
+	e->dev = dev;
 	e->ino = ino;
 	if (!e->path) {
 		free(e);

@@ -25,7 +25,7 @@ struct ft_fde_entry {
 
 struct ft_elf {
 	char *path;
-	unsigned long ino;		/* inode of the file when indexed (maps' inode) */
+	unsigned long dev, ino;		/* device and inode of the file when indexed (maps') */
 	const unsigned char *image;	/* the whole file, mapped read-only */
 	size_t size;			/* bytes */
 	uint64_t lo, hi;		/* lowest and end of the PT_LOAD vaddrs */
@@ -42,8 +42,11 @@ struct ft_elf {
 	size_t nr_syms;
 };
 
-/* The module at PATH, indexed on first use and kept; NULL if it is no readable ELF file. */
-struct ft_elf *ft_elf_get(const char *path, unsigned long ino);
+/*
+ * The module at PATH, on device dev (makedev(major, minor) as maps shows it) with inode
+ * ino, indexed on first use and kept; NULL if it is no readable ELF file.
+ */
+struct ft_elf *ft_elf_get(const char *path, unsigned long dev, unsigned long ino);
 
 /*
  * Load bias of a module whose file offset pgoff (bytes) is mapped at start.

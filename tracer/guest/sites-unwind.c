@@ -34,6 +34,7 @@
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +59,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 struct map {
 	uint64_t start, end;	/* bytes */
 	uint64_t pgoff;		/* file offset of start, bytes */
-	unsigned long ino;
+	unsigned long dev, ino;	/* makedev(major, minor) and inode of the file */
 	int writable;
 	const char *path;	/* interned: valid for the tracer's life */
 	struct ft_elf *elf;	/* NULL: not indexed yet or not an ELF file */
@@ -220,12 +221,13 @@ static void load_maps(struct proc *p)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long s, e, off;
 		unsigned long ino;
+		unsigned int maj, min;
 		char perms[8], *name;
 		struct map *m;
 		int n = 0;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %lu %n", &s, &e, perms, &off, &ino,
-			   &n) < 5 || !n)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %lu %n", &s, &e, perms, &off, &maj,
+			   &min, &ino, &n) < 7 || !n)
 			continue;
 		name = line + n;
 		name[strcspn(name, "\n")] = '\0';
@@ -247,6 +249,7 @@ static void load_maps(struct proc *p)
 		m->start = s;
 		m->end = e;
 		m->pgoff = off;
+		m->dev = makedev(maj, min);
 		m->ino = ino;
 		m->writable = perms[1] == 'w';
 		p->nr_maps++;
@@ -300,7 +303,7 @@ static struct ft_elf *elf_of(struct map *m)
 {
 	if (!m->elf_tried) {
 		m->elf_tried = 1;
-		m->elf = ft_elf_get(m->path, m->ino);
+		m->elf = ft_elf_get(m->path, m->dev, m->ino);
 	}
 	return m->elf;
 }
