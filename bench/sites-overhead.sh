@@ -4,7 +4,7 @@
 #
 #   sh bench/sites-overhead.sh [--arch A] [--baseline DIR] [--repeat N] [WORKLOAD_COMMAND...]
 #	default: "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2"
-#		 "kv-redis --requests 2000"
+#		 "kv-redis --requests 2000" kbuild
 #
 # Guest time of a run: from the first to the last event of the workload's own processes
 # (process.workload = 1: the tree ft-launch started, without ft-sites and the guest's
@@ -38,7 +38,7 @@ done
 	{ echo "bench/sites-overhead.sh: no $BASE/build/foliotrace: build the baseline first" >&2
 	  exit 1; }
 [ $# -gt 0 ] || set -- "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2" \
-	"kv-redis --requests 2000"
+	"kv-redis --requests 2000" kbuild
 make -s -C "$TOP" >&2
 D=$(mktemp -d "${TMPDIR:-/tmp}/sites-overhead.XXXXXX")
 trap 'rm -rf "$D"' EXIT
