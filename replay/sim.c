@@ -49,6 +49,7 @@ _Static_assert(PG_ZERO == 1 && PG_TOUCHED == 2 && PG_COW == 4, "st bits are 0, 1
 
 struct leaf {
 	uint64_t key;			/* vpn >> LEAF_SHIFT */
+	struct leaf *next_free;		/* on rp_sim.free_leaves only */
 	uint64_t present[LEAF_PAGES / 64];	/* bit set: PTE not none */
 	uint32_t nr_present;		/* bits set in present */
 	uint8_t st[LEAF_PAGES];		/* PG_* */
@@ -92,6 +93,7 @@ struct rp_sim {
 					 * while the count is >= 2 */
 	uint64_t rss;			/* pages, all processes */
 	uint64_t peak;			/* pages, max of rss */
+	struct leaf *free_leaves;	/* emptied by exits, reused before malloc() */
 	struct moved *mv;		/* mremap scratch, reused */
 	size_t mv_cap;
 	uint32_t vc_id;			/* VMA cache: vma_id of the last fault's VMA, */
@@ -184,7 +186,13 @@ static inline struct leaf *leaf_find(struct proc *p, uint64_t key)
 	return NULL;
 }
 
-static struct leaf *leaf_get(struct proc *p, uint64_t key)
+/*
+ * The leaf of key in p, made if needed. A leaf freed by an exit is reused first: a real
+ * program's stream (a build: a thousand short processes, a few pages in each of a few 2M
+ * ranges) makes and frees a leaf per few faults, and malloc() of 5K cost more than the
+ * faults. Every leaf of a simulator has the same size (with site[] or without).
+ */
+static struct leaf *leaf_get(struct rp_sim *s, struct proc *p, uint64_t key)
 {
 	struct leaf *l = leaf_find(p, key);
 
@@ -192,7 +200,11 @@ static struct leaf *leaf_get(struct proc *p, uint64_t key)
 		return l;
 	if ((p->nr + 1) * 2 > p->cap)
 		proc_rehash(p, p->cap ? p->cap * 2 : 16);
-	l = xmalloc(p->leaf_size);
+	l = s->free_leaves;
+	if (l)
+		s->free_leaves = l->next_free;
+	else
+		l = xmalloc(p->leaf_size);
 	l->key = key;
 	memset(l->present, 0, sizeof(l->present));
 	l->nr_present = 0;
@@ -202,8 +214,8 @@ static struct leaf *leaf_get(struct proc *p, uint64_t key)
 	return l;
 }
 
-/* Free the leaves that hold no page (after an exit), rebuilding the table. */
-static void proc_compact(struct proc *p)
+/* Free the leaves that hold no page (after an exit) for reuse, rebuilding the table. */
+static void proc_compact(struct rp_sim *s, struct proc *p)
 {
 	struct leaf **old = p->slot;
 	uint32_t oc = p->cap, i;
@@ -216,7 +228,8 @@ static void proc_compact(struct proc *p)
 		if (!old[i])
 			continue;
 		if (!old[i]->nr_present) {
-			free(old[i]);
+			old[i]->next_free = s->free_leaves;
+			s->free_leaves = old[i];
 			continue;
 		}
 		if ((p->nr + 1) * 2 > p->cap)
@@ -237,6 +250,8 @@ static inline int block_absent(const struct leaf *l, unsigned int i, unsigned in
 {
 	unsigned int w;
 
+	if (n == LEAF_PAGES)	/* a PMD block (thp): one test, not 8 words */
+		return !l->nr_present;
 	if (n >= 64) {
 		for (w = i >> 6; w < (i + n) >> 6; w++)
 			if (l->present[w])
@@ -664,10 +679,10 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 }
 
 /* The leaf of page vpn of process p, made if needed. */
-static inline struct leaf *leaf_at(struct proc *p, uint64_t vpn)
+static inline struct leaf *leaf_at(struct rp_sim *s, struct proc *p, uint64_t vpn)
 {
 	return p->last && p->last->key == vpn >> LEAF_SHIFT ? p->last :
-	       leaf_get(p, vpn >> LEAF_SHIFT);
+	       leaf_get(s, p, vpn >> LEAF_SHIFT);
 }
 
 /*
@@ -678,7 +693,7 @@ static inline struct leaf *leaf_at(struct proc *p, uint64_t vpn)
 static void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t vpn, int write,
 		  uint32_t vma_id)
 {
-	struct leaf *l = leaf_at(p, vpn);
+	struct leaf *l = leaf_at(s, p, vpn);
 	unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 
 	p->c.v[RP_M_TOUCHES]++;
@@ -814,8 +829,9 @@ static void site_unmap(struct rp_sim *s, struct leaf *l, unsigned int g, uint64_
 
 /*
  * Unmap pages [a, b) of leaf l: RSS, bloat, frees. Pages are counted 8 at a time from
- * their st bytes (bit 0 PG_ZERO, bit 1 PG_TOUCHED, bit 2 PG_COW); only pages with a
- * physical side (shared after fork, or the buddy model) are visited one by one.
+ * their st bytes (bit 0 PG_ZERO, bit 1 PG_TOUCHED, bit 2 PG_COW), only the groups of 8
+ * with a present page (an exit unmaps whole leaves that hold a few pages); only pages
+ * with a physical side (shared after fork, or the buddy model) are visited one by one.
  */
 static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
 		       unsigned int b, void *arg)
@@ -835,13 +851,14 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 		if (!m)
 			continue;
 		l->present[w] &= ~m;
-		l->nr_present -= (uint32_t)__builtin_popcountll(m);
-		for (g = 0; g < 64; g += 8) {
-			uint64_t pm = bits_to_bytes((m >> g) & 0xff), x, nz, rel;
+		while (m) {
+			uint64_t pm, x, nz, rel;
 			unsigned int j;
 
-			if (!pm)
-				continue;
+			g = (unsigned int)__builtin_ctzll(m) & ~7U;
+			pm = bits_to_bytes((m >> g) & 0xff);
+			m &= ~(0xffULL << g);
+			l->nr_present -= byte_sum(pm);
 			memcpy(&x, &l->st[(w << 6) + g], sizeof(x));
 			nz = pm & ~x & ones;		/* present, not the zero page */
 			pages += byte_sum(nz);
@@ -913,7 +930,7 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 	unmap_range(s, p, dst, dst + (hi - lo));
 	for (k = 0; k < t.n; k++) {
 		uint64_t v = dst + s->mv[k].off;
-		struct leaf *l = leaf_get(p, v >> LEAF_SHIFT);
+		struct leaf *l = leaf_get(s, p, v >> LEAF_SHIFT);
 
 		pg_set(l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
 		if (s->nr_slots)
@@ -940,7 +957,7 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ft_event *ev)
 	case FT_ZAP_EXIT:
 		/* the kernel zaps each anonymous VMA at exit; the first one ends the process */
 		unmap_range(s, p, 0, UINT64_MAX);
-		proc_compact(p);
+		proc_compact(s, p);
 		break;
 	default:
 		unmap_range(s, p, lo, hi);
@@ -950,10 +967,36 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ft_event *ev)
 
 /* ---- fork ---- */
 
+/* Page j of the parent's leaf pl, present, into the child's leaf cl at fork. */
+static void dup_page(struct rp_sim *s, struct proc *child, struct leaf *pl, struct leaf *cl,
+		     unsigned int j)
+{
+	if (pg_present(cl, j))	/* a stale child page: replaced */
+		unmap_range(s, child, (cl->key << LEAF_SHIFT) + j,
+			    (cl->key << LEAF_SHIFT) + j + 1);
+	if (pl->st[j] & PG_ZERO) {
+		pg_set(cl, j, PG_ZERO, 0, 0);
+		return;
+	}
+	pl->st[j] |= PG_COW;
+	shared_inc(&s->shared, pl->pfn[j]);
+	pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
+	if (s->nr_slots) {
+		/*
+		 * A shadow's pages are in the shadows' slot; a counted child's
+		 * copy of a shadow's page (its site not kept) in slot 0.
+		 */
+		cl->site[j] = child->shadow ? s->nr_slots :
+			      pl->site[j] == s->nr_slots ? 0 : pl->site[j];
+		site_rss(s, cl->site[j], 1);
+	}
+	rss_add(s, child, 1);
+}
+
 static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 {
 	uint32_t si;
-	unsigned int j;
+	unsigned int w;
 
 	if (child == parent)
 		return;
@@ -962,30 +1005,14 @@ static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 
 		if (!pl || !pl->nr_present)
 			continue;
-		cl = leaf_get(child, pl->key);
-		for (j = 0; j < LEAF_PAGES; j++) {
-			if (!pg_present(pl, j))
-				continue;
-			if (pg_present(cl, j))	/* a stale child page: replaced */
-				unmap_range(s, child, (cl->key << LEAF_SHIFT) + j,
-					    (cl->key << LEAF_SHIFT) + j + 1);
-			if (pl->st[j] & PG_ZERO) {
-				pg_set(cl, j, PG_ZERO, 0, 0);
-				continue;
-			}
-			pl->st[j] |= PG_COW;
-			shared_inc(&s->shared, pl->pfn[j]);
-			pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
-			if (s->nr_slots) {
-				/*
-				 * A shadow's pages are in the shadows' slot; a counted child's
-				 * copy of a shadow's page (its site not kept) in slot 0.
-				 */
-				cl->site[j] = child->shadow ? s->nr_slots :
-					      pl->site[j] == s->nr_slots ? 0 : pl->site[j];
-				site_rss(s, cl->site[j], 1);
-			}
-			rss_add(s, child, 1);
+		cl = leaf_get(s, child, pl->key);
+		/* the present pages only, in page order: a leaf is mostly absent */
+		for (w = 0; w < LEAF_PAGES / 64; w++) {
+			uint64_t bits;
+
+			for (bits = pl->present[w]; bits; bits &= bits - 1)
+				dup_page(s, child, pl, cl,
+					 (w << 6) + (unsigned int)__builtin_ctzll(bits));
 		}
 	}
 }
@@ -1047,6 +1074,12 @@ void rp_sim_free(struct rp_sim *s)
 		free(p);
 	}
 	free(s->procs);
+	while (s->free_leaves) {
+		struct leaf *l = s->free_leaves;
+
+		s->free_leaves = l->next_free;
+		free(l);
+	}
 	if (s->pol.ops->state_free)
 		s->pol.ops->state_free(s->pol_state);
 	rp_alloc_release(&s->alloc);
@@ -1087,7 +1120,7 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32
 				pid = e->proc_id;
 				p = proc_of(s, pid);
 			}
-			l = leaf_at(p, vpn);
+			l = leaf_at(s, p, vpn);
 			p->c.v[RP_M_TOUCHES]++;
 			/* touch()'s rule, its common cases inline */
 			if (!pg_present(l, i)) {
