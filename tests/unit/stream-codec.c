@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/stream.h"
+#include "lib/xalloc.h"
 #include "tests/unit/tap.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
@@ -142,32 +143,73 @@ static const struct ft_event edges[] = {
 	{ .kind = FT_EV_COW, .ts = 1ull << 63, .addr = 1ull << 63, .aux = 0, .tid_lo = 1 },
 };
 
-/* Malformed blobs: each must be rejected by ft_dec_next() returning -1. */
+/*
+ * Malformed blobs: each must be rejected by ft_dec_next() returning -1. deep: malformed
+ * whatever follows, so also tested after 200 good records and before 200 bytes more:
+ * there the decoder reads without bounds checks (a whole record fits), a path the short
+ * blobs never take.
+ */
 static const struct {
 	const char *name;
 	const char *bytes;
 	size_t len;
+	int deep;
 } bad_blobs[] = {
-	{ "unknown format byte", "\x02\x08\x00\x00\x00", 5 },
-	{ "empty blob", "", 0 },
-	{ "unknown kind 6", "\x01\x0e\x00\x00\x00", 5 },
-	{ "unknown kind 7", "\x01\x0f", 2 },
-	{ "reserved tag bit of mm_dup", "\x01\x1d\x00\x00", 4 },
-	{ "fault truncated after tag", "\x01\x48", 2 },
-	{ "fault truncated in a varint", "\x01\x48\x80", 3 },
-	{ "fault with odd address code", "\x01\x48\x00\x03\x00", 5 },
-	{ "varint longer than 64 bits", "\x01\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 12 },
-	{ "ext fault truncated", "\x01\xc8\x00\x00\x00\x01", 6 },
-	{ "nr_ptes beyond 16 bits", "\x01\xc8\x00\x00\x00\x00\x00\x80\x80\x04\x00", 11 },
-	{ "zap without cause", "\x01\x0c\x00\x00\x00", 5 },
+	{ "unknown format byte", "\x02\x08\x00\x00\x00", 5, 0 },
+	{ "empty blob", "", 0, 0 },
+	{ "unknown kind 6", "\x01\x0e\x00\x00\x00", 5, 1 },
+	{ "unknown kind 7", "\x01\x0f", 2, 1 },
+	{ "reserved tag bit of mm_dup", "\x01\x1d\x00\x00", 4, 1 },
+	{ "fault truncated after tag", "\x01\x48", 2, 0 },
+	{ "fault truncated in a varint", "\x01\x48\x80", 3, 0 },
+	{ "fault with odd address code", "\x01\x48\x00\x03\x00", 5, 1 },
+	{ "varint longer than 64 bits", "\x01\x48\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 12, 1 },
+	{ "10th varint byte above 1", "\x01\x48\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02", 12, 1 },
+	{ "ext fault truncated", "\x01\xc8\x00\x00\x00\x01", 6, 0 },
+	{ "nr_ptes beyond 16 bits", "\x01\xc8\x00\x00\x00\x00\x00\x80\x80\x04\x00", 11, 1 },
+	{ "zap without cause", "\x01\x0c\x00\x00\x00", 5, 0 },
 };
+
+/* Bad record i after 200 good faults, then 200 bytes: 1 if exactly the 200 decode. */
+static int bad_deep(size_t i)
+{
+	struct ft_event ev, got;
+	struct ft_enc enc;
+	struct ft_dec dec;
+	size_t k, n = 0;
+	int rc;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = FT_EV_FAULT;
+	ev.flags = FT_EVF_WRITE;
+	ev.nr_ptes = 1;
+	ft_enc_init(&enc);
+	for (k = 0; k < 200; k++) {
+		ev.ts += 1000;
+		ev.addr += 4096;
+		ft_enc_add(&enc, &ev);
+	}
+	/* the bad record (without the format byte), then room for any record to follow */
+	enc.buf = xrealloc(enc.buf, enc.len + bad_blobs[i].len + 200);
+	memcpy(enc.buf + enc.len, bad_blobs[i].bytes + 1, bad_blobs[i].len - 1);
+	memset(enc.buf + enc.len + bad_blobs[i].len - 1, 0, 200);
+	ft_dec_init(&dec, enc.buf, enc.len + bad_blobs[i].len - 1 + 200);
+	while ((rc = ft_dec_next(&dec, &got)) == 1)
+		n++;
+	ft_enc_release(&enc);
+	return rc == -1 && n == 200 && ft_dec_next(&dec, &got) == -1;
+}
 
 int main(void)
 {
 	size_t i, bytes;
 
+	size_t nr_deep = 0;
+
+	for (i = 0; i < sizeof(bad_blobs) / sizeof(bad_blobs[0]); i++)
+		nr_deep += bad_blobs[i].deep;
 	plan((int)(sizeof(trips) / sizeof(trips[0]) + 2 + 2 * sizeof(bad_blobs) /
-		   sizeof(bad_blobs[0]) + 2));
+		   sizeof(bad_blobs[0]) + nr_deep + 2));
 	for (i = 0; i < sizeof(trips) / sizeof(trips[0]); i++) {
 		int r = round_trip(trips[i].n, trips[i].kinds, &bytes);
 
@@ -225,6 +267,8 @@ int main(void)
 		is_int(rc, -1, "malformed: %s", bad_blobs[i].name);
 		is_int(ft_dec_next(&dec, &got), -1, "malformed stays malformed: %s",
 		       bad_blobs[i].name);
+		if (bad_blobs[i].deep)
+			ok(bad_deep(i), "malformed deep in a chunk: %s", bad_blobs[i].name);
 	}
 
 	/* the worked example of docs/schema.md, byte for byte */
