@@ -1096,17 +1096,21 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
 	rp_sim_feed_sites(s, ev, NULL, n);
 }
 
-void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
-		       size_t n)
+/*
+ * The event loop; sites is a constant of each caller below, so the loop without per-site
+ * slots (every trace without sites, and every bench) tests nothing per event for them.
+ */
+static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
+						       const struct ft_event *ev,
+						       const uint32_t *slots, size_t n,
+						       const int sites)
 {
 	const struct ft_event *e, *end = ev + n;
 	struct proc *p = NULL;
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
-	if (!s->nr_slots)
-		slots = NULL;
 	for (e = ev; e < end; e++) {
-		if (slots) {
+		if (sites) {
 			s->cur = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
 			if (is_shadow(s, e->proc_id))
 				s->cur = s->nr_slots;
@@ -1164,6 +1168,15 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32
 			break;
 		}
 	}
+}
+
+void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+		       size_t n)
+{
+	if (s->nr_slots && slots)
+		feed(s, ev, slots, n, 1);
+	else
+		feed(s, ev, NULL, n, 0);
 }
 
 /*
