@@ -100,6 +100,7 @@ struct sites {
 	struct proc *procs;
 	size_t nr_procs, cap_procs;
 	struct idmap proc_index;	/* pid -> index in procs; made by the first proc_get() */
+	struct idmap stack_index;	/* hash of a stack's key -> index in stacks (multimap) */
 	struct pidmap *pm;
 	size_t nr_pm;
 	uint64_t page_size;
@@ -162,11 +163,23 @@ static struct proc *proc_get(struct sites *s, int pid, int create)
 }
 
 /* The stack of a call: F lines [from, from + n) of lines; deduplicated by its text. */
+/* FNV-1a, 64 bits: a stack key's hash for stack_index (collisions are compared in full) */
+static uint64_t str_hash(const char *p)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	return h;
+}
+
 static int add_stack(struct sites *s, char **lines, size_t from, int n, const char *status)
 {
 	struct strbuf key = STRBUF_INIT;
 	struct stack *st;
-	size_t i;
+	uint64_t hash;
+	size_t pos;
+	uint32_t i;
 	int k;
 
 	for (k = 0; k < n; k++) {
@@ -174,11 +187,17 @@ static int add_stack(struct sites *s, char **lines, size_t from, int n, const ch
 		strbuf_addch(&key, '\n');
 	}
 	strbuf_addstr(&key, status);
-	for (i = 0; i < s->nr_stacks; i++)
+	/* one lookup per traced call: hashed, as a long run has tens of thousands of stacks */
+	hash = str_hash(key.buf);
+	if (!s->stack_index.slots)
+		idmap_init(&s->stack_index);
+	pos = idmap_hash(hash);
+	while ((i = idmap_next(&s->stack_index, hash, &pos)) != IDMAP_NONE)
 		if (!strcmp(s->stacks[i].key, key.buf)) {
 			strbuf_release(&key);
 			return (int)i;
 		}
+	idmap_add(&s->stack_index, hash, (uint32_t)s->nr_stacks);
 	s->stacks = xgrow(s->stacks, &s->cap_stacks, s->nr_stacks + 1, sizeof(*s->stacks));
 	st = &s->stacks[s->nr_stacks];
 	memset(st, 0, sizeof(*st));
@@ -810,6 +829,7 @@ static void sites_release(struct sites *s)
 	free(s->row_id);
 	idmap_release(&s->seen);
 	idmap_release(&s->proc_index);
+	idmap_release(&s->stack_index);
 }
 
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */

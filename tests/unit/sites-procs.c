@@ -5,7 +5,8 @@
  * made here, half of them mapping a range with one mmap each, the other half forked from
  * them (the fork copies the parent's map). Each parent writes one page of its range, each
  * child another page of the range it inherited, and every process one page nothing maps;
- * one more process the tracer did not trace faults too. Expected, from that construction:
+ * one more process the tracer did not trace faults too. The calls return to NR_STACKS
+ * addresses, so NR_STACKS stacks are stored, once each. Expected, from that construction:
  * every mmap row has 2 faults and 2 touched pages, every process one '[no call]' row with
  * 1 fault, the untraced process none.
  */
@@ -26,6 +27,7 @@
 #define PID0 1000		/* pid of process i: PID0 + i; proc_id i + 1 */
 #define BASE 0x10000000ULL	/* parent i's range: BASE + i MiB, 64K long */
 #define NOWHERE 0x7000000000ULL	/* no call maps it */
+#define NR_STACKS 7		/* parent i's call returns to make_room + 0x20 + i % NR_STACKS */
 
 /* The side file: one call per parent, then the forks (times: the trace clock, offset 0). */
 static int write_side(const char *path)
@@ -37,8 +39,9 @@ static int write_side(const char *path)
 	strbuf_addstr(&sb, "V\t1\t1\n");
 	for (i = 0; i < n; i++)
 		strbuf_addf(&sb, "C\t%d\t%d\t%d\tmmap\t0\t10000\t3\t22\tffffffff\t0\t%llu\t1\tok\n"
-			    "F\t401234\t/usr/bin/cc1\t1234\tmake_room\t20\n", 1000 + i, PID0 + i,
-			    PID0 + i, (unsigned long long)(BASE + ((uint64_t)i << 20)));
+			    "F\t%x\t/usr/bin/cc1\t%x\tmake_room\t%x\n", 1000 + i, PID0 + i,
+			    PID0 + i, (unsigned long long)(BASE + ((uint64_t)i << 20)),
+			    0x401220 + i % NR_STACKS, 0x1220 + i % NR_STACKS, 0x20 + i % NR_STACKS);
 	for (i = 0; i < n; i++)
 		strbuf_addf(&sb, "K\t%d\t%d\t%d\tfork\n", 100000 + i, PID0 + i, PID0 + n + i);
 	f = fopen(path, "w");
@@ -131,7 +134,7 @@ int main(void)
 	sqlite3 *db;
 	int rc;
 
-	plan(6);
+	plan(7);
 	if (!mkdtemp(dir) || snprintf(dbp, sizeof(dbp), "%s/x.db", dir) < 0 ||
 	    snprintf(side, sizeof(side), "%s/sites.txt", dir) < 0 || write_side(side) ||
 	    make_db(dbp)) {
@@ -159,6 +162,8 @@ int main(void)
 	       "each process: one fault nothing maps, on its own '[no call]' row");
 	is_int(count(db, "SELECT count(*) FROM site_call WHERE call = 'none'"), NR_PROCS,
 	       "no row for the untraced process, none twice");
+	is_int(count(db, "SELECT count(*) FROM site_stack"), NR_STACKS,
+	       "each distinct stack stored once, whichever parent made it");
 	is_int(count(db, "SELECT count(*) FROM site_touch"), NR_PROCS / 2 * 2 + NR_PROCS,
 	       "a touch span per owner change (every fault has another owner)");
 	ftdb_close(db);
