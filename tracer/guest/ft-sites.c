@@ -16,9 +16,10 @@
  * PTRACE_SYSCALL runs the call to its syscall-exit stop (kernel >= 4.8), where the
  * result is read and the timestamp taken. The thread does not return to user space
  * before that stop, so its stack stays as it was: a call that cannot change what the
- * unwinder reads (ft_unwind_during_call) is resumed first and unwound while it runs. The timestamp is CLOCK_MONOTONIC, the clock of
- * LTTng's kernel trace (ktime_get_mono_fast_ns), read after the call completed and before
- * the task runs again: every fault that uses the mapping comes later on the same clock.
+ * unwinder reads (ft_unwind_during_call) is resumed first and unwound while it runs.
+ * The timestamp is CLOCK_MONOTONIC, the clock of LTTng's kernel trace
+ * (ktime_get_mono_fast_ns), read after the call completed and before the task runs
+ * again: every fault that uses the mapping comes later on the same clock.
  *
  * Side file, text, one record a line, tab-separated (the reader is tracer/sites.c):
  *	V	1	TRACER_PID
@@ -211,13 +212,9 @@ static void resume(int request, pid_t tid, int sig)
 }
 
 #if defined(__x86_64__)
-static int get_regs(pid_t tid, struct user_regs_struct *r)
+static long read_regs(pid_t tid, struct user_regs_struct *r)
 {
-	uint64_t t0 = now_ns();
-	long rc = ptrace(PTRACE_GETREGS, tid, NULL, r);
-
-	regs_ns += now_ns() - t0;
-	return rc ? -1 : 0;
+	return ptrace(PTRACE_GETREGS, tid, NULL, r);
 }
 
 static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
@@ -237,14 +234,11 @@ static uint64_t stack_pointer(const struct user_regs_struct *r)
 	return r->rsp;
 }
 #else
-static int get_regs(pid_t tid, struct user_regs_struct *r)
+static long read_regs(pid_t tid, struct user_regs_struct *r)
 {
 	struct iovec iov = { r, sizeof(*r) };
-	uint64_t t0 = now_ns();
-	long rc = ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov);
 
-	regs_ns += now_ns() - t0;
-	return rc ? -1 : 0;
+	return ptrace(PTRACE_GETREGSET, tid, (void *)NT_PRSTATUS, &iov);
 }
 
 static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long a[6])
@@ -266,6 +260,16 @@ static uint64_t stack_pointer(const struct user_regs_struct *r)
 	return r->sp;
 }
 #endif
+
+/* The stopped thread's registers, the time counted in regs_ns. Return: 0, or -1. */
+static int get_regs(pid_t tid, struct user_regs_struct *r)
+{
+	uint64_t t0 = now_ns();
+	long rc = read_regs(tid, r);
+
+	regs_ns += now_ns() - t0;
+	return rc ? -1 : 0;
+}
 
 /*
  * Index the executable files CMD names (ft-launch's PATH: the workload) before CMD
