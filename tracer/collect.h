@@ -22,13 +22,17 @@ enum collect_kind {
 	CK_OTHER,		/* counted only */
 	CK_FAULT, CK_ALLOC, CK_ZERO_WP, CK_COW, CK_ZAP, CK_MM_DUP,
 	CK_EXEC, CK_FORK, CK_EXIT, CK_STATEDUMP,
+	/* syscall_exit_X of the calls the site tracer stops (docs/sites.md), in this order */
+	CK_SYS_MMAP, CK_SYS_MUNMAP, CK_SYS_MREMAP, CK_SYS_BRK, CK_SYS_MADVISE,
 	CK_NR
 };
 
 /*
  * The event names and the payload fields each kind reads, in the order collect_event()
  * gets them (names as babeltrace2 shows them, docs/events.md). A field name starting with
- * '?' is optional: absent, it reads as 0 / NULL.
+ * '?' is optional: absent, it reads as 0 / NULL. A name starting with '@' (after any '?')
+ * is a member of the event's common context (LTTng's stream event context, the `tid` of
+ * `lttng add-context -t tid`, "_tid" in CTF metadata), not of its payload.
  */
 #define COLLECT_MAX_FIELDS 15
 struct collect_event_desc {

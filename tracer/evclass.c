@@ -24,13 +24,32 @@ void evclass_cache_release(struct evclass_cache *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * The member of structure class st named want, or for a context field also "_want" (the
+ * name in LTTng's CTF metadata, which babeltrace2 may show with or without the
+ * underscore). Return: its index, or -1.
+ */
+static int64_t member_index(const bt_field_class *st, const char *want, int ctx)
+{
+	uint64_t i, n = st ? bt_field_class_structure_get_member_count(st) : 0;
+
+	for (i = 0; i < n; i++) {
+		const char *name = bt_field_class_structure_member_get_name(
+			bt_field_class_structure_borrow_member_by_index_const(st, i));
+
+		if (!strcmp(name, want) || (ctx && name[0] == '_' && !strcmp(name + 1, want)))
+			return (int64_t)i;
+	}
+	return -1;
+}
+
 static int resolve(struct evclass *ec, const bt_message *msg)
 {
 	const bt_field_class *payload = bt_event_class_borrow_payload_field_class_const(ec->cls);
+	const bt_field_class *common = bt_stream_class_borrow_event_common_context_field_class_const(
+		bt_event_class_borrow_stream_class_const(ec->cls));
 	const struct collect_event_desc *d;
-	uint64_t n = payload ? bt_field_class_structure_get_member_count(payload) : 0;
 	unsigned int k;
-	uint64_t i;
 
 	ec->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
 	ec->kind = CK_OTHER;
@@ -41,35 +60,38 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 		return 0;
 	d = &collect_events[ec->kind];
 	for (k = 0; d->fields[k]; k++) {
-		const char *want = d->fields[k] + (d->fields[k][0] == '?');
+		const char *want = d->fields[k];
+		int optional = want[0] == '?', ctx;
+		const bt_field_class *st, *fc;
+		bt_field_class_type t;
+		int64_t i;
 
+		want += optional;
+		ctx = want[0] == '@';
+		want += ctx;
+		st = ctx ? common : payload;
 		ec->type[k] = EVF_ABSENT;
-		for (i = 0; i < n; i++) {
-			const bt_field_class_structure_member *m =
-				bt_field_class_structure_borrow_member_by_index_const(payload, i);
-			const bt_field_class *fc;
-			bt_field_class_type t;
-
-			if (strcmp(bt_field_class_structure_member_get_name(m), want))
+		ec->common[k] = (uint8_t)ctx;
+		i = member_index(st, want, ctx);
+		if (i < 0) {
+			if (optional)
 				continue;
-			fc = bt_field_class_structure_member_borrow_field_class_const(m);
-			t = bt_field_class_get_type(fc);
-			ec->index[k] = i;
-			/* enumerations are integers too: fallback and cause read as numbers */
-			if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
-				ec->type[k] = EVF_UNSIGNED;
-			else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
-				ec->type[k] = EVF_SIGNED;
-			else if (t == BT_FIELD_CLASS_TYPE_STRING)
-				ec->type[k] = EVF_STRING;
-			else
-				return error("event %s: field %s has an unexpected type", ec->name,
-					     want);
-			break;
+			return error("event %s has no %sfield %s (see docs/events.md)", ec->name,
+				     ctx ? "context " : "", want);
 		}
-		if (ec->type[k] == EVF_ABSENT && d->fields[k][0] != '?')
-			return error("event %s has no field %s (see docs/events.md)", ec->name,
-				     want);
+		fc = bt_field_class_structure_member_borrow_field_class_const(
+			bt_field_class_structure_borrow_member_by_index_const(st, (uint64_t)i));
+		t = bt_field_class_get_type(fc);
+		ec->index[k] = (uint64_t)i;
+		/* enumerations are integers too: fallback and cause read as numbers */
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			ec->type[k] = EVF_UNSIGNED;
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			ec->type[k] = EVF_SIGNED;
+		else if (t == BT_FIELD_CLASS_TYPE_STRING)
+			ec->type[k] = EVF_STRING;
+		else
+			return error("event %s: field %s has an unexpected type", ec->name, want);
 	}
 	ec->nr_fields = k;
 	return 0;
@@ -165,6 +187,7 @@ int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const c
 void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
+	const bt_field *common = NULL;
 	unsigned int k;
 
 	for (k = 0; k < ec->nr_fields; k++) {
@@ -174,7 +197,10 @@ void evclass_read(const struct evclass *ec, const bt_event *event, struct collec
 		vals[k].s = NULL;
 		if (ec->type[k] == EVF_ABSENT)
 			continue;
-		f = bt_field_structure_borrow_member_field_by_index_const(payload, ec->index[k]);
+		if (ec->common[k] && !common)
+			common = bt_event_borrow_common_context_field_const(event);
+		f = bt_field_structure_borrow_member_field_by_index_const(
+			ec->common[k] ? common : payload, ec->index[k]);
 		switch (ec->type[k]) {
 		case EVF_UNSIGNED:
 			vals[k].u = bt_field_integer_unsigned_get_value(f);

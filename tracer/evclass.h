@@ -20,8 +20,9 @@ struct evclass {
 	int has_clock;			/* its stream class has a default clock */
 	uint64_t count;			/* events of this class seen */
 	unsigned int nr_fields;		/* entries of collect_events[kind].fields */
-	uint64_t index[COLLECT_MAX_FIELDS];	/* payload member index */
+	uint64_t index[COLLECT_MAX_FIELDS];	/* member index in its structure */
 	uint8_t type[COLLECT_MAX_FIELDS];	/* enum ev_field_type */
+	uint8_t common[COLLECT_MAX_FIELDS];	/* 1: in the common context, 0: the payload */
 };
 
 struct evclass_cache {
@@ -61,7 +62,10 @@ struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *lik
  */
 int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field);
 
-/* Read the kind's fields of event into vals[]; strings stay valid while event lives. */
+/*
+ * Read the kind's fields of event into vals[] (payload members, and common context
+ * members for '@' fields); strings stay valid while event lives.
+ */
 void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
 
 #endif /* FT_TRACER_EVCLASS_H */

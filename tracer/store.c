@@ -29,6 +29,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_COUNT] = "INSERT INTO event_count(trace_id, name, count) VALUES (?1, ?2, ?3)",
 	[ST_ORDER] = "INSERT INTO fault_order(trace_id, order_, zero_page, faults, ptes) "
 		     "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_SYS_EXIT] = "INSERT INTO sys_exit(trace_id, ts, tid, call, ret) "
+			"VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
 static int sql_error(struct store *s, const char *what)
@@ -310,6 +312,18 @@ int store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start
 	sqlite3_bind_int64(st, 6, (int64_t)first_ts);
 	sqlite3_bind_int64(st, 7, (int64_t)faults);
 	return run(s, ST_VMA, "store a vma");
+}
+
+int store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret)
+{
+	sqlite3_stmt *st = s->st[ST_SYS_EXIT];
+
+	sqlite3_bind_int64(st, 1, s->trace_id);
+	sqlite3_bind_int64(st, 2, (int64_t)ts);
+	sqlite3_bind_int(st, 3, tid);
+	sqlite3_bind_text(st, 4, call, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, ret);
+	return run(s, ST_SYS_EXIT, "store a system call exit");
 }
 
 int store_commit(struct store *s)

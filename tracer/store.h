@@ -14,7 +14,7 @@
 #include "db/stream.h"
 
 enum store_stmt {
-	ST_CHUNK, ST_ZAP, ST_META, ST_PROC, ST_VMA, ST_COUNT, ST_ORDER,
+	ST_CHUNK, ST_ZAP, ST_META, ST_PROC, ST_VMA, ST_COUNT, ST_ORDER, ST_SYS_EXIT,
 	ST_NR
 };
 
@@ -55,6 +55,8 @@ int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, cons
 	       const uint64_t counts[4], int workload);
 int store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
 	      uint64_t end, uint64_t flags, uint64_t first_ts, uint64_t faults);
+/* A system call's exit (sys_exit): ts ns, thread, call name, return value. */
+int store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret);
 int store_commit(struct store *s);
 void store_rollback(struct store *s);
 
