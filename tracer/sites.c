@@ -5,6 +5,9 @@
  *
  * One pass: the side file's records (calls, forks, execs, on the guest's CLOCK_MONOTONIC
  * plus the trace clock's offset) are merged in time order with the trace's event stream.
+ * A side file of version 2 gives each call's entry only: its time and result are those of
+ * the thread's next exit of that call in the trace's sys_exit rows (pair_exits()), and a
+ * call with none (its thread died in it) is dropped.
  * Each traced process keeps an address map: sorted, non-overlapping ranges, each owned by
  * the last call that mapped it (mmap of anonymous memory, mremap's destination, brk's
  * growth); file mmaps, munmap, brk's shrink and exec take ranges away, fork copies the map.
@@ -43,10 +46,12 @@ struct stack {
 	const char *status;
 	int site_depth;		/* -1: [unknown] */
 	int64_t stack_id;
+	int used;		/* calls stored with it: a stack of dropped calls only is not */
 };
 
 struct call {
-	uint64_t ts;		/* trace clock, ns */
+	uint64_t ts;		/* trace clock, ns: when it returned */
+	uint64_t entry;		/* version 2: when it was entered (ts before pair_exits()) */
 	int pid, tid;
 	const char *name;
 	uint64_t arg[6];
@@ -55,6 +60,7 @@ struct call {
 	uint64_t start, end;	/* anonymous range mapped; start == end: none */
 	uint64_t end_ts;	/* 0: still mapped */
 	uint64_t faults, touched;
+	int dropped;		/* version 2: no exit paired, neither applied nor stored */
 };
 
 /* A record of the timeline: a call (index), a fork or an exec. */
@@ -63,6 +69,15 @@ struct rec {
 	char type;		/* 'C', 'K', 'X' */
 	int pid, child;
 	int call;
+	size_t line;		/* its position in the side file: sort_recs()'s tie-break */
+};
+
+/* A system call's exit from the trace (sys_exit), to pair with a version 2 call. */
+struct sys_exit {
+	int tid;
+	uint64_t ts;		/* trace clock, ns */
+	int64_t ret;
+	const char *call;	/* one of sys_calls[] */
 };
 
 struct range {
@@ -111,6 +126,7 @@ struct sites {
 	uint64_t ev_seq;	/* ordinal of the event on_event() sees */
 	int span_open;		/* the last span may grow: no foreign touch since */
 	int64_t *row_id;	/* site_call.call_id per owner, after write_calls() */
+	int version;		/* of the side file: 1 results inline, 2 from sys_exit */
 };
 
 /* --- the side file ---------------------------------------------------------------- */
@@ -224,20 +240,22 @@ static int add_stack(struct sites *s, char **lines, size_t from, int n, const ch
 static void add_rec(struct sites *s, char type, uint64_t ts, int pid, int child, int call)
 {
 	s->recs = xgrow(s->recs, &s->cap_recs, s->nr_recs + 1, sizeof(*s->recs));
-	s->recs[s->nr_recs++] = (struct rec){ .ts = ts, .type = type, .pid = pid,
-					      .child = child, .call = call };
+	s->recs[s->nr_recs] = (struct rec){ .ts = ts, .type = type, .pid = pid,
+					    .child = child, .call = call, .line = s->nr_recs };
+	s->nr_recs++;
 }
 
 static int parse_call(struct sites *s, char **lines, size_t *i, size_t nr, uint64_t offset)
 {
 	char *f[14];
 	struct call *c;
-	uint64_t ts, pid, tid, res, nf;
+	uint64_t ts, pid, tid, res = 0, nf;
 	int k, stack;
 
+	/* version 2: the result is the exit's, "-" here */
 	if (split(lines[*i], f, 14) != 14 || num(f[1], 10, &ts) || num(f[2], 10, &pid) ||
-	    num(f[3], 10, &tid) || num(f[11], -10, &res) || num(f[12], 10, &nf) ||
-	    nf > nr - *i - 1)
+	    num(f[3], 10, &tid) || num(f[12], 10, &nf) || nf > nr - *i - 1 ||
+	    (s->version == 1 ? num(f[11], -10, &res) : strcmp(f[11], "-")))
 		return error("malformed call line %zu", *i + 1);
 	s->calls = xgrow(s->calls, &s->cap_calls, s->nr_calls + 1, sizeof(*s->calls));
 	c = &s->calls[s->nr_calls];
@@ -246,6 +264,7 @@ static int parse_call(struct sites *s, char **lines, size_t *i, size_t nr, uint6
 		if (num(f[5 + k], 16, &c->arg[k]))
 			return error("malformed call line %zu", *i + 1);
 	c->ts = ts + offset;
+	c->entry = c->ts;
 	c->pid = (int)pid;
 	c->tid = (int)tid;
 	c->name = f[4];
@@ -278,10 +297,11 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 		lines[nr++] = p;
 		p = nl + 1;
 	}
-	if (!nr || strncmp(lines[0], "V\t1\t", 4)) {
-		error("not a call-site side file of version 1");
+	if (!nr || (strncmp(lines[0], "V\t1\t", 4) && strncmp(lines[0], "V\t2\t", 4))) {
+		error("not a call-site side file of version 1 or 2");
 		goto out;
 	}
+	s->version = lines[0][2] - '0';
 	for (i = 1; i < nr; i++) {
 		switch (lines[i][0]) {
 		case 'C':
@@ -325,6 +345,122 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 out:
 	free(lines);
 	return ret;
+}
+
+/* --- version 2: each call's exit from the trace ------------------------------------ */
+
+static const char *const sys_calls[] = { "mmap", "munmap", "mremap", "brk", "madvise" };
+
+/* The trace's sys_exit rows of the five calls, by thread then time. Return: 0 or -1. */
+static int load_exits(sqlite3 *h, int64_t trace_id, struct sys_exit **v, size_t *nr)
+{
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	unsigned int k;
+	int rc;
+
+	*v = NULL;
+	*nr = 0;
+	if (sqlite3_prepare_v2(h, "SELECT tid, ts, call, ret FROM sys_exit WHERE trace_id = ? "
+			       "ORDER BY tid, ts", -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+	sqlite3_bind_int64(st, 1, trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *call = (const char *)sqlite3_column_text(st, 2);
+
+		for (k = 0; k < sizeof(sys_calls) / sizeof(*sys_calls); k++)
+			if (call && !strcmp(call, sys_calls[k]))
+				break;
+		if (k == sizeof(sys_calls) / sizeof(*sys_calls))
+			continue;
+		*v = xgrow(*v, &cap, *nr + 1, sizeof(**v));
+		(*v)[(*nr)++] = (struct sys_exit){ .tid = sqlite3_column_int(st, 0),
+			.ts = (uint64_t)sqlite3_column_int64(st, 1),
+			.ret = sqlite3_column_int64(st, 3), .call = sys_calls[k] };
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 :
+	       error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+}
+
+/* Index of the first exit of v[0, nr) after (tid, ts) in (tid, ts) order. */
+static size_t exit_after(const struct sys_exit *v, size_t nr, int tid, uint64_t ts)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].tid < tid || (v[mid].tid == tid && v[mid].ts <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/*
+ * Version 2: give each call (entry time in c->ts) the time and result of its exit, the
+ * first sys_exit of the same thread and call after its entry and before the thread's next
+ * call's entry (a thread is in one system call at a time); drop a call that has none (its
+ * thread died in it: the range never reached the program). Then the records are put in
+ * time order again, stably: forks and execs keep their times. Return: 0 or -1.
+ */
+static int pair_exits(struct sites *s, sqlite3 *h, int64_t trace_id)
+{
+	struct sys_exit *v;
+	struct idmap next;	/* tid -> index of its call after the one being paired */
+	size_t nr, i, r;
+
+	if (!s->nr_calls)
+		return 0;
+	if (load_exits(h, trace_id, &v, &nr))
+		return -1;
+	if (!nr)
+		return error("the side file's calls need the trace's syscall exit events (sites "
+			     "channel), which it does not have");
+	idmap_init(&next);
+	for (i = s->nr_calls; i-- > 0; ) {
+		struct call *c = &s->calls[i];
+		uint32_t n = idmap_get(&next, (uint32_t)c->tid);
+		uint64_t bound = n == IDMAP_NONE ? UINT64_MAX : s->calls[n].entry;
+		size_t e;
+
+		idmap_set(&next, (uint32_t)c->tid, (uint32_t)i);
+		c->dropped = 1;
+		for (e = exit_after(v, nr, c->tid, c->entry);
+		     e < nr && v[e].tid == c->tid && v[e].ts < bound; e++) {
+			if (strcmp(v[e].call, c->name))
+				continue;
+			c->ts = v[e].ts;
+			c->result = v[e].ret;
+			c->dropped = 0;
+			break;
+		}
+	}
+	idmap_release(&next);
+	free(v);
+	for (i = r = 0; i < s->nr_recs; i++) {
+		struct rec *rc = &s->recs[i];
+
+		if (rc->type == 'C' && s->calls[rc->call].dropped)
+			continue;
+		if (rc->type == 'C')
+			rc->ts = s->calls[rc->call].ts;
+		s->recs[r++] = *rc;
+	}
+	s->nr_recs = r;
+	qsort(s->recs, s->nr_recs, sizeof(*s->recs), rec_cmp);
+	return 0;
 }
 
 /* --- sites ------------------------------------------------------------------------ */
@@ -684,9 +820,14 @@ static int write_stacks(struct sites *s, sqlite3 *h, int64_t trace_id)
 		error("cannot store the calls: %s", sqlite3_errmsg(h));
 		goto out;
 	}
+	for (i = 0; i < s->nr_calls; i++)
+		if (!s->calls[i].dropped)
+			s->stacks[s->calls[i].stack].used++;
 	for (i = 0; i < s->nr_stacks; i++) {
 		struct stack *st = &s->stacks[i];
 
+		if (!st->used)
+			continue;
 		sqlite3_bind_int64(ss, 1, trace_id);
 		sqlite3_bind_int(ss, 2, st->nr_frames);
 		sqlite3_bind_text(ss, 3, st->status, -1, SQLITE_STATIC);
@@ -719,7 +860,7 @@ out:
 static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t last_ts)
 {
 	sqlite3_stmt *st = NULL;
-	size_t i;
+	size_t r, i;
 	int k, ret = -1;
 
 	s->row_id = xcalloc(s->nr_calls + s->nr_procs, sizeof(*s->row_id));
@@ -731,11 +872,18 @@ static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t l
 		error("cannot store the calls: %s", sqlite3_errmsg(h));
 		goto out;
 	}
-	for (i = 0; i < s->nr_calls; i++) {
-		const struct call *c = &s->calls[i];
-		const struct stack *sk = &s->stacks[c->stack];
-		const struct frame *f = sk->site_depth >= 0 ? &sk->frames[sk->site_depth] : NULL;
+	/* in the records' order, i.e. by time: a dropped call has no record left */
+	for (r = 0; r < s->nr_recs; r++) {
+		const struct call *c;
+		const struct stack *sk;
+		const struct frame *f;
 
+		if (s->recs[r].type != 'C')
+			continue;
+		i = (size_t)s->recs[r].call;
+		c = &s->calls[i];
+		sk = &s->stacks[c->stack];
+		f = sk->site_depth >= 0 ? &sk->frames[sk->site_depth] : NULL;
 		sqlite3_bind_int64(st, 1, trace_id);
 		sqlite3_bind_int64(st, 2, (int64_t)c->ts);
 		sqlite3_bind_int(st, 3, c->pid);
@@ -891,7 +1039,7 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		ret = 0;	/* stored before */
 		goto out;
 	}
-	if (parse(&s, buf.buf, offset))
+	if (parse(&s, buf.buf, offset) || (s.version == 2 && pair_exits(&s, h, trace_id)))
 		goto out;
 	find_sites(&s);
 	rc = ftdb_stream_foreach(h, trace_id, on_event, &s);
