@@ -4,13 +4,18 @@
 # collector's tests until and besides real guest traces. Needs python3-bt2 (Debian).
 #
 #   /usr/bin/python3 tests/data/make-synthetic.py OUT_DIR [NR_FAULTS] [--no-uuid] [--no-header]
-#                    [--allocs=events|fields|both] [--alloc-cases]
+#                    [--allocs=events|fields|both] [--alloc-cases] [--syscalls]
 #
 # --allocs: how the faults' allocation attempts are written: anon_alloc events (events, the
 # default: the format before kernel patch 0006), anon_fault's alloc_orders and pfn fields
 # (fields: one event per fault) or both. The same arguments otherwise give the same story.
 # --alloc-cases: some order-4 faults fail their allocation (then get 4K, or nothing: OOM),
 # lose a race after allocating, or are PMD faults with no anon_alloc at all.
+# --syscalls: as the `sites` channel records them (docs/sites.md), every event gets LTTng's
+# tid context (the stream's event common context) and the story gets syscall_entry_X and
+# syscall_exit_X events (X: mmap, munmap, mremap, brk, madvise; exit field `ret`) of the
+# workload's threads 200 and 201 (two of them interleaved) and of bash (pid 100), each
+# pair just before a fault of that process; the other events are the same as without.
 #
 # OUT_DIR gets header/<key> files (as the guest runner writes them) and trace/ (the CTF,
 # written by babeltrace2's sink.ctf.fs). Deterministic: the same arguments give the same
@@ -55,6 +60,17 @@ EVENTS = {
                                       ('name', 'str'), ('type', 's32')],
     'sched_switch': [('prev_comm', 'str'), ('prev_tid', 's32'), ('next_comm', 'str'),
                      ('next_tid', 's32')],
+}
+
+# --syscalls: the entry events' payloads (lttng-modules 2.13.9), the exits' is ret (s64)
+SYSCALLS = {
+    'mmap': [('addr', 'u64'), ('len', 'u64'), ('prot', 's32'), ('flags', 's32'),
+             ('fd', 's32'), ('offset', 'u64')],
+    'munmap': [('addr', 'u64'), ('len', 'u64')],
+    'mremap': [('addr', 'u64'), ('old_len', 'u64'), ('new_len', 'u64'), ('flags', 'u64'),
+               ('new_addr', 'u64')],
+    'brk': [('brk', 'u64')],
+    'madvise': [('start', 'u64'), ('len_in', 'u64'), ('behavior', 's32')],
 }
 
 PAGE = 4096
@@ -206,8 +222,8 @@ class Story:
 def field_class(tc, t):
     if t == 'str':
         return tc.create_string_field_class()
-    if t == 's32':
-        return tc.create_signed_integer_field_class(32)
+    if t in ('s32', 's64'):
+        return tc.create_signed_integer_field_class(int(t[1:]))
     if t in ('fallback', 'cause'):
         fc = tc.create_unsigned_enumeration_field_class(8)
         names = FALLBACK if t == 'fallback' else CAUSE
@@ -230,9 +246,63 @@ def allocs_as(events, how):
     return out
 
 
-def event_classes(how):
+# --syscalls: (tid, call, entry payload, ret) pairs, each before the fault of ordinal k of
+# its process (pid 200: its faults after the exec), exit 10 ns before it; 'with' pairs
+# interleave with the previous one: entry, other entry, other exit, exit
+CALLS = [
+    (100, 0, 100, 'mmap', dict(addr=0, len=0x21000, prot=3, flags=0x22, fd=-1, offset=0),
+     0x7fa000000000),
+    (200, 0, 200, 'brk', dict(brk=0), 0x55d000000000),
+    (200, 1, 200, 'mmap', dict(addr=0, len=0x1000000, prot=3, flags=0x22, fd=-1, offset=0),
+     0x7f0000000000),
+    (200, 40, 201, 'mmap', dict(addr=0, len=0x200000, prot=3, flags=0x22, fd=-1, offset=0),
+     0x7f1000000000),
+    (200, 40, 200, 'madvise', dict(start=0x7f0000000000, len_in=0x1000, behavior=14), -22),
+    (200, 80, 200, 'brk', dict(brk=0x55d000021000), 0x55d000021000),
+    (200, 120, 201, 'munmap', dict(addr=0x7f1000000000, len=0x1000), 0),
+    (200, 160, 200, 'mremap', dict(addr=0x7f1000001000, old_len=0x1000, new_len=0x2000,
+                                   flags=1, new_addr=0), 0x7f3000000000),
+]
+
+
+def add_syscalls(events):
+    """--syscalls: the story with CALLS inserted; every event gets its '_tid' context"""
+    seen = {}
+    at = {}		# index of the fault a call goes before -> [calls]
+    exec_at = next(i for i, e in enumerate(events) if e[2] == 'sched_process_exec')
+    for i, (ts, cpu, name, f) in enumerate(events):
+        if name != 'anon_fault' or (f['pid'] == 200 and i < exec_at):
+            continue
+        k = seen.get(f['pid'], 0)
+        seen[f['pid']] = k + 1
+        for c in CALLS:
+            if c[0] == f['pid'] and c[1] == k:
+                at.setdefault(i, []).append(c)
+    out = []
+    for i, (ts, cpu, name, f) in enumerate(events):
+        calls = at.get(i, [])
+        if len(calls) == 2:	# entry a, entry b, exit b, exit a
+            a, b = calls
+            seq = [(40, a, 'entry'), (30, b, 'entry'), (20, b, 'exit'), (10, a, 'exit')]
+        else:
+            seq = [(20, c, 'entry') for c in calls] + [(10, c, 'exit') for c in calls]
+        for back, c, what in seq:
+            if what == 'entry':
+                out.append((ts - back, cpu, 'syscall_entry_' + c[3], dict(c[4], _tid=c[2])))
+            else:
+                out.append((ts - back, cpu, 'syscall_exit_' + c[3], dict(ret=c[5], _tid=c[2])))
+        tid = f.get('tid', f.get('child_tid', f.get('pid', 0)))
+        out.append((ts, cpu, name, dict(f, _tid=tid)))
+    return out
+
+
+def event_classes(how, syscalls=False):
     """EVENTS as --allocs says: the anon_fault and anon_alloc the trace declares"""
     ev = dict(EVENTS)
+    if syscalls:
+        for call, fields in SYSCALLS.items():
+            ev['syscall_entry_' + call] = fields
+            ev['syscall_exit_' + call] = [('ret', 's64')]
     if how == 'events':
         ev['anon_fault'] = [x for x in ev['anon_fault'] if x[0] not in ('alloc_orders', 'pfn')]
     if how == 'fields':
@@ -281,28 +351,36 @@ class Iter(bt2._UserMessageIterator):
         _, packet, name, f, ts = x
         msg = self._create_event_message(self._classes[name], packet, ts)
         for k, v in f.items():
-            msg.event.payload_field[k] = v
+            if k == '_tid':
+                msg.event.common_context_field['tid'] = v
+            else:
+                msg.event.payload_field[k] = v
         return msg
 
 
 class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
     def __init__(self, config, params, obj):
-        events, with_uuid, how = obj
+        events, with_uuid, how, syscalls = obj
         tc = self._create_trace_class()
         cc = self._create_clock_class(frequency=1000000000, name='monotonic',
                                       offset=bt2.ClockClassOffset(0, 0),
                                       origin_is_unix_epoch=False)
         pctx = tc.create_structure_field_class()
         pctx.append_member('cpu_id', tc.create_unsigned_integer_field_class(32))
+        ectx = None
+        if syscalls:	# lttng add-context -k -t tid
+            ectx = tc.create_structure_field_class()
+            ectx.append_member('tid', tc.create_signed_integer_field_class(32))
         sc = tc.create_stream_class(default_clock_class=cc, assigns_automatic_stream_id=False,
                                     supports_packets=True,
                                     packets_have_beginning_default_clock_snapshot=True,
                                     packets_have_end_default_clock_snapshot=True,
                                     supports_discarded_events=True,
                                     discarded_events_have_default_clock_snapshots=True,
-                                    packet_context_field_class=pctx)
+                                    packet_context_field_class=pctx,
+                                    event_common_context_field_class=ectx)
         classes = {}
-        for name, fields in event_classes(how).items():
+        for name, fields in event_classes(how, syscalls).items():
             payload = tc.create_structure_field_class()
             for fname, t in fields:
                 payload.append_member(fname, field_class(tc, t))
@@ -340,6 +418,9 @@ def main():
     if how not in ('events', 'fields', 'both'):
         sys.exit('make-synthetic.py: --allocs=events|fields|both, not %s' % how)
     events = allocs_as(Story(nr, '--alloc-cases' in sys.argv).build(), how)
+    syscalls = '--syscalls' in sys.argv
+    if syscalls:
+        events = add_syscalls(events)
     os.makedirs(out, exist_ok=True)
     if '--no-header' not in sys.argv:
         os.makedirs(os.path.join(out, 'header'), exist_ok=True)
@@ -347,7 +428,8 @@ def main():
             with open(os.path.join(out, 'header', k), 'w') as f:
                 f.write(v + '\n')
     g = bt2.Graph()
-    src = g.add_component(Source, 'src', obj=(events, '--no-uuid' not in sys.argv, how))
+    src = g.add_component(Source, 'src', obj=(events, '--no-uuid' not in sys.argv, how,
+                                              syscalls))
     mux = g.add_component(bt2.find_plugin('utils').filter_component_classes['muxer'], 'mux')
     sink = g.add_component(bt2.find_plugin('ctf').sink_component_classes['fs'], 'sink',
                            {'path': os.path.join(out, 'trace'), 'assume-single-trace': True})
