@@ -40,9 +40,11 @@ int ft_sites_check(const char *path, const char *skip);
 /*
  * ft_sites_store - read the side file at path and store it for trace_id of db, attributing
  * the trace's anon_fault events (docs/sites.md "attribution"). skip: the site skip regex
- * (POSIX extended), NULL for FT_SITES_SKIP_DEFAULT. One transaction; nothing is written on
- * failure. A trace that already has calls stored is left alone.
- * Return: 0, or -1 (error set: malformed side file, bad regex, SQLite error).
+ * (POSIX extended), NULL for FT_SITES_SKIP_DEFAULT. A side file of version 2 takes its
+ * calls' times and results from the trace's sys_exit rows. One transaction; nothing is
+ * written on failure. A trace that already has calls stored is left alone.
+ * Return: 0, or -1 (error set: malformed side file, bad regex, a version 2 side file with
+ * calls for a trace without sys_exit rows, SQLite error).
  */
 int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip);
 
