@@ -637,7 +637,8 @@ static void apply_rec(struct sites *s, const struct rec *rc)
 		p = proc_get(s, rc->pid, 1);	/* the array may have moved */
 		child->nr = 0;
 		child->r = xgrow(child->r, &child->cap, p->nr + 1, sizeof(*p->r));
-		memcpy(child->r, p->r, p->nr * sizeof(*p->r));
+		if (p->nr)	/* a parent with no range may have no array */
+			memcpy(child->r, p->r, p->nr * sizeof(*p->r));
 		child->nr = p->nr;
 		child->brk = p->brk;
 		break;

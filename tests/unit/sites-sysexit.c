@@ -272,6 +272,8 @@ int main(void)
 	char dir[] = "/tmp/ft-sites-sysexit-XXXXXX";
 	struct strbuf p1 = STRBUF_INIT, p2 = STRBUF_INIT, s1 = STRBUF_INIT, s2 = STRBUF_INIT;
 	struct strbuf p3 = STRBUF_INIT, bad = STRBUF_INIT, sb = STRBUF_INIT;
+	struct strbuf *files[] = { &p1, &p2, &p3, &s1, &s2, &bad };
+	size_t k;
 	int rc;
 
 	plan(17);
@@ -367,19 +369,11 @@ int main(void)
 	   "version 2 without calls on a trace without exits: stored ([no call] rows)");
 	error_clear();
 
-	unlink(p1.buf);
-	unlink(p2.buf);
-	unlink(p3.buf);
-	unlink(s1.buf);
-	unlink(s2.buf);
-	unlink(bad.buf);
+	for (k = 0; k < sizeof(files) / sizeof(*files); k++) {
+		unlink(files[k]->buf);
+		strbuf_release(files[k]);
+	}
 	rmdir(dir);
-	strbuf_release(&p1);
-	strbuf_release(&p2);
-	strbuf_release(&p3);
-	strbuf_release(&s1);
-	strbuf_release(&s2);
-	strbuf_release(&bad);
 	strbuf_release(&sb);
 	return done_testing();
 }
