@@ -14,9 +14,10 @@
  * Modes (each also "-cpu0": tracer and child both pinned to CPU 0, one vCPU):
  *	plain		no tracer, no filter
  *	cont		seccomp stop, PTRACE_CONT: one stop per call
- *	regs		seccomp stop, PTRACE_GETREGS, PTRACE_CONT
+ *	regs		seccomp stop, PTRACE_GETREGS, PTRACE_CONT: ft-sites' one stop per call
  *	syscall		seccomp stop, GETREGS, PTRACE_SYSCALL; syscall-exit stop, GETREGS,
- *			PTRACE_CONT: ft-sites' two stops per call
+ *			PTRACE_CONT: the two stops per call ft-sites made before the
+ *			kernel's syscall exit events gave the result (side file version 1)
  */
 #define _GNU_SOURCE
 #include <errno.h>

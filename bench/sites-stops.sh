@@ -5,9 +5,10 @@
 #   sh bench/sites-stops.sh [--arch A] [N]	(N map+unmap pairs per run, default 500)
 #
 # Per mode the workload's time per traced call and what the tracing adds to it
-# (extra_ns_per_call): one stop with PTRACE_CONT, with PTRACE_GETREGS, and ft-sites' two
-# stops (PTRACE_SYSCALL to the syscall-exit stop); each also with tracer and workload on
-# one CPU ("-cpu0"). The fastest of 3 interleaved runs each.
+# (extra_ns_per_call): one stop with PTRACE_CONT, with PTRACE_GETREGS (ft-sites' stop), and
+# two stops (PTRACE_SYSCALL to the syscall-exit stop: ft-sites before side file version 2);
+# each also with tracer and workload on one CPU ("-cpu0"). The fastest of 3 interleaved
+# runs each.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan $([ "$ARCH" = x86_64 ] && echo 27 || echo 28)
+plan $([ "$ARCH" = x86_64 ] && echo 29 || echo 30)
 STRIP=strip
 [ "$ARCH" = arm64 ] && STRIP=aarch64-linux-gnu-strip
 db=$T/sites.db
@@ -70,6 +70,18 @@ ok $([ -n "$sum" ] && [ "$sum" = "$procs" ]; echo $?) \
 ok $([ "$(q 1 "SELECT count(*) FROM site_frame WHERE module LIKE '%sites-demo-hdr'
 		 AND proc = 'map_sparse' AND module_offset > 0")" -ge 1 ]; echo $?) \
 	"frames carry module + offset and procedure name"
+# one stop per call (side file version 2): the tracer stopped fewer than twice per call
+# (version 1 stopped at every call's entry and exit), and every call of the side file is
+# stored, its result taken from the kernel's syscall exit event (no thread died here)
+side=$(ls -d "$db".ctf/*-sites-demo-hdr)/sites.txt
+calls=$(grep -c '^C' "$side")
+stops=$(sed -n 's/^E\t.*\tstops=\([0-9]*\)\t.*/\1/p' "$side")
+late=$(sed -n 's/^E\t.*\tlate_reads=\([0-9]*\).*/\1/p' "$side")
+ok $([ "$(head -c 4 "$side")" = "$(printf 'V\t2\t')" ] && [ "$calls" -ge 10 ] &&
+     [ -n "$stops" ] && [ "$stops" -lt $((2 * calls)) ] && [ "$late" = 0 ]; echo $?) \
+	"one stop per call: $stops stops for $calls calls, $late stack reads after a resume"
+ok $([ "$(q 1 "SELECT count(*) FROM sc WHERE call <> 'none' AND result IS NOT NULL")" = \
+       "$calls" ]; echo $?) "each of the $calls calls is stored with its result"
 
 # the plain static build: no PT_GNU_EH_FRAME; the tracer indexes its .eh_frame itself and
 # must attribute exactly what the .eh_frame_hdr build does

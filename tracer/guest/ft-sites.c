@@ -10,32 +10,35 @@
  * mmap, munmap, mremap, brk and madvise and SECCOMP_RET_ALLOW for everything else, so the
  * other system calls never stop. PTRACE_O_TRACEFORK|VFORK|CLONE|EXEC follow every
  * process and thread the workload creates (no TRACEEXIT: an ending thread needs no stop,
- * its end is seen by waitpid). At the seccomp stop the registers are those of
- * the call's entry: the arguments are read and the stack is unwound (sites-unwind.c:
- * libunwind's remote unwinder with our own accessors, unwind tables from .eh_frame);
- * PTRACE_SYSCALL runs the call to its syscall-exit stop (kernel >= 4.8), where the
- * result is read and the timestamp taken. The thread does not return to user space
- * before that stop, so its stack stays as it was: a call that cannot change what the
- * unwinder reads (ft_unwind_during_call) is resumed first and unwound while it runs.
- * The timestamp is CLOCK_MONOTONIC, the clock of LTTng's kernel trace
- * (ktime_get_mono_fast_ns), read after the call completed and before the task runs
- * again: every fault that uses the mapping comes later on the same clock.
+ * its end is seen by waitpid). The seccomp stop, at the call's entry, is the only stop a
+ * call makes: the arguments are read and the stack is unwound (sites-unwind.c:
+ * libunwind's remote unwinder with our own accessors, unwind tables from .eh_frame), and
+ * the thread goes on with PTRACE_CONT. A call that cannot change what the unwinder reads
+ * (ft_unwind_during_call) is resumed first, its stack copied at the stop and unwound
+ * from the copy while the thread runs; others are unwound first. The call's result and
+ * the time it returned are not seen here: the kernel trace records each mapping call's
+ * exit (LTTng's syscall_exit_* events with the tid, on the trace's clock), and ingest
+ * pairs them with the calls of this file (docs/sites.md). A call's timestamp here is its
+ * entry, CLOCK_MONOTONIC, the clock of LTTng's kernel trace (ktime_get_mono_fast_ns),
+ * read at the stop: before its exit event on the same clock.
  *
  * Side file, text, one record a line, tab-separated (the reader is tracer/sites.c):
- *	V	1	TRACER_PID
- *	C	TS	PID	TID	CALL	A0..A5 (6 fields, hex)	RESULT (signed dec)	NFRAMES	STATUS
+ *	V	2	TRACER_PID
+ *	C	TS	PID	TID	CALL	A0..A5 (6 fields, hex)	-	NFRAMES	STATUS
  *	F	IP	MODULE	MODULE_OFFSET	PROC	PROC_OFFSET	(NFRAMES lines follow a C)
  *	K	TS	PID	CHILD_PID	fork|vfork		(a new process; threads are not listed)
  *	X	TS	PID	exec				(the address space was replaced)
  *	E	TS	PID	TID	STATUS	STATS...	(the root workload ended; last line)
- * PID is the thread group id. STATUS is "ok" (unwound to the outermost frame) or the
+ * PID is the thread group id; "-" stands where version 1 wrote the result (version 1:
+ * a stop at the call's exit, TS its exit). STATUS is "ok" (unwound to the outermost frame) or the
  * reason the unwinding stopped (docs/sites.md); the frames before it are kept. Addresses
  * and offsets are hex, MODULE is "-" for an address in no file mapping, PROC is "-" when
  * no function symbol covers the address (stripped module). STATS are the tracer's own
  * counters, NAME=VALUE each (stops, busy_us, unwinds, frames, unwind_us, page_reads,
  * peeks, maps_reads, regs_us and resume_us: busy_us's time in PTRACE_GETREGS(ET) and in
- * PTRACE_CONT/SYSCALL, max_stop_us: the longest stop, overlapped: calls unwound while
- * they ran): what its work cost (bench/sites-overhead.sh prints them).
+ * PTRACE_CONT, max_stop_us: the longest stop, overlapped: calls unwound after their
+ * thread was resumed, late_reads: stack chunks such an unwind read beyond the copy): what
+ * its work cost (bench/sites-overhead.sh prints them).
  *
  * Static (libc, libunwind, liblzma) so it runs in the guest's initramfs.
  */
@@ -81,22 +84,18 @@ struct task {
 	pid_t tid;		/* 0: free slot */
 	pid_t tgid;
 	int started;		/* its first SIGSTOP (a new task's) has been seen */
-	int in_call;		/* 1 between the seccomp stop and the syscall-exit stop */
-	long nr;		/* system call number of that call */
-	unsigned long args[6];
-	char *stack;		/* formatted "C" tail and "F" lines of that call, malloc'ed */
-	int nr_frames;
-	const char *status;	/* unwinding outcome of that call */
 };
 
 static struct task tasks[MAX_TASKS];
 static FILE *out;
 static unsigned long nr_stops;	/* ptrace stops the tracer handled */
-static uint64_t busy_ns;	/* time from a stop's waitpid to its PTRACE_CONT/SYSCALL */
+static uint64_t busy_ns;	/* time from a stop's waitpid to its PTRACE_CONT */
 static uint64_t regs_ns;	/* of which in PTRACE_GETREGS(ET) */
-static uint64_t resume_ns;	/* in PTRACE_CONT/SYSCALL */
+static uint64_t resume_ns;	/* in PTRACE_CONT */
 static uint64_t max_stop_ns;	/* the longest stop, waitpid to resume */
-static unsigned long nr_overlapped;	/* calls unwound while they ran */
+static unsigned long nr_overlapped;	/* calls unwound after their thread was resumed */
+static char *frames;		/* formatted "F" lines of the call being written */
+static size_t frames_len, frames_cap;
 
 static uint64_t now_ns(void)
 {
@@ -151,45 +150,6 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-/* Append one "F" line to t->stack. */
-static void add_frame(struct task *t, size_t *len, size_t *cap, const struct ft_frame *f)
-{
-	char line[4608];
-	int n;
-
-	n = snprintf(line, sizeof(line), "F\t%llx\t%s\t%llx\t%.255s\t%llx\n",
-		     (unsigned long long)f->ip, f->module ? f->module : "-",
-		     (unsigned long long)f->module_off, f->proc && *f->proc ? f->proc : "-",
-		     f->proc && *f->proc ? (unsigned long long)f->proc_off : 0ull);
-	if (n < 0 || n >= (int)sizeof(line))
-		return;
-	if (*len + (size_t)n + 1 > *cap) {
-		*cap = (*cap + (size_t)n + 1) * 2;
-		t->stack = realloc(t->stack, *cap);
-		if (!t->stack)
-			die("%s", "out of memory");
-	}
-	memcpy(t->stack + *len, line, (size_t)n + 1);
-	*len += (size_t)n;
-	t->nr_frames++;
-}
-
-/* Unwind the stopped thread t (registers r); frames go to t->stack, the outcome to t->status. */
-static void unwind(struct task *t, const struct user_regs_struct *r)
-{
-	struct ft_frame f[MAX_FRAMES];
-	size_t len = 0, cap = 0;
-	int i, n;
-
-	free(t->stack);
-	t->stack = NULL;
-	t->nr_frames = 0;
-	t->status = ft_unwind(t->tgid, t->tid, r, f, MAX_FRAMES, &n);
-	/* formatted now: the frames' strings live until the next unwind of any thread */
-	for (i = 0; i < n; i++)
-		add_frame(t, &len, &cap, &f[i]);
-}
-
 static const char *call_name(long nr)
 {
 	switch (nr) {
@@ -202,7 +162,53 @@ static const char *call_name(long nr)
 	}
 }
 
-/* Resume tid with request (PTRACE_CONT or PTRACE_SYSCALL) and signal sig. */
+/* Append one "F" line to frames. Return: 1, or 0 if the frame does not fit a line. */
+static int add_frame(const struct ft_frame *f)
+{
+	char line[4608];
+	int n;
+
+	n = snprintf(line, sizeof(line), "F\t%llx\t%s\t%llx\t%.255s\t%llx\n",
+		     (unsigned long long)f->ip, f->module ? f->module : "-",
+		     (unsigned long long)f->module_off, f->proc && *f->proc ? f->proc : "-",
+		     f->proc && *f->proc ? (unsigned long long)f->proc_off : 0ull);
+	if (n < 0 || n >= (int)sizeof(line))
+		return 0;
+	if (frames_len + (size_t)n + 1 > frames_cap) {
+		frames_cap = (frames_cap + (size_t)n + 1) * 2;
+		frames = realloc(frames, frames_cap);
+		if (!frames)
+			die("%s", "out of memory");
+	}
+	memcpy(frames + frames_len, line, (size_t)n + 1);
+	frames_len += (size_t)n;
+	return 1;
+}
+
+/*
+ * Unwind thread t (registers r) and write its call nr(a) of time ts to the side file, a
+ * "C" line and its frames. The frames' strings live until the next unwind of any thread:
+ * formatted before the line is written, since the line holds their count.
+ */
+static void write_call(struct task *t, const struct user_regs_struct *r, uint64_t ts,
+		       long nr, const unsigned long a[6])
+{
+	struct ft_frame f[MAX_FRAMES];
+	const char *status;
+	int i, n, lines = 0;
+
+	status = ft_unwind(t->tgid, t->tid, r, f, MAX_FRAMES, &n);
+	frames_len = 0;
+	for (i = 0; i < n; i++)
+		lines += add_frame(&f[i]);
+	fprintf(out, "C\t%llu\t%d\t%d\t%s\t%lx\t%lx\t%lx\t%lx\t%lx\t%lx\t-\t%d\t%s\n",
+		(unsigned long long)ts, t->tgid, t->tid, call_name(nr), a[0], a[1], a[2], a[3],
+		a[4], a[5], lines, status);
+	if (frames_len)
+		fputs(frames, out);
+}
+
+/* Resume tid with request (PTRACE_CONT) and signal sig. */
 static void resume(int request, pid_t tid, int sig)
 {
 	uint64_t t0 = now_ns();
@@ -224,11 +230,6 @@ static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long
 	a[3] = r->r10; a[4] = r->r8; a[5] = r->r9;
 }
 
-static long result_of(const struct user_regs_struct *r)
-{
-	return (long)r->rax;
-}
-
 static uint64_t stack_pointer(const struct user_regs_struct *r)
 {
 	return r->rsp;
@@ -248,11 +249,6 @@ static void entry_args(const struct user_regs_struct *r, long *nr, unsigned long
 	*nr = (long)r->regs[8];
 	for (i = 0; i < 6; i++)
 		a[i] = r->regs[i];
-}
-
-static long result_of(const struct user_regs_struct *r)
-{
-	return (long)r->regs[0];
 }
 
 static uint64_t stack_pointer(const struct user_regs_struct *r)
@@ -321,47 +317,33 @@ static void child(char **argv)
 	die("cannot run the workload: %s", strerror(errno));
 }
 
+/*
+ * A mapping call's entry, its only stop: its arguments, its stack, and on it goes. Resumed
+ * before the unwinding when that cannot change what the unwinder reads: the thread then
+ * waits for the stop and the stack's copy only.
+ */
 static void on_seccomp_stop(struct task *t)
 {
 	struct user_regs_struct r;
+	uint64_t ts = now_ns();
+	unsigned long a[6];
+	long nr;
 
 	if (get_regs(t->tid, &r)) {
 		resume(PTRACE_CONT, t->tid, 0);
 		return;
 	}
-	entry_args(&r, &t->nr, t->args);
-	t->in_call = 1;
-	/*
-	 * Run the call to its syscall-exit stop. Unwound while it runs when that cannot
-	 * change what the unwinder reads: the thread then waits for the tracer only for what
-	 * the unwinding takes beyond the call and its stop
-	 */
-	if (ft_unwind_during_call(t->tgid, t->nr, t->args, stack_pointer(&r))) {
+	entry_args(&r, &nr, a);
+	if (ft_unwind_during_call(t->tgid, nr, a, stack_pointer(&r)) &&
+	    !ft_unwind_snapshot(t->tgid, t->tid, stack_pointer(&r))) {
 		nr_overlapped++;
-		resume(PTRACE_SYSCALL, t->tid, 0);
-		unwind(t, &r);
+		resume(PTRACE_CONT, t->tid, 0);
+		write_call(t, &r, ts, nr, a);
 	} else {
-		unwind(t, &r);
-		resume(PTRACE_SYSCALL, t->tid, 0);
+		write_call(t, &r, ts, nr, a);
+		resume(PTRACE_CONT, t->tid, 0);
 	}
-}
-
-static void on_syscall_exit(struct task *t)
-{
-	struct user_regs_struct r;
-	uint64_t ts = now_ns();
-
-	t->in_call = 0;
-	if (!get_regs(t->tid, &r)) {
-		ft_unwind_after_call(t->tgid, t->nr, t->args, result_of(&r));
-		fprintf(out, "C\t%llu\t%d\t%d\t%s\t%lx\t%lx\t%lx\t%lx\t%lx\t%lx\t%ld\t%d\t%s\n",
-			(unsigned long long)ts, t->tgid, t->tid, call_name(t->nr), t->args[0],
-			t->args[1], t->args[2], t->args[3], t->args[4], t->args[5], result_of(&r),
-			t->nr_frames, t->status ? t->status : "no_stack");
-		if (t->stack)
-			fputs(t->stack, out);
-	}
-	resume(PTRACE_CONT, t->tid, 0);
+	ft_unwind_after_call(t->tgid, nr, a);
 }
 
 /*
@@ -445,7 +427,7 @@ int main(int argc, char **argv)
 	if (!out)
 		die("cannot create the side file: %s", strerror(errno));
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
-	fprintf(out, "V\t1\t%d\n", getpid());
+	fprintf(out, "V\t2\t%d\n", getpid());
 	index_ahead(argv);
 
 	root = fork();
@@ -457,8 +439,7 @@ int main(int argc, char **argv)
 		die("%s", "the workload did not stop for the tracer");
 	if (ptrace(PTRACE_SETOPTIONS, root, NULL,
 		   PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
-		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
-		   PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL))
+		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL))
 		die("PTRACE_SETOPTIONS: %s", strerror(errno));
 	task_get(root, 1)->started = 1;
 	ptrace(PTRACE_CONT, root, NULL, NULL);
@@ -482,7 +463,6 @@ int main(int argc, char **argv)
 			if (t) {
 				if (t->tid == t->tgid)
 					ft_unwind_exit(t->tgid);
-				free(t->stack);
 				memset(t, 0, sizeof(*t));
 			}
 			continue;
@@ -493,11 +473,6 @@ int main(int argc, char **argv)
 		sig = WSTOPSIG(status);
 		if (status >> 16 == PTRACE_EVENT_SECCOMP) {
 			on_seccomp_stop(t);
-		} else if (sig == (SIGTRAP | 0x80)) {
-			if (t->in_call)
-				on_syscall_exit(t);
-			else
-				resume(PTRACE_CONT, tid, 0);
 		} else if (status >> 16) {
 			on_event(t, status >> 16);
 		} else if (sig == SIGSTOP && !t->started) {
@@ -520,13 +495,13 @@ int main(int argc, char **argv)
 	}
 	fprintf(out, "E\t%llu\t%d\t%d\t%d\tstops=%lu\tbusy_us=%llu\tunwinds=%lu\tframes=%lu"
 		"\tunwind_us=%llu\tpage_reads=%lu\tpeeks=%lu\tmaps_reads=%lu\tregs_us=%llu"
-		"\tresume_us=%llu\tmax_stop_us=%llu\toverlapped=%lu\n",
+		"\tresume_us=%llu\tmax_stop_us=%llu\toverlapped=%lu\tlate_reads=%lu\n",
 		(unsigned long long)now_ns(), root, root, root_status, nr_stops,
 		(unsigned long long)busy_ns / 1000, ft_unwind_stats.unwinds, ft_unwind_stats.frames,
 		(unsigned long long)ft_unwind_stats.unwind_ns / 1000, ft_unwind_stats.page_reads,
 		ft_unwind_stats.peeks, ft_unwind_stats.maps_reads,
 		(unsigned long long)regs_ns / 1000, (unsigned long long)resume_ns / 1000,
-		(unsigned long long)max_stop_ns / 1000, nr_overlapped);
+		(unsigned long long)max_stop_ns / 1000, nr_overlapped, ft_unwind_stats.late_reads);
 	if (fclose(out))
 		die("cannot write the side file: %s", strerror(errno));
 	return root_status < 0 ? 126 : root_status;

@@ -52,6 +52,12 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 #define MAX_PROCS	128	/* processes with a live cache; the least recent is evicted */
 #define CHUNK		4096ul	/* bytes read from the tracee at once */
 #define NR_CHUNKS	256	/* chunks cached (1 MiB), direct-mapped by address */
+/*
+ * Chunks of the stack read at the stop, from the stack pointer's up (32 KiB): what the
+ * unwinder reads once the thread runs again. The frames a 64-frame unwind of a mapping
+ * call walks fit in it; a read beyond it is counted (late_reads).
+ */
+#define SNAP_CHUNKS	8
 /* where libunwind is told the unwind table is: above every user address space (x86_64
  * and arm64 user addresses are below 2^56) */
 #define TABLE_ADDR	0xfff0000000000000ull
@@ -93,12 +99,15 @@ struct ctx {
 	struct proc *p;
 	const struct user_regs_struct *r;
 	const struct ft_elf *tab;	/* whose table TABLE_ADDR holds now */
+	int resumed;			/* the thread runs again: its stack was snapshot */
 };
 
 struct ft_unwind_stats ft_unwind_stats;
 static struct proc procs[MAX_PROCS];
 static struct chunk chunks[NR_CHUNKS];
 static uint64_t seq;	/* unwinds so far */
+static struct proc *snapped;	/* its stack was read for the next ft_unwind() */
+static int no_vm_readv;		/* process_vm_readv said ENOSYS: /proc/PID/mem instead */
 
 static uint64_t now_ns(void)
 {
@@ -364,35 +373,48 @@ static int peek(pid_t tid, unw_word_t addr, unw_word_t *val)
 	return 0;
 }
 
-/*
- * Read the chunk at base (CHUNK bytes) of the stopped process: process_vm_readv, or, in a
- * kernel without CONFIG_CROSS_MEMORY_ATTACH (the guest's), a pread of /proc/TGID/mem.
- * Return: 0, or -1 if the chunk is not readable whole.
- */
-static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
+/* /proc/TGID/mem, opened on first use. Return: the descriptor, or -1. */
+static int mem_fd(struct proc *p)
 {
-	static int no_vm_readv;	/* process_vm_readv said ENOSYS */
-	struct iovec local = { b, CHUNK };
-	struct iovec remote = { (void *)(uintptr_t)base, CHUNK };
 	char path[64];
-	ssize_t n;
 
-	ft_unwind_stats.page_reads++;
+	if (p->memfd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/mem", p->tgid);
+		p->memfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return p->memfd;
+}
+
+/*
+ * Read n chunks of the process at base into local[0..n): process_vm_readv, or, in a
+ * kernel without CONFIG_CROSS_MEMORY_ATTACH (the guest's), a preadv of /proc/TGID/mem.
+ * Both stop at the first unreadable page. Return: the bytes read, or -1.
+ */
+static ssize_t read_chunks(pid_t tid, struct proc *p, uint64_t base, struct iovec *local, int n)
+{
+	struct iovec remote = { (void *)(uintptr_t)base, n * CHUNK };
+	ssize_t got;
+
 	if (!no_vm_readv) {
-		n = process_vm_readv(c->tid, &local, 1, &remote, 1, 0);
-		if (n == (ssize_t)CHUNK)
-			return 0;
-		if (n >= 0 || errno != ENOSYS)
-			return -1;
+		got = process_vm_readv(tid, local, (unsigned long)n, &remote, 1, 0);
+		if (got >= 0 || errno != ENOSYS)
+			return got;
 		no_vm_readv = 1;
 	}
-	if (c->p->memfd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/mem", c->p->tgid);
-		c->p->memfd = open(path, O_RDONLY | O_CLOEXEC);
-		if (c->p->memfd < 0)
-			return -1;
-	}
-	return pread(c->p->memfd, b, CHUNK, (off_t)base) == (ssize_t)CHUNK ? 0 : -1;
+	if (mem_fd(p) < 0)
+		return -1;
+	return preadv(p->memfd, local, n, (off_t)base);
+}
+
+/* Read the chunk at base (CHUNK bytes). Return: 0, or -1 if it is not readable whole. */
+static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
+{
+	struct iovec local = { b, CHUNK };
+
+	ft_unwind_stats.page_reads++;
+	if (c->resumed && !chunk_keep(c->p, base))
+		ft_unwind_stats.late_reads++;
+	return read_chunks(c->tid, c->p, base, &local, 1) == (ssize_t)CHUNK ? 0 : -1;
 }
 
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
@@ -546,6 +568,41 @@ static int has_fde(struct proc *p, uint64_t ip)
 	return e && !ft_elf_bias(e, m->start, m->pgoff, &bias) && ft_elf_has_fde(e, ip - bias);
 }
 
+int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp)
+{
+	uint64_t base = sp & ~(CHUNK - 1);
+	struct iovec local[SNAP_CHUNKS];
+	struct proc *p = proc_get(tgid);
+	ssize_t got;
+	int i;
+
+	if (!p)
+		return -1;
+	if (p->stale)
+		load_maps(p);
+	p->last_use = ++seq;
+	snapped = p;
+	/* consecutive chunks take consecutive slots of the direct-mapped cache */
+	for (i = 0; i < SNAP_CHUNKS; i++) {
+		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
+
+		k->pid = 0;
+		local[i] = (struct iovec){ k->b, CHUNK };
+	}
+	got = read_chunks(tid, p, base, local, SNAP_CHUNKS);
+	ft_unwind_stats.snapshots++;
+	for (i = 0; got > 0 && i < got / (ssize_t)CHUNK; i++) {
+		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
+
+		k->pid = p->tgid;
+		k->addr = base + i * CHUNK;
+		k->seq = seq;
+		k->keep = 0;	/* a stack's: for this unwind only */
+		ft_unwind_stats.page_reads++;
+	}
+	return got > 0 ? 0 : -1;
+}
+
 const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		      struct ft_frame *f, int max, int *nr)
 {
@@ -562,9 +619,12 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		return "no_memory";
 	if (p->stale)
 		load_maps(p);
-	p->last_use = ++seq;
+	c = (struct ctx){ .tid = tid, .p = p, .r = r, .resumed = snapped == p };
+	if (snapped == p)
+		snapped = NULL;		/* the unwind ft_unwind_snapshot() began */
+	else
+		p->last_use = ++seq;
 	ft_unwind_stats.unwinds++;
-	c = (struct ctx){ .tid = tid, .p = p, .r = r };
 	rc = unw_init_remote(&cur, p->as, &c);
 	if (rc < 0) {
 		status = unw_reason(rc);
@@ -614,13 +674,16 @@ out:
 }
 
 /*
- * Can the unwinder read tgid's memory while the call runs? It reads the stack from the
- * chunk of sp up and the file mappings (text, .eh_frame), and until the syscall-exit stop
- * the thread does not return to user space, so its stack stays as it is. A call that only
- * adds memory (mmap without MAP_FIXED, brk: a heap holds no live stack) cannot change
- * either; one that removes or replaces a range (munmap, madvise, MAP_FIXED) only if the
- * range lies below sp's chunk and in no known file mapping (maps fresh, no file mapped
- * since); mremap is not checked (its second range) and is always unwound first.
+ * Can tgid's thread run on before it is unwound? The unwinder reads the stack from the
+ * chunk of sp up, from ft_unwind_snapshot()'s copy, and the file mappings (text,
+ * .eh_frame), live: those must stay as they are while the call runs and after (the
+ * thread's next mapping call stops before it runs, and is handled after this unwind). A
+ * call that only adds memory (mmap without MAP_FIXED, brk: a heap holds no live stack)
+ * cannot change them; one that removes or replaces a range (munmap, madvise, MAP_FIXED)
+ * only if the range lies below sp's chunk and in no known file mapping (maps fresh, no
+ * file mapped since); mremap is not checked (its second range) and is always unwound
+ * first. Not covered: an exec or exit of the process in the moments after the resume
+ * (its memory is gone: the unwind ends early with libunwind's error as status).
  */
 int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_t sp)
 {
@@ -636,17 +699,21 @@ int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_
 	return a[0] + a[1] <= (sp & ~(CHUNK - 1)) && !overlaps_file(p, a[0], a[1]);
 }
 
-void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long result)
+void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6])
 {
 	struct proc *p = proc_find(tgid);
 	int changed;
 
-	if (!p || (result < 0 && result > -4096))
+	if (!p)
 		return;
+	/*
+	 * Called before the result is known (the tracer no longer stops at the call's exit):
+	 * what a successful call would change. A call that fails only costs a maps read.
+	 */
 	switch (nr) {
 	case __NR_mmap:
 		/* a file mapped into a hole (not over a known one) only adds */
-		if (!(a[3] & MAP_ANONYMOUS) && !overlaps_file(p, (uint64_t)result, a[1]))
+		if (!(a[3] & MAP_ANONYMOUS))
 			p->added = 1;
 		changed = (a[3] & MAP_FIXED) && overlaps_file(p, a[0], a[1]);
 		break;
@@ -654,7 +721,9 @@ void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long re
 		changed = overlaps_file(p, a[0], a[1]);
 		break;
 	case __NR_mremap:
-		changed = overlaps_file(p, a[0], a[1]) || overlaps_file(p, (uint64_t)result, a[2]);
+		/* without MREMAP_FIXED the range moves into a hole: over no known file mapping */
+		changed = overlaps_file(p, a[0], a[1]) ||
+			  ((a[3] & MREMAP_FIXED) && overlaps_file(p, a[4], a[2]));
 		break;
 	default:
 		return;	/* brk and madvise change no file mapping */

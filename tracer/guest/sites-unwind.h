@@ -30,6 +30,8 @@ struct ft_unwind_stats {
 	unsigned long page_reads;	/* 4 KiB chunks read (process_vm_readv or /proc/PID/mem) */
 	unsigned long peeks;		/* PTRACE_PEEKDATA fallbacks (a chunk not readable whole) */
 	unsigned long maps_reads;	/* /proc/PID/maps reads */
+	unsigned long snapshots;	/* stacks read at a stop, to unwind after the resume */
+	unsigned long late_reads;	/* writable chunks read after the thread ran again */
 	uint64_t unwind_ns;		/* CLOCK_MONOTONIC time spent unwinding and naming */
 };
 
@@ -44,14 +46,23 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		      struct ft_frame *f, int max, int *nr);
 
 /*
- * Return: 1 if tgid's stack (sp: the stack pointer at the call) and file mappings stay as
- * they are while its call nr with arguments a runs, so its thread can be unwound meanwhile.
+ * Return: 1 if tgid's file mappings stay as they are while its call nr with arguments a
+ * runs, and the call cannot unmap the stack above sp (the stack pointer at the call): its
+ * thread can then be resumed before it is unwound, from ft_unwind_snapshot()'s copy.
  */
 int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_t sp);
-
-/* A traced call of tgid completed with result: file mappings may have changed. */
-void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6], long result);
-
+/*
+ * Begin an unwind of thread tid of tgid, stopped with stack pointer sp: read the stack's
+ * chunks from sp's up now, so that the next ft_unwind() of tgid can run after the thread
+ * was resumed. Return: 0, or -1 (nothing of the stack readable: ft_unwind still works,
+ * from live memory).
+ */
+int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp);
+/*
+ * A traced call of tgid was let run (its result is not known): file mappings may change.
+ * After the call's unwind.
+ */
+void ft_unwind_after_call(pid_t tgid, long nr, const unsigned long a[6]);
 /* child is a new process; shares_mm: it may share parent's address space (vfork, CLONE_VM). */
 void ft_unwind_fork(pid_t parent, pid_t child, int shares_mm);
 
