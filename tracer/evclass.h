@@ -52,7 +52,8 @@ struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
 /*
  * The entry named like->name with no class of its own (cls NULL), created as a copy of
  * like with count 0 if missing: tracer/pdecode.c counts here, under one entry per name,
- * the events of the classes of its many graphs.
+ * the events of the classes of its many graphs. The pointer is valid until the next entry
+ * is added (the array grows): keep its index.
  */
 struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like);
 

@@ -640,7 +640,12 @@ static void *decoder(void *arg)
 struct cursor {
 	struct piece *p;		/* current piece, decoded; NULL: stream finished */
 	size_t pos;			/* next word of p->rec */
-	struct evclass **map;		/* p's class index -> the sink's class */
+	/*
+	 * p's class index -> index of the sink's class. Not a pointer: the sink's array
+	 * grows (and moves) when a later piece brings a class of a name not seen yet (the
+	 * sites channel's syscall events)
+	 */
+	uint32_t *map;
 };
 
 static void release_piece(struct plan *pl, struct piece *p)
@@ -680,13 +685,14 @@ static int wait_piece(struct plan *pl, struct piece *p)
 }
 
 /* The sink's class of each of p's classes, by name (a graph has classes of its own). */
-static struct evclass **map_classes(struct ft_sink *s, struct piece *p)
+static uint32_t *map_classes(struct ft_sink *s, struct piece *p)
 {
-	struct evclass **map = xcalloc(p->ecs.nr + 1, sizeof(*map));
+	struct evclass_cache *classes = ft_sink_classes(s);
+	uint32_t *map = xcalloc(p->ecs.nr + 1, sizeof(*map));
 	size_t i;
 
 	for (i = 0; i < p->ecs.nr; i++)
-		map[i] = evclass_named(ft_sink_classes(s), &p->ecs.v[i]);
+		map[i] = (uint32_t)(evclass_named(classes, &p->ecs.v[i]) - classes->v);
 	return map;
 }
 
@@ -721,7 +727,7 @@ static int feed(struct ft_sink *s, struct cursor *c)
 {
 	const uint64_t *w = c->p->rec + c->pos;
 	const struct evclass *local = &c->p->ecs.v[w[1]];
-	struct evclass *ec = c->map[w[1]];
+	struct evclass *ec = &ft_sink_classes(s)->v[c->map[w[1]]];
 	struct collect_val vals[COLLECT_MAX_FIELDS];
 	unsigned int k;
 
