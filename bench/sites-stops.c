@@ -11,7 +11,8 @@
  * a time. Per mode one line:
  *	STOPS mode=NAME calls=2N ns_per_call=X extra_ns_per_call=Y
  * extra = (loop time - the untraced loop's) / calls: what the tracing adds per call.
- * Modes (each also "-cpu0": tracer and child both pinned to CPU 0, one vCPU):
+ * Modes, each also "-cpu0" (tracer and child both pinned to CPU 0: one vCPU) and "-split"
+ * (the child on CPU 0, the tracer on CPU 1: neither vCPU switches between them):
  *	plain		no tracer, no filter
  *	cont		seccomp stop, PTRACE_CONT: one stop per call
  *	regs		seccomp stop, PTRACE_GETREGS, PTRACE_CONT: ft-sites' one stop per call
@@ -61,12 +62,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void pin_cpu0(void)
+/* Where tracer and child run: anywhere, both on CPU 0, or the child on 0, the tracer on 1. */
+enum place { FREE, CPU0, SPLIT, NR_PLACES };
+static const char *const place_names[NR_PLACES] = { "", "-cpu0", "-split" };
+
+/* Pin the calling process to cpu, or, for cpu < 0, let it run anywhere. */
+static void pin(int cpu)
 {
 	cpu_set_t set;
+	int i;
 
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (cpu < 0 ? i < sysconf(_SC_NPROCESSORS_ONLN) : i == cpu)
+			CPU_SET(i, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
@@ -126,7 +135,7 @@ static void child(enum mode m, long n, int fd)
 }
 
 /* One run of mode m; return: the child's loop time, ns, or 0 on failure. */
-static uint64_t run(enum mode m, long n, int cpu0)
+static uint64_t run(enum mode m, long n, enum place place)
 {
 	int fds[2], status, in_call = 0;
 	uint64_t t = 0;
@@ -138,11 +147,12 @@ static uint64_t run(enum mode m, long n, int cpu0)
 	if (pid < 0)
 		return 0;
 	if (!pid) {
-		if (cpu0)
-			pin_cpu0();
+		if (place != FREE)
+			pin(0);
 		child(m, n, fds[1]);
 	}
 	close(fds[1]);
+	pin(place == CPU0 ? 0 : place == SPLIT ? 1 : -1);
 	if (m != PLAIN) {
 		if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
 		    ptrace(PTRACE_SETOPTIONS, pid, NULL,
@@ -179,19 +189,19 @@ static uint64_t run(enum mode m, long n, int cpu0)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 2000;
-	int cpu0, m, rep;
+	int place, m, rep;
 
 	if (n <= 0) {
 		fprintf(stderr, "usage: sites-stops [N]\n");
 		return 2;
 	}
-	for (cpu0 = 0; cpu0 < 2; cpu0++) {
+	for (place = FREE; place < NR_PLACES; place++) {
 		uint64_t best[4] = { 0 };
 
 		/* 3 rounds, modes interleaved; the fastest of each (a loaded host only adds) */
 		for (rep = 0; rep < 3; rep++) {
 			for (m = PLAIN; m <= SYSCALL; m++) {
-				uint64_t t = run(m, n, cpu0);
+				uint64_t t = run(m, n, place);
 
 				if (!t) {
 					fprintf(stderr, "sites-stops: mode %s failed\n", names[m]);
@@ -203,7 +213,7 @@ int main(int argc, char **argv)
 		}
 		for (m = PLAIN; m <= SYSCALL; m++)
 			printf("STOPS mode=%s%s calls=%ld ns_per_call=%.0f extra_ns_per_call=%.0f\n",
-			       names[m], cpu0 ? "-cpu0" : "", 2 * n, (double)best[m] / (2 * n),
+			       names[m], place_names[place], 2 * n, (double)best[m] / (2 * n),
 			       ((double)best[m] - (double)best[PLAIN]) / (2 * n));
 	}
 	return 0;

@@ -7,8 +7,10 @@
 # Per mode the workload's time per traced call and what the tracing adds to it
 # (extra_ns_per_call): one stop with PTRACE_CONT, with PTRACE_GETREGS (ft-sites' stop), and
 # two stops (PTRACE_SYSCALL to the syscall-exit stop: ft-sites before side file version 2);
-# each also with tracer and workload on one CPU ("-cpu0"). The fastest of 3 interleaved
-# runs each.
+# each also with tracer and workload on one CPU ("-cpu0") and on two ("-split"). The
+# fastest of 3 interleaved runs each. All of it twice: in a guest whose idle vCPUs halt
+# (idle=halt, as plain recordings run), and in one whose idle vCPUs poll (idle=poll, as
+# `record --sites` runs: guest-kernel/run.sh).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
@@ -23,6 +25,10 @@ trap 'rm -rf "$D"' EXIT
 $CC -O2 -Wall -static -o "$D/sites-stops" "$TOP/bench/sites-stops.c"
 echo "bench/sites-stops.sh: $ARCH, $(nproc) cpus, load average" \
 	"$(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: numbers move with the load)"
-"$FT" record --arch "$ARCH" -o "$D/s.db" -- "$D/sites-stops" "$N" > /dev/null 2> "$D/err" ||
-	{ cat "$D/err" >&2; exit 1; }
-grep '^STOPS ' "$D"/s.db.ctf/*/workload.out
+# once with idle vCPUs halting (a plain recording), once polling (as --sites records)
+for poll in 0 1; do
+	FT_IDLE_POLL=$poll "$FT" record --arch "$ARCH" -o "$D/s$poll.db" -- "$D/sites-stops" "$N" \
+		> /dev/null 2> "$D/err" || { cat "$D/err" >&2; exit 1; }
+	sed -n "s/^STOPS /STOPS idle=$([ $poll = 1 ] && echo poll || echo halt) /p" \
+		"$D"/s$poll.db.ctf/*/workload.out
+done

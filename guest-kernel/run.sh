@@ -166,6 +166,18 @@ arm64)
 	;;
 *) die "unknown arch '$ARCH'" ;;
 esac
+# FT_IDLE_POLL=1: idle vCPUs poll instead of halting (bench/sites-stops.sh). Under TCG
+# waking a halted vCPU is slow, and a ptrace stop wakes one twice (the tracer, then the
+# traced thread): a stop costs 200 µs with halting vCPUs, 70 µs with polling ones. Not
+# the default, not even for --sites: the polling vCPUs take the host's two cores from
+# QEMU's own threads, and malloc-churn ran 12% slower untraced, as much as --sites gained
+# (docs/sites.md "Cost").
+if [ "${FT_IDLE_POLL:-0}" = 1 ]; then
+	case $ARCH in
+	x86_64) APPEND="$APPEND idle=poll" ;;
+	*) APPEND="$APPEND nohlt" ;;
+	esac
+fi
 
 qemu() { # qemu ACCEL TIMEOUT CONSOLE_LOG
 	timeout -k 5 "$2" $QEMU -accel "$1" -smp "$CPUS" -m "$MEM" -nographic -no-reboot \

@@ -267,23 +267,69 @@ static int get_regs(pid_t tid, struct user_regs_struct *r)
 	return rc ? -1 : 0;
 }
 
-/*
- * Index the executable files CMD names (ft-launch's PATH: the workload) before CMD
- * starts: the workload's first unwind then finds their tables built. Building them made
- * that unwind the longest stop of a run (malloc-churn's tables: 0.27 ms on the host, many
- * times that under TCG), and now it is done before the workload's time begins. Keyed as
- * maps shows a file (real path, device, inode): a file another root shows under another
- * path or device (record's chrooted runs) is only not found, and indexed again later.
- */
-static void index_ahead(char **argv)
+/* Index the executable file at path, if it is one. */
+static void index_file(const char *path)
 {
 	char real[PATH_MAX];
 	struct stat st;
 
+	if (!access(path, X_OK) && realpath(path, real) && !stat(real, &st) &&
+	    S_ISREG(st.st_mode))
+		ft_elf_get(real, (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+}
+
+/*
+ * Index the executable files CMD names before CMD starts: CMD itself, found on PATH as
+ * execvp finds it (ft-launch), and the absolute paths among its arguments (ft-launch's:
+ * the workload). Their first unwinds then find the tables built: building them made those
+ * unwinds the longest stops of a run (malloc-churn's tables: 0.27 ms on the host, many
+ * times that under TCG; ft-launch's first call waited 13 ms in the guest while its
+ * table was built), and now it is done before the workload's time begins. Keyed as maps
+ * shows a file (real path, device, inode): a file another root shows under another path
+ * or device (record's chrooted runs) is only not found, and indexed again later.
+ */
+static void index_ahead(char **argv)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+
+	if (!strchr(argv[0], '/') && path) {
+		while (*path) {
+			size_t n = strcspn(path, ":");
+
+			if (n && snprintf(file, sizeof(file), "%.*s/%s", (int)n, path, argv[0]) <
+					 (int)sizeof(file) &&
+			    !access(file, X_OK)) {
+				index_file(file);
+				break;
+			}
+			path += n + (path[n] == ':');
+		}
+	}
 	for (; *argv; argv++)
-		if (**argv == '/' && !access(*argv, X_OK) && realpath(*argv, real) &&
-		    !stat(real, &st) && S_ISREG(st.st_mode))
-			ft_elf_get(real, (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+		if (**argv == '/')
+			index_file(*argv);
+}
+
+/*
+ * Unwind the workload's process once before it runs, while it is still a copy of the
+ * tracer stopped before its exec (the guest's trace does not count this mm as the
+ * workload's: docs/guest.md). The first unwind of a run cost 13 ms under TCG (the
+ * tracer's own code and data paged in, libunwind's caches allocated, maps read the first
+ * time), and it was the workload's first call that waited. The counters start after it.
+ */
+static void warm_up(pid_t root)
+{
+	struct user_regs_struct r;
+	struct ft_frame f[MAX_FRAMES];
+	int n;
+
+	ft_unwind_init();
+	if (!get_regs(root, &r))
+		ft_unwind(root, root, &r, f, MAX_FRAMES, &n);
+	ft_unwind_exec(root);	/* its image is about to be replaced */
+	memset(&ft_unwind_stats, 0, sizeof(ft_unwind_stats));
+	regs_ns = 0;
 }
 
 /* The workload: stop for the tracer, install the filter, exec. */
@@ -392,8 +438,11 @@ static void on_event(struct task *t, int event)
 		break;
 	}
 	case PTRACE_EVENT_EXEC:
-		/* a thread other than the leader that execs takes the leader's id */
-		t->tgid = tgid_of(t->tid);
+		/*
+		 * a thread other than the leader that execs takes the leader's id: the stop
+		 * comes as the leader's, the process's only thread now (no /proc read)
+		 */
+		t->tgid = t->tid;
 		ft_unwind_exec(t->tgid);	/* a new image at the same addresses */
 		follow_root(t->tid);
 		fprintf(out, "X\t%llu\t%d\texec\n", (unsigned long long)now_ns(), t->tgid);
@@ -402,6 +451,8 @@ static void on_event(struct task *t, int event)
 		break;
 	}
 	resume(PTRACE_CONT, t->tid, 0);
+	if (event == PTRACE_EVENT_EXEC)
+		ft_unwind_prepare(t->tgid);	/* the new image's, while it runs */
 }
 
 int main(int argc, char **argv)
@@ -441,6 +492,7 @@ int main(int argc, char **argv)
 		   PTRACE_O_TRACESECCOMP | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
 		   PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL))
 		die("PTRACE_SETOPTIONS: %s", strerror(errno));
+	warm_up(root);
 	task_get(root, 1)->started = 1;
 	ptrace(PTRACE_CONT, root, NULL, NULL);
 
@@ -483,8 +535,11 @@ int main(int argc, char **argv)
 			 * the thread's own id maps a range no fault of the process finds
 			 */
 			t->started = 1;
-			t->tgid = tgid_of(tid);
 			resume(PTRACE_CONT, tid, 0);
+			/* read while it runs: its next stop is handled after this */
+			t->tgid = tgid_of(tid);
+			if (t->tgid == tid)
+				ft_unwind_prepare(tid);	/* a new process's, while it runs */
 		} else {
 			resume(PTRACE_CONT, tid, sig == SIGTRAP ? 0 : sig);
 		}

@@ -50,12 +50,17 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      int need_unwind_info, void *arg);
 
 #define MAX_PROCS	128	/* processes with a live cache; the least recent is evicted */
+#define NR_WARM		4	/* address spaces made at the start (ft_unwind_init) */
 #define CHUNK		4096ul	/* bytes read from the tracee at once */
 #define NR_CHUNKS	256	/* chunks cached (1 MiB), direct-mapped by address */
 /*
- * Chunks of the stack read at the stop, from the stack pointer's up (32 KiB): what the
- * unwinder reads once the thread runs again. The frames a 64-frame unwind of a mapping
- * call walks fit in it; a read beyond it is counted (late_reads).
+ * Chunks of the stack read at the stop, from the stack pointer's up: what the unwinder
+ * reads once the thread runs again. Per process the chunks that hold as many bytes above
+ * the stack pointer as its deepest unwind so far read (usually one or two: each chunk is a
+ * page the kernel copies, some 20 µs under TCG while the thread waits), and a chunk more
+ * (a call made from deeper in the program than those before), at most SNAP_CHUNKS
+ * (32 KiB). A process's first call is unwound before its thread goes on, which sets the
+ * depth; a later read beyond the copy is counted (late_reads) and deepens the next copies.
  */
 #define SNAP_CHUNKS	8
 /* where libunwind is told the unwind table is: above every user address space (x86_64
@@ -83,6 +88,8 @@ struct proc {
 	int added;		/* a file was mapped since: read maps again on a lookup miss */
 	uint64_t keep_since;	/* kept chunks read in an unwind before this are stale */
 	uint64_t last_use;	/* unwind sequence number of its last unwind */
+	uint64_t stack_bytes;	/* the deepest an unwind read above the stack pointer,
+				 * bytes; 0: not known before its first unwind */
 };
 
 struct chunk {
@@ -100,6 +107,8 @@ struct ctx {
 	const struct user_regs_struct *r;
 	const struct ft_elf *tab;	/* whose table TABLE_ADDR holds now */
 	int resumed;			/* the thread runs again: its stack was snapshot */
+	uint64_t sp, sp_chunk;		/* the stack pointer and its chunk */
+	uint64_t stack_end;		/* end of the stack it read, bytes */
 };
 
 struct ft_unwind_stats ft_unwind_stats;
@@ -156,44 +165,72 @@ static struct proc *proc_find(pid_t tgid)
 	return NULL;
 }
 
+static unw_accessors_t accessors;
+
+/*
+ * Forget p's process. The slot keeps its libunwind address space, flushed, for the next
+ * process: creating one costs 2-6 ms under TCG (libunwind's caches, allocated and
+ * zeroed), which would be the first stop's time of every process and every exec.
+ */
 static void proc_free(struct proc *p)
 {
+	unw_addr_space_t as = p->as;
+	struct map *maps = p->maps;
+	int cap = p->cap;
+
 	if (p->memfd >= 0)
 		close(p->memfd);
-	maps_clear(p);
-	free(p->maps);
-	if (p->as)
-		unw_destroy_addr_space(p->as);
+	if (as)
+		unw_flush_cache(as, 0, 0);
 	memset(p, 0, sizeof(*p));
+	p->as = as;
+	p->maps = maps;
+	p->cap = cap;
+	p->memfd = -1;
 }
 
-static unw_accessors_t accessors;
+/* Give slot p an address space of its own, if it has none. Return: 0, or -1. */
+static int proc_as(struct proc *p)
+{
+	if (p->as)
+		return 0;
+	p->as = unw_create_addr_space(&accessors, 0);
+	if (!p->as)
+		return -1;
+	unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+	return 0;
+}
 
 static struct proc *proc_get(pid_t tgid)
 {
-	struct proc *p = proc_find(tgid), *lru = &procs[0];
+	struct proc *p = proc_find(tgid), *lru = NULL;
 	int i;
 
 	if (p)
 		return p;
+	/* a free slot, one with an address space if there is one */
 	for (i = 0; i < MAX_PROCS; i++) {
-		if (!procs[i].tgid) {
+		if (procs[i].tgid)
+			continue;
+		if (!lru || (procs[i].as && !lru->as))
 			lru = &procs[i];
+		if (procs[i].as)
 			break;
-		}
-		if (procs[i].last_use < lru->last_use)
-			lru = &procs[i];
 	}
-	if (lru->tgid)
+	if (!lru) {	/* none: the least recently unwound process's */
+		lru = &procs[0];
+		for (i = 1; i < MAX_PROCS; i++)
+			if (procs[i].last_use < lru->last_use)
+				lru = &procs[i];
 		proc_free(lru);
-	lru->as = unw_create_addr_space(&accessors, 0);
-	if (!lru->as)
+	}
+	if (proc_as(lru))
 		return NULL;
-	unw_set_caching_policy(lru->as, UNW_CACHE_GLOBAL);
 	lru->tgid = tgid;
 	lru->memfd = -1;
 	lru->stale = 1;
 	lru->keep_since = seq + 1;	/* no chunk of an earlier process with this id */
+	lru->stack_bytes = 0;
 	return lru;
 }
 
@@ -412,8 +449,13 @@ static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
 	struct iovec local = { b, CHUNK };
 
 	ft_unwind_stats.page_reads++;
-	if (c->resumed && !chunk_keep(c->p, base))
-		ft_unwind_stats.late_reads++;
+	if (c->resumed) {
+		/* memory the running thread may have changed: in no file mapping or a writable one */
+		const struct map *m = map_of(c->p, base);
+
+		if (!m || m->writable)
+			ft_unwind_stats.late_reads++;
+	}
 	return read_chunks(c->tid, c->p, base, &local, 1) == (ssize_t)CHUNK ? 0 : -1;
 }
 
@@ -450,6 +492,10 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 		k->keep = chunk_keep(c->p, base);
 	}
 	memcpy(val, k->b + (addr - base), sizeof(*val));
+	/* how deep the stack is read: what the next copies take */
+	if (!k->keep && addr >= c->sp && addr - c->sp < SNAP_CHUNKS * CHUNK &&
+	    addr + sizeof(*val) > c->stack_end)
+		c->stack_end = addr + sizeof(*val);
 	return 0;
 }
 
@@ -568,28 +614,50 @@ static int has_fde(struct proc *p, uint64_t ip)
 	return e && !ft_elf_bias(e, m->start, m->pgoff, &bias) && ft_elf_has_fde(e, ip - bias);
 }
 
+void ft_unwind_init(void)
+{
+	int i;
+
+	/* the address spaces of the first processes, made before the workload's time */
+	for (i = 0; i < NR_WARM; i++)
+		proc_as(&procs[i]);
+}
+
+void ft_unwind_prepare(pid_t tgid)
+{
+	struct proc *p = proc_get(tgid);
+
+	if (p)
+		mem_fd(p);
+}
+
 int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp)
 {
 	uint64_t base = sp & ~(CHUNK - 1);
 	struct iovec local[SNAP_CHUNKS];
 	struct proc *p = proc_get(tgid);
 	ssize_t got;
-	int i;
+	int i, n;
 
-	if (!p)
-		return -1;
-	if (p->stale)
-		load_maps(p);
+	if (!p || !p->stack_bytes)
+		return -1;	/* its first call is unwound before it goes on: that learns */
+	/*
+	 * maps are read by the unwind, after the resume (0.5-1 ms under TCG): the mappings
+	 * the call makes meanwhile only add (ft_unwind_during_call)
+	 */
 	p->last_use = ++seq;
 	snapped = p;
 	/* consecutive chunks take consecutive slots of the direct-mapped cache */
-	for (i = 0; i < SNAP_CHUNKS; i++) {
+	n = (int)(((sp + p->stack_bytes + CHUNK + CHUNK - 1) & ~(CHUNK - 1)) - base) / (int)CHUNK;
+	if (n > SNAP_CHUNKS)
+		n = SNAP_CHUNKS;
+	for (i = 0; i < n; i++) {
 		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
 
 		k->pid = 0;
 		local[i] = (struct iovec){ k->b, CHUNK };
 	}
-	got = read_chunks(tid, p, base, local, SNAP_CHUNKS);
+	got = read_chunks(tid, p, base, local, n);
 	ft_unwind_stats.snapshots++;
 	for (i = 0; got > 0 && i < got / (ssize_t)CHUNK; i++) {
 		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
@@ -619,7 +687,13 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		return "no_memory";
 	if (p->stale)
 		load_maps(p);
-	c = (struct ctx){ .tid = tid, .p = p, .r = r, .resumed = snapped == p };
+#if defined(__x86_64__)
+	c = (struct ctx){ .tid = tid, .p = p, .r = r, .resumed = snapped == p, .sp = r->rsp };
+#else
+	c = (struct ctx){ .tid = tid, .p = p, .r = r, .resumed = snapped == p, .sp = r->sp };
+#endif
+	c.sp_chunk = c.sp & ~(CHUNK - 1);
+	c.stack_end = c.sp;
 	if (snapped == p)
 		snapped = NULL;		/* the unwind ft_unwind_snapshot() began */
 	else
@@ -668,6 +742,9 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 		}
 	}
 out:
+	/* the deepest read so far sets how much of the stack the next copies take */
+	if (c.stack_end - c.sp > p->stack_bytes)
+		p->stack_bytes = c.stack_end - c.sp;
 	ft_unwind_stats.frames += (unsigned long)*nr;
 	ft_unwind_stats.unwind_ns += now_ns() - t0;
 	return status;

@@ -37,6 +37,14 @@ struct ft_unwind_stats {
 
 extern struct ft_unwind_stats ft_unwind_stats;
 
+/* Before the workload starts: the address spaces of its first processes. */
+void ft_unwind_init(void);
+/*
+ * tgid is a new process or image (after its exec): what its first unwind would set up
+ * (its slot, /proc/TGID/mem), done now. Call it with the thread running again: then it
+ * costs the workload nothing.
+ */
+void ft_unwind_prepare(pid_t tgid);
 /*
  * Unwind thread tid of process tgid, stopped with registers r, into f[0..max).
  * The frames' strings stay valid until the next call of any ft_unwind_* function.
