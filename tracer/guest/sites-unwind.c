@@ -55,12 +55,13 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 #define NR_CHUNKS	256	/* chunks cached (1 MiB), direct-mapped by address */
 /*
  * Chunks of the stack read at the stop, from the stack pointer's up: what the unwinder
- * reads once the thread runs again. Per process the chunks that hold as many bytes above
- * the stack pointer as its deepest unwind so far read (usually one or two: each chunk is a
- * page the kernel copies, some 20 µs under TCG while the thread waits), and a chunk more
- * (a call made from deeper in the program than those before), at most SNAP_CHUNKS
- * (32 KiB). A process's first call is unwound before its thread goes on, which sets the
- * depth; a later read beyond the copy is counted (late_reads) and deepens the next copies.
+ * reads once the thread runs again. Per process: up to the highest stack address its
+ * unwinds read (the outermost frames, which a call from deeper in the program walks too),
+ * or, on another thread's stack, as many bytes above the stack pointer as any unwind read
+ * and a chunk more; at most SNAP_CHUNKS (32 KiB). Each chunk is a page the kernel copies
+ * while the thread waits, some 20 µs under TCG. A process's first call is unwound before
+ * its thread goes on, which sets both; a later read beyond the copy is counted
+ * (late_reads) and widens the next copies.
  */
 #define SNAP_CHUNKS	8
 /* where libunwind is told the unwind table is: above every user address space (x86_64
@@ -90,6 +91,8 @@ struct proc {
 	uint64_t last_use;	/* unwind sequence number of its last unwind */
 	uint64_t stack_bytes;	/* the deepest an unwind read above the stack pointer,
 				 * bytes; 0: not known before its first unwind */
+	uint64_t stack_top;	/* the highest stack address an unwind read: the outermost
+				 * frames of the thread it unwound */
 };
 
 struct chunk {
@@ -116,6 +119,17 @@ static struct proc procs[MAX_PROCS];
 static struct chunk chunks[NR_CHUNKS];
 static uint64_t seq;	/* unwinds so far */
 static struct proc *snapped;	/* its stack was read for the next ft_unwind() */
+/*
+ * The stack copy of ft_unwind_snapshot(), for the unwind of sequence number seq: a buffer
+ * of its own, out of the direct-mapped chunk cache, where a text chunk read later in the
+ * same unwind could evict a copied chunk and have it read again from the running thread.
+ */
+static struct {
+	pid_t pid;
+	uint64_t seq;
+	uint64_t base, len;	/* bytes */
+	unsigned char b[SNAP_CHUNKS * CHUNK];
+} snap;
 static int no_vm_readv;		/* process_vm_readv said ENOSYS: /proc/PID/mem instead */
 
 static uint64_t now_ns(void)
@@ -231,6 +245,7 @@ static struct proc *proc_get(pid_t tgid)
 	lru->stale = 1;
 	lru->keep_since = seq + 1;	/* no chunk of an earlier process with this id */
 	lru->stack_bytes = 0;
+	lru->stack_top = 0;
 	return lru;
 }
 
@@ -423,31 +438,30 @@ static int mem_fd(struct proc *p)
 }
 
 /*
- * Read n chunks of the process at base into local[0..n): process_vm_readv, or, in a
- * kernel without CONFIG_CROSS_MEMORY_ATTACH (the guest's), a preadv of /proc/TGID/mem.
- * Both stop at the first unreadable page. Return: the bytes read, or -1.
+ * Read len bytes of the process at base into buf: process_vm_readv, or, in a kernel
+ * without CONFIG_CROSS_MEMORY_ATTACH (the guest's), a pread of /proc/TGID/mem. Both stop
+ * at the first unreadable page. Return: the bytes read, or -1.
  */
-static ssize_t read_chunks(pid_t tid, struct proc *p, uint64_t base, struct iovec *local, int n)
+static ssize_t read_mem(pid_t tid, struct proc *p, uint64_t base, void *buf, size_t len)
 {
-	struct iovec remote = { (void *)(uintptr_t)base, n * CHUNK };
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)base, len };
 	ssize_t got;
 
 	if (!no_vm_readv) {
-		got = process_vm_readv(tid, local, (unsigned long)n, &remote, 1, 0);
+		got = process_vm_readv(tid, &local, 1, &remote, 1, 0);
 		if (got >= 0 || errno != ENOSYS)
 			return got;
 		no_vm_readv = 1;
 	}
 	if (mem_fd(p) < 0)
 		return -1;
-	return preadv(p->memfd, local, n, (off_t)base);
+	return pread(p->memfd, buf, len, (off_t)base);
 }
 
 /* Read the chunk at base (CHUNK bytes). Return: 0, or -1 if it is not readable whole. */
 static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
 {
-	struct iovec local = { b, CHUNK };
-
 	ft_unwind_stats.page_reads++;
 	if (c->resumed) {
 		/* memory the running thread may have changed: in no file mapping or a writable one */
@@ -456,7 +470,7 @@ static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
 		if (!m || m->writable)
 			ft_unwind_stats.late_reads++;
 	}
-	return read_chunks(c->tid, c->p, base, &local, 1) == (ssize_t)CHUNK ? 0 : -1;
+	return read_mem(c->tid, c->p, base, b, CHUNK) == (ssize_t)CHUNK ? 0 : -1;
 }
 
 static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write, void *arg)
@@ -477,6 +491,11 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 		       size - off < sizeof(*val) ? size - off : sizeof(*val));
 		return 0;
 	}
+	if (snap.seq == seq && snap.pid == c->p->tgid && addr >= snap.base &&
+	    addr - snap.base + sizeof(*val) <= snap.len) {
+		memcpy(val, snap.b + (addr - snap.base), sizeof(*val));
+		goto depth;
+	}
 	if (addr - base > CHUNK - sizeof(*val))
 		return peek(c->tid, addr, val);	/* unaligned across chunks: never in practice */
 	k = &chunks[(addr / CHUNK) % NR_CHUNKS];
@@ -492,8 +511,11 @@ static int acc_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int wr
 		k->keep = chunk_keep(c->p, base);
 	}
 	memcpy(val, k->b + (addr - base), sizeof(*val));
+	if (k->keep)
+		return 0;
+depth:
 	/* how deep the stack is read: what the next copies take */
-	if (!k->keep && addr >= c->sp && addr - c->sp < SNAP_CHUNKS * CHUNK &&
+	if (addr >= c->sp && addr - c->sp < SNAP_CHUNKS * CHUNK &&
 	    addr + sizeof(*val) > c->stack_end)
 		c->stack_end = addr + sizeof(*val);
 	return 0;
@@ -634,10 +656,10 @@ void ft_unwind_prepare(pid_t tgid)
 int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp)
 {
 	uint64_t base = sp & ~(CHUNK - 1);
-	struct iovec local[SNAP_CHUNKS];
 	struct proc *p = proc_get(tgid);
+	uint64_t end;
 	ssize_t got;
-	int i, n;
+	int n;
 
 	if (!p || !p->stack_bytes)
 		return -1;	/* its first call is unwound before it goes on: that learns */
@@ -647,27 +669,24 @@ int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp)
 	 */
 	p->last_use = ++seq;
 	snapped = p;
-	/* consecutive chunks take consecutive slots of the direct-mapped cache */
-	n = (int)(((sp + p->stack_bytes + CHUNK + CHUNK - 1) & ~(CHUNK - 1)) - base) / (int)CHUNK;
+	/*
+	 * up to the outermost frames an unwind read, if they are above sp on the same stack:
+	 * a call from deeper in the program walks the same frames at the top; else (another
+	 * thread's stack) as deep as any unwind read, and a chunk more
+	 */
+	end = sp + p->stack_bytes + CHUNK;
+	if (p->stack_top > end && p->stack_top - sp <= SNAP_CHUNKS * CHUNK)
+		end = p->stack_top;
+	n = (int)(((end + CHUNK - 1) & ~(CHUNK - 1)) - base) / (int)CHUNK;
 	if (n > SNAP_CHUNKS)
 		n = SNAP_CHUNKS;
-	for (i = 0; i < n; i++) {
-		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
-
-		k->pid = 0;
-		local[i] = (struct iovec){ k->b, CHUNK };
-	}
-	got = read_chunks(tid, p, base, local, n);
+	got = read_mem(tid, p, base, snap.b, (size_t)n * CHUNK);
 	ft_unwind_stats.snapshots++;
-	for (i = 0; got > 0 && i < got / (ssize_t)CHUNK; i++) {
-		struct chunk *k = &chunks[(base / CHUNK + i) % NR_CHUNKS];
-
-		k->pid = p->tgid;
-		k->addr = base + i * CHUNK;
-		k->seq = seq;
-		k->keep = 0;	/* a stack's: for this unwind only */
-		ft_unwind_stats.page_reads++;
-	}
+	ft_unwind_stats.page_reads += got > 0 ? ((size_t)got + CHUNK - 1) / CHUNK : 0;
+	snap.pid = p->tgid;
+	snap.seq = seq;
+	snap.base = base;
+	snap.len = got > 0 ? (uint64_t)got : 0;
 	return got > 0 ? 0 : -1;
 }
 
@@ -745,6 +764,8 @@ out:
 	/* the deepest read so far sets how much of the stack the next copies take */
 	if (c.stack_end - c.sp > p->stack_bytes)
 		p->stack_bytes = c.stack_end - c.sp;
+	if (c.stack_end > p->stack_top)
+		p->stack_top = c.stack_end;
 	ft_unwind_stats.frames += (unsigned long)*nr;
 	ft_unwind_stats.unwind_ns += now_ns() - t0;
 	return status;
