@@ -20,6 +20,7 @@
 #include "db/stream.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "tests/unit/chunkdb.h"
 #include "tests/unit/tap.h"
 #include "tracer/sites.h"
 
@@ -95,16 +96,8 @@ static int make_db(const char *path)
 		fault(&enc, &ts, (uint32_t)(n + i) + 1, BASE + ((uint64_t)i << 20) + 4096);
 	for (i = 0; i <= NR_PROCS; i++)
 		fault(&enc, &ts, (uint32_t)i + 1, NOWHERE);
-	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO event_chunk VALUES (1, 0, 0, ?1, 200000, "
-				      "?2, ?3)", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(st, 1, (int)enc.nr);
-		sqlite3_bind_int64(st, 2, (int64_t)ts - 1);
-		sqlite3_bind_blob(st, 3, enc.buf, (int)enc.len, SQLITE_STATIC);
-		rc |= sqlite3_step(st) != SQLITE_DONE;
-		sqlite3_finalize(st);
-	} else {
-		rc = 1;
-	}
+	if (!rc)
+		rc = chunkdb_store(db, &enc, 200000, (int64_t)ts - 1);
 	if (!rc)
 		rc = ftdb_exec(db, "COMMIT");
 	else

@@ -31,6 +31,7 @@
 #include "db/stream.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "tests/unit/chunkdb.h"
 #include "tests/unit/tap.h"
 #include "tracer/sites.h"
 
@@ -162,7 +163,6 @@ static int make_db(const char *path, int exits)
 	struct ft_enc enc;
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3 *db;
-	sqlite3_stmt *st;
 	size_t i;
 	int rc;
 
@@ -197,15 +197,8 @@ static int make_db(const char *path, int exits)
 		ev.addr = faults[i].addr;
 		ft_enc_add(&enc, &ev);
 	}
-	if (!rc && sqlite3_prepare_v2(db, "INSERT INTO event_chunk VALUES (1, 0, 0, ?1, 1500, "
-				      "7500, ?2)", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int(st, 1, (int)enc.nr);
-		sqlite3_bind_blob(st, 2, enc.buf, (int)enc.len, SQLITE_STATIC);
-		rc |= sqlite3_step(st) != SQLITE_DONE;
-		sqlite3_finalize(st);
-	} else {
-		rc = 1;
-	}
+	if (!rc)
+		rc = chunkdb_store(db, &enc, 1500, 7500);
 	if (!rc)
 		rc = ftdb_exec(db, "COMMIT");
 	ft_enc_release(&enc);
