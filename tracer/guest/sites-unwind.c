@@ -459,10 +459,23 @@ static ssize_t read_mem(pid_t tid, struct proc *p, uint64_t base, void *buf, siz
 	return pread(p->memfd, buf, len, (off_t)base);
 }
 
-/* Read the chunk at base (CHUNK bytes). Return: 0, or -1 if it is not readable whole. */
+/*
+ * Read the chunk at base (CHUNK bytes). One in a read-only file mapping is the file's
+ * bytes: read from the tracer's own mapping of the file, which stays readable when the
+ * process is gone (a process that exits right after the resume of its last call, while
+ * that call is unwound). Return: 0, or -1 if it is not readable whole.
+ */
 static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
 {
+	struct map *m = map_of(c->p, base);
+	struct ft_elf *e;
+
 	ft_unwind_stats.page_reads++;
+	if (m && !m->writable && base + CHUNK <= m->end && (e = elf_of(m)) &&
+	    base - m->start + m->pgoff + CHUNK <= e->size) {
+		memcpy(b, e->image + (base - m->start + m->pgoff), CHUNK);
+		return 0;
+	}
 	if (c->resumed) {
 		/* memory the running thread may have changed: in no file mapping or a writable one */
 		const struct map *m = map_of(c->p, base);
@@ -661,12 +674,13 @@ int ft_unwind_snapshot(pid_t tgid, pid_t tid, uint64_t sp)
 	ssize_t got;
 	int n;
 
-	if (!p || !p->stack_bytes)
-		return -1;	/* its first call is unwound before it goes on: that learns */
 	/*
-	 * maps are read by the unwind, after the resume (0.5-1 ms under TCG): the mappings
-	 * the call makes meanwhile only add (ft_unwind_during_call)
+	 * its first call is unwound before it goes on (that learns the depth), and a call
+	 * whose maps must be read again: maps read after the resume could be those of a
+	 * process that has already exited
 	 */
+	if (!p || !p->stack_bytes || p->stale)
+		return -1;
 	p->last_use = ++seq;
 	snapped = p;
 	/*
@@ -780,8 +794,8 @@ out:
  * cannot change them; one that removes or replaces a range (munmap, madvise, MAP_FIXED)
  * only if the range lies below sp's chunk and in no known file mapping (maps fresh, no
  * file mapped since); mremap is not checked (its second range) and is always unwound
- * first. Not covered: an exec or exit of the process in the moments after the resume
- * (its memory is gone: the unwind ends early with libunwind's error as status).
+ * first. Read-only file chunks come from the module's file (read_chunk), so an exit of
+ * the process right after the resume costs the unwind nothing but a read beyond the copy.
  */
 int ft_unwind_during_call(pid_t tgid, long nr, const unsigned long a[6], uint64_t sp)
 {
