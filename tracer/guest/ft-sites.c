@@ -208,12 +208,12 @@ static void write_call(struct task *t, const struct user_regs_struct *r, uint64_
 		fputs(frames, out);
 }
 
-/* Resume tid with request (PTRACE_CONT) and signal sig. */
-static void resume(int request, pid_t tid, int sig)
+/* Resume tid (PTRACE_CONT) with signal sig. */
+static void resume(pid_t tid, int sig)
 {
 	uint64_t t0 = now_ns();
 
-	ptrace(request, tid, NULL, (void *)(long)sig);
+	ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);
 	resume_ns += now_ns() - t0;
 }
 
@@ -283,8 +283,7 @@ static void index_file(const char *path)
  * execvp finds it (ft-launch), and the absolute paths among its arguments (ft-launch's:
  * the workload). Their first unwinds then find the tables built: building them made those
  * unwinds the longest stops of a run (malloc-churn's tables: 0.27 ms on the host, many
- * times that under TCG; ft-launch's first call waited 13 ms in the guest while its
- * table was built), and now it is done before the workload's time begins. Keyed as maps
+ * times that under TCG), and now it is done before the workload's time begins. Keyed as maps
  * shows a file (real path, device, inode): a file another root shows under another path
  * or device (record's chrooted runs) is only not found, and indexed again later.
  */
@@ -376,18 +375,18 @@ static void on_seccomp_stop(struct task *t)
 	long nr;
 
 	if (get_regs(t->tid, &r)) {
-		resume(PTRACE_CONT, t->tid, 0);
+		resume(t->tid, 0);
 		return;
 	}
 	entry_args(&r, &nr, a);
 	if (ft_unwind_during_call(t->tgid, nr, a, stack_pointer(&r)) &&
 	    !ft_unwind_snapshot(t->tgid, t->tid, stack_pointer(&r))) {
 		nr_overlapped++;
-		resume(PTRACE_CONT, t->tid, 0);
+		resume(t->tid, 0);
 		write_call(t, &r, ts, nr, a);
 	} else {
 		write_call(t, &r, ts, nr, a);
-		resume(PTRACE_CONT, t->tid, 0);
+		resume(t->tid, 0);
 	}
 	ft_unwind_after_call(t->tgid, nr, a);
 }
@@ -450,7 +449,7 @@ static void on_event(struct task *t, int event)
 	default:
 		break;
 	}
-	resume(PTRACE_CONT, t->tid, 0);
+	resume(t->tid, 0);
 	if (event == PTRACE_EVENT_EXEC)
 		ft_unwind_prepare(t->tgid);	/* the new image's, while it runs */
 }
@@ -535,13 +534,13 @@ int main(int argc, char **argv)
 			 * the thread's own id maps a range no fault of the process finds
 			 */
 			t->started = 1;
-			resume(PTRACE_CONT, tid, 0);
+			resume(tid, 0);
 			/* read while it runs: its next stop is handled after this */
 			t->tgid = tgid_of(tid);
 			if (t->tgid == tid)
 				ft_unwind_prepare(tid);	/* a new process's, while it runs */
 		} else {
-			resume(PTRACE_CONT, tid, sig == SIGTRAP ? 0 : sig);
+			resume(tid, sig == SIGTRAP ? 0 : sig);
 		}
 		t0 = now_ns() - t0;
 		busy_ns += t0;

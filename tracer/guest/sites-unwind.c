@@ -110,7 +110,7 @@ struct ctx {
 	const struct user_regs_struct *r;
 	const struct ft_elf *tab;	/* whose table TABLE_ADDR holds now */
 	int resumed;			/* the thread runs again: its stack was snapshot */
-	uint64_t sp, sp_chunk;		/* the stack pointer and its chunk */
+	uint64_t sp;			/* the stack pointer */
 	uint64_t stack_end;		/* end of the stack it read, bytes */
 };
 
@@ -476,13 +476,9 @@ static int read_chunk(struct ctx *c, uint64_t base, unsigned char *b)
 		memcpy(b, e->image + (base - m->start + m->pgoff), CHUNK);
 		return 0;
 	}
-	if (c->resumed) {
-		/* memory the running thread may have changed: in no file mapping or a writable one */
-		const struct map *m = map_of(c->p, base);
-
-		if (!m || m->writable)
-			ft_unwind_stats.late_reads++;
-	}
+	/* memory the running thread may have changed: in no file mapping or a writable one */
+	if (c->resumed && (!m || m->writable))
+		ft_unwind_stats.late_reads++;
 	return read_mem(c->tid, c->p, base, b, CHUNK) == (ssize_t)CHUNK ? 0 : -1;
 }
 
@@ -725,7 +721,6 @@ const char *ft_unwind(pid_t tgid, pid_t tid, const struct user_regs_struct *r,
 #else
 	c = (struct ctx){ .tid = tid, .p = p, .r = r, .resumed = snapped == p, .sp = r->sp };
 #endif
-	c.sp_chunk = c.sp & ~(CHUNK - 1);
 	c.stack_end = c.sp;
 	if (snapped == p)
 		snapped = NULL;		/* the unwind ft_unwind_snapshot() began */
