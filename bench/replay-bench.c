@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "db/stream.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"

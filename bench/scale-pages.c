@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "replay/load.h"
 #include "replay/pageset.h"

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/outfile.h"
 #include "replay/advise.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd-calibrate.c - foliotrace calibrate: fit the fault cost model (replay/cost.h,
+ * cmd-calibrate.c - foliotrace calibrate: fit the fault cost model (replay/calibrate.h,
  * docs/cost-model.md) to the recorded latencies of every trace of the databases given, one
  * model per (arch, kernel, accelerator), and store the models in one database, where replay
  * finds them to predict fault_time_ns.
@@ -15,10 +15,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "db/ftdb.h"
 #include "lib/error.h"
-#include "lib/xalloc.h"
-#include "replay/cost.h"
+#include "replay/calibrate.h"
 
 static const char usage_text[] =
 	"usage: foliotrace calibrate [--output DB] [--format table|csv|json] DB...\n"
@@ -34,96 +32,7 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* One model being fitted: the samples of the traces sharing its key. */
-struct fit {
-	struct rp_cost m;
-	struct rp_cost_samples *s;
-};
-
-struct fits {
-	struct fit *f;
-	size_t n, cap;
-};
-
-static struct fit *fit_for(struct fits *fs, const struct rp_cost_key *key)
-{
-	size_t i;
-
-	for (i = 0; i < fs->n; i++)
-		if (!memcmp(&fs->f[i].m.key, key, sizeof(*key)))
-			return &fs->f[i];
-	XGROW(fs->f, fs->cap, fs->n + 1);
-	memset(&fs->f[fs->n], 0, sizeof(fs->f[fs->n]));
-	fs->f[fs->n].m.key = *key;
-	fs->f[fs->n].s = rp_cost_samples_new();
-	return &fs->f[fs->n++];
-}
-
-/* Add every trace of path to its model's samples. */
-static int add_db(struct fits *fs, const char *path)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st = NULL;
-	struct rp_cost_key key;
-	int rc, ret = -1;
-
-	if (ftdb_open(path, FTDB_READONLY, &db))
-		return -1;
-	if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &st,
-			       NULL) != SQLITE_OK) {
-		error("cannot read traces: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-
-		memset(&key, 0, sizeof(key));
-		if (rp_cost_trace_key(db, id, &key) ||
-		    rp_cost_samples_add(fit_for(fs, &key)->s, db, id))
-			goto out;
-	}
-	if (rc != SQLITE_DONE) {
-		error("cannot read traces: %s", sqlite3_errmsg(db));
-		goto out;
-	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	if (ret)
-		error("%s", path);
-	return ret;
-}
-
-static int store(const char *path, const struct fits *fs)
-{
-	sqlite3 *db;
-	size_t i;
-	int ret = -1;
-
-	if (ftdb_open(path, FTDB_WRITE, &db))
-		return -1;
-	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
-		goto out;
-	for (i = 0; i < fs->n; i++)
-		if (rp_cost_store(db, &fs->f[i].m)) {
-			ftdb_rollback(db);
-			goto out;
-		}
-	if (ftdb_exec(db, "COMMIT")) {
-		ftdb_rollback(db);
-		goto out;
-	}
-	ret = 0;
-out:
-	if (sqlite3_close(db) != SQLITE_OK && !ret)
-		ret = error("cannot close %s", path);
-	if (ret)
-		error("%s", path);
-	return ret;
-}
-
-static void print(const struct fits *fs, enum out_format format)
+static void print(const struct rp_calibration *fs, enum out_format format)
 {
 	static const char *const cols[] = { "arch", "kernel", "accel" };
 	struct out_table t;
@@ -157,7 +66,7 @@ int cmd_calibrate(int argc, char **argv)
 {
 	enum out_format format = OUT_TABLE;
 	const char *output = NULL;
-	struct fits fs = { 0 };
+	struct rp_calibration fs = { 0 };
 	size_t i;
 	int c, ret = 1;
 
@@ -183,25 +92,13 @@ int cmd_calibrate(int argc, char **argv)
 	if (!output)
 		output = argv[optind];
 	for (i = (size_t)optind; i < (size_t)argc; i++)
-		if (add_db(&fs, argv[i]))
+		if (rp_calibrate_add_db(&fs, argv[i]))
 			goto out;
-	if (!fs.n) {
-		error("no trace to calibrate from");
-		goto out;
-	}
-	for (i = 0; i < fs.n; i++)
-		if (rp_cost_fit(fs.f[i].s, &fs.f[i].m)) {
-			error("%s %s %s", fs.f[i].m.key.arch, fs.f[i].m.key.kernel,
-			      fs.f[i].m.key.accel);
-			goto out;
-		}
-	if (store(output, &fs))
+	if (rp_calibrate_fit(&fs) || rp_calibrate_store(&fs, output))
 		goto out;
 	print(&fs, format);
 	ret = 0;
 out:
-	for (i = 0; i < fs.n; i++)
-		rp_cost_samples_free(fs.f[i].s);
-	free(fs.f);
+	rp_calibrate_release(&fs);
 	return ret;
 }

@@ -21,7 +21,7 @@
 #include "cli/commands.h"
 #include "cli/latency-table.h"
 #include "cli/output.h"
-#include "cli/runs.h"
+#include "cli/run-args.h"
 #include "cli/sim-vs-real.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -147,7 +147,7 @@ static void json_metrics(const struct rp_counters *c, const struct rp_counters *
 	}
 }
 
-static void print_json(const struct run_set *rs)
+static void print_json(const struct rp_run_set *rs)
 {
 	const struct rp_counters *b = &rs->run[rs->base].c;
 	unsigned int i;
@@ -246,7 +246,7 @@ static void table_metrics(struct out_table *t, enum out_format f, const struct r
 	}
 }
 
-static void print_table(const struct run_set *rs, enum out_format f)
+static void print_table(const struct rp_run_set *rs, enum out_format f)
 {
 	const struct rp_counters *b = &rs->run[rs->base].c;
 	struct out_table t;
@@ -272,7 +272,7 @@ static void print_table(const struct run_set *rs, enum out_format f)
  * peak_rss_share: the site's resident bytes when the run's RSS first reached its peak, over
  * that peak.
  */
-static void print_sites(const struct run_set *rs, const struct rp_site_runs *sr,
+static void print_sites(const struct rp_run_set *rs, const struct rp_site_runs *sr,
 			enum out_format f)
 {
 	static const char *const cols[] = { "site", "module", "policy", "run_id", "faults",
@@ -321,13 +321,13 @@ static void print_sites(const struct run_set *rs, const struct rp_site_runs *sr,
 int cmd_compare(int argc, char **argv)
 {
 	enum out_format format = OUT_TABLE;
-	struct runs_opts ro;
-	struct run_set rs;
+	struct rp_run_query ro;
+	struct rp_run_set rs;
 	struct rp_site_runs sr;
 	sqlite3 *db;
 	int c, svr = 0, lat = 0, other = 0, by_site = 0;
 
-	runs_opts_init(&ro);
+	rp_run_query_init(&ro);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:F:c:p:t:f:SLy:h", options, NULL)) != -1) {
 		switch (c) {
@@ -337,7 +337,7 @@ int cmd_compare(int argc, char **argv)
 		case 'p':
 		case 't':
 			other = 1;
-			if (runs_option(&ro, c, optarg, "compare", usage_text))
+			if (cli_runs_option(&ro, c, optarg, "compare", usage_text))
 				return 2;
 			break;
 		case 'f':
@@ -372,20 +372,20 @@ int cmd_compare(int argc, char **argv)
 		return usage_error("--by site and --sim-vs-real do not go together");
 	if (svr)
 		return sim_vs_real(argv[optind], ro.want, ro.comm, ro.pid, format) ? 1 : 0;
-	if (runs_open(argv[optind], &ro, &db, &rs))
+	if (rp_run_set_open(argv[optind], &ro, &db, &rs))
 		return 1;
 	if (rs.base < 0) {
 		ftdb_close(db);
 		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
-		      "foliotrace replay DB --policy %s first", ro.base.spec, (long long)rs.trace_id,
-		      rs.frag, *rs.filter ? ", " : "", rs.filter, ro.base.spec);
-		runs_release(&rs);
+		      "foliotrace replay DB --policy %s first", ro.base, (long long)rs.trace_id,
+		      rs.frag, *rs.filter ? ", " : "", rs.filter, ro.base);
+		rp_run_set_release(&rs);
 		return 1;
 	}
 	if (by_site && rp_site_runs_load(db, rs.trace_id, rs.run, rs.nr, (unsigned int)rs.base,
 					  &sr)) {
 		ftdb_close(db);
-		runs_release(&rs);
+		rp_run_set_release(&rs);
 		return 1;
 	}
 	ftdb_close(db);
@@ -401,6 +401,6 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		print_table(&rs, format);
 	}
-	runs_release(&rs);
+	rp_run_set_release(&rs);
 	return 0;
 }

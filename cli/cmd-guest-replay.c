@@ -17,28 +17,26 @@
  * express are simulated instead, and say so; the others are simulated too (stored next to
  * their guest run, same selection, frag none), so that compare --sim-vs-real only reads.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/runs.h"
-#include "cli/runner.h"
-#include "cli/tracedir.h"
+#include "cli/run-args.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "lib/strbuf.h"
 #include "replay/export.h"
 #include "replay/filter.h"
 #include "replay/load.h"
 #include "replay/policy.h"
 #include "replay/run.h"
-#include "tracer/ingest.h"
+#include "vm/guest-replay.h"
+#include "vm/runner.h"
 
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
@@ -96,201 +94,24 @@ static int sim_only(const struct rp_policy *p)
 	return !rp_policy_in_guest(p);
 }
 
-/* DB.ctf/<time>-<arch>-<policy>-replay-t<ID>[.N], created empty. */
-static int run_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
-		   int64_t trace_id)
-{
-	char tag[32];
-
-	snprintf(tag, sizeof(tag), "replay-t%lld", (long long)trace_id);
-	return ft_new_trace_dir(dir, db, arch, policy, tag);
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (!f)
-		return error("cannot create %s: %s", path, strerror(errno));
-	if (fwrite(data, 1, len, f) != len || fclose(f))
-		return error("cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
-
-/*
- * The replayer's FTREPLAY lines into DIR/header/replay_map (stored in trace_meta by the
- * ingest); its RESULT line must say status=0.
- */
-static int keep_map(const char *dir)
-{
-	struct strbuf out = STRBUF_INIT, map = STRBUF_INIT, path = STRBUF_INIT;
-	char *line, *next;
-	int ok = 0, ret;
-
-	strbuf_addf(&path, "%s/workload.out", dir);
-	if (strbuf_read_file(&out, path.buf)) {
-		strbuf_release(&path);
-		return -1;
-	}
-	for (line = out.buf; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!strncmp(line, "FTREPLAY", 8)) {
-			strbuf_addstr(&map, line);
-			strbuf_addch(&map, '\n');
-		} else if (!strncmp(line, "RESULT ft-replayer ", 19) && strstr(line, " status=0")) {
-			ok = 1;
-		}
-	}
-	strbuf_reset(&path);
-	strbuf_addf(&path, "%s/header/replay_map", dir);
-	ret = write_file(path.buf, map.buf, map.len);
-	if (!ret && !ok)
-		ret = error("the replayer did not finish cleanly; see %s/workload.out", dir);
-	strbuf_release(&out);
-	strbuf_release(&map);
-	strbuf_release(&path);
-	return ret;
-}
-
-/* Link the ingested guest trace of dir to the original; Return: the replay_run id or -1. */
-static int64_t link_run(const char *dbpath, const char *dir, int64_t trace_id,
-			const struct rp_policy *pol, const char *filter, uint64_t elapsed_ns,
-			int64_t *guest_id)
-{
-	sqlite3_stmt *st = NULL;
-	sqlite3 *db;
-	int64_t run = -1;
-
-	if (ftdb_open(dbpath, FTDB_WRITE, &db))
-		return -1;
-	*guest_id = 0;
-	if (sqlite3_prepare_v2(db, "SELECT max(trace_id) FROM trace WHERE path = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto sql_error;
-	sqlite3_bind_text(st, 1, dir, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*guest_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	st = NULL;
-	if (!*guest_id) {
-		error("the guest trace of %s is not in %s", dir, dbpath);
-		goto out;
-	}
-	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
-		goto out;
-	if (sqlite3_prepare_v2(db, "UPDATE trace SET parent_trace_id = ?1 WHERE trace_id = ?2",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto sql_rollback;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_int64(st, 2, *guest_id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto sql_rollback;
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(db, "INSERT INTO replay_run(trace_id, policy, frag, kind, "
-			       "guest_trace_id, filter, tool_version, created_at, elapsed_ns) "
-			       "VALUES (?1, ?2, 'none', 'guest', ?3, ?4, ?5, "
-			       "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?6)", -1, &st,
-			       NULL) != SQLITE_OK)
-		goto sql_rollback;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_text(st, 2, pol->spec, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, *guest_id);
-	if (*filter)
-		sqlite3_bind_text(st, 4, filter, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 4);
-	sqlite3_bind_text(st, 5, FT_VERSION, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, (int64_t)elapsed_ns);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		goto sql_rollback;
-	sqlite3_finalize(st);
-	st = NULL;
-	run = sqlite3_last_insert_rowid(db);
-	if (ftdb_exec(db, "COMMIT"))
-		run = -1;
-	goto out;
-sql_rollback:
-	error("cannot link the guest trace: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	st = NULL;
-	ftdb_rollback(db);
-	goto out;
-sql_error:
-	error("cannot find the guest trace: %s", sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-out:
-	ftdb_close(db);
-	return run;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* One guest: boot, replay, ingest, link. */
+/* One guest: boot, replay, ingest, link (vm/guest-replay.h); say what was stored. */
 static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 		      const struct rp_policy *pol, const char *file, const char *filter)
 {
-	struct strbuf dir = STRBUF_INIT, guest_file = STRBUF_INIT;
-	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	struct ft_runner_args ra = {
-		.arch = arch, .policy = pol->spec, .mem = o->mem, .cpus = o->cpus,
-		.timeout = o->timeout, .file = file, .fragment = o->fragment,
+	struct vm_guest_replay g = {
+		.db = o->db, .trace_id = trace_id, .arch = arch, .policy = pol->spec,
+		.mem = o->mem, .cpus = o->cpus, .timeout = o->timeout, .fragment = o->fragment,
+		.file = file, .filter = filter,
 	};
-	struct ft_ingest_opts io = { .db = o->db };
-	struct ft_ingest_result ir;
-	char *cmd[2];
-	int rc, ret = -1;
-	int64_t guest_id, run_id;
-	uint64_t t0;
+	struct vm_guest_replay_result r;
 
-	if (run_dir(&dir, o->db, arch, pol->spec, trace_id))
-		goto out;
-	strbuf_addf(&guest_file, "/mnt/out/in/%s", base);
-	cmd[0] = "ft-replayer";
-	cmd[1] = guest_file.buf;
-	ra.cmd = cmd;
-	ra.nr_cmd = 2;
-	ra.out = dir.buf;
-
-	t0 = now_ns();
-	rc = ft_runner_run(&ra);
-	if (rc < 0)
-		goto out;
-	if (rc == FT_RUNNER_GUEST_FAILED) {
-		ft_runner_status(rc, dir.buf, 0);
-		error("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
-		goto out;
-	}
-	/* the replayer's own status is checked by keep_map() */
-	if (rc != FT_RUNNER_OK && rc != FT_RUNNER_WORKLOAD_FAILED) {
-		ft_runner_status(rc, dir.buf, 0);
-		ft_discard_trace_dir(dir.buf, o->db);
-		goto out;
-	}
-	if (keep_map(dir.buf))
-		goto out;
-	io.dir = dir.buf;
-	if (ft_ingest(&io, &ir)) {
-		error("the guest trace in %s could not be stored", dir.buf);
-		goto out;
-	}
-	run_id = link_run(o->db, dir.buf, trace_id, pol, filter, now_ns() - t0, &guest_id);
-	if (run_id < 0)
-		goto out;
+	if (vm_guest_replay(&g, &r))
+		return -1;
 	printf("%s: guest trace %lld (replay run %lld), %.1f s; kept in %s\n", pol->spec,
-	       (long long)guest_id, (long long)run_id, (double)(now_ns() - t0) / 1e9, dir.buf);
-	ret = 0;
-out:
-	strbuf_release(&dir);
-	strbuf_release(&guest_file);
-	return ret;
+	       (long long)r.guest_trace_id, (long long)r.run_id, (double)r.elapsed_ns / 1e9,
+	       r.dir.buf);
+	strbuf_release(&r.dir);
+	return 0;
 }
 
 /*
@@ -369,7 +190,7 @@ int cmd_guest_replay(int argc, char **argv)
 		case 'T': o.timeout = optarg; break;
 		case 'e': o.export = optarg; break;
 		case 'F':
-			if (ft_runner_check_fragment(optarg)) {
+			if (vm_runner_check_fragment(optarg)) {
 				ret = usage_error(error_text());
 				error_clear();
 				return ret;
@@ -435,24 +256,15 @@ int cmd_guest_replay(int argc, char **argv)
 		o.arch = *head.arch ? head.arch : "x86_64";
 
 	if (o.export) {
-		if (write_file(o.export, file.buf, file.len))
+		if (write_file_atomic(o.export, file.buf, file.len, "replay file"))
 			goto out;
 		if (!o.nr_pol) {
 			ret = 0;
 			goto out;
 		}
 	}
-	if (nr_guest) {
-		time_t now = time(NULL);
-		char stamp[32];
-
-		if (ft_ctf_dir(&path, o.db))
-			goto out;
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
-		strbuf_addf(&path, "/replay-t%lld-%s.ftr", (long long)trace_id, stamp);
-		if (write_file(path.buf, file.buf, file.len))
-			goto out;
-	}
+	if (nr_guest && vm_replay_file(o.db, trace_id, file.buf, file.len, &path))
+		goto out;
 	for (i = 0; i < nr_guest; i++) {
 		if (replay_one(&o, o.arch, trace_id, &guest[i], path.buf, filter)) {
 			error_print("foliotrace");

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/rootfs.h"
-#include "cli/runner.h"
-#include "cli/spawn.h"
+#include "vm/rootfs.h"
+#include "vm/runner.h"
+#include "vm/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "replay/replay.h"
@@ -69,7 +69,7 @@ static int guest_knob(int argc, char **argv)
 
 static int guest_build(int argc, char **argv)
 {
-	char *args[5] = { (char *)ft_path("guest-kernel/build.sh"), NULL };
+	char *args[5] = { (char *)vm_path("guest-kernel/build.sh"), NULL };
 	int i, n = 1, ret;
 
 	for (i = 1; i < argc; i++) {
@@ -81,7 +81,7 @@ static int guest_build(int argc, char **argv)
 			return 2;
 		}
 	}
-	ret = ft_spawn(args);
+	ret = vm_spawn(args);
 	if (ret < 0)
 		return 1;
 	if (ret == 2) {
@@ -117,7 +117,7 @@ static int guest_rootfs(int argc, char **argv)
 			return 2;
 		}
 	}
-	ret = ft_rootfs(arch, pkgs.len ? pkgs.buf : NULL, &dir);
+	ret = vm_rootfs(arch, pkgs.len ? pkgs.buf : NULL, &dir);
 	strbuf_release(&pkgs);
 	if (ret == 2) {
 		error_print("foliotrace guest rootfs");
@@ -129,7 +129,7 @@ static int guest_rootfs(int argc, char **argv)
 	return ret;
 }
 
-/* run.sh with the user's arguments; its exit status mapped by ft_runner_status(). */
+/* run.sh with the user's arguments; its exit status mapped by vm_runner_status(). */
 static int guest_run(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -138,10 +138,10 @@ static int guest_run(int argc, char **argv)
 	for (i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--out"))
 			out = argv[i + 1];
-	rc = ft_runner_run_argv(argc, argv);
+	rc = vm_runner_run_argv(argc, argv);
 	if (rc < 0)
 		return 1;
-	rc = ft_runner_status(rc, out, 1);
+	rc = vm_runner_status(rc, out, 1);
 	if (rc == 2) {
 		error_clear();
 		fputs(guest_usage, stderr);

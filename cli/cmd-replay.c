@@ -15,8 +15,9 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/runs.h"
+#include "cli/run-args.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "cli/progress.h"

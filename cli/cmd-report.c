@@ -21,9 +21,10 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/runs.h"
+#include "cli/run-args.h"
 #include "cli/svg.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/outfile.h"
 #include "lib/strbuf.h"
@@ -120,35 +121,29 @@ static void meta_row(struct strbuf *sb, const char *k, const char *v)
 
 static int trace_header(sqlite3 *db, int64_t trace_id, struct strbuf *sb)
 {
-	sqlite3_stmt *st;
-	char buf[64];
-	int i;
-	static const char *const keys[] = { "arch", "kernel", "recorded under policy",
-					    "workload", "events", "guest memory", "uuid" };
+	struct ftdb_trace t;
+	char buf[64], events[24];
 
-	if (sqlite3_prepare_v2(db, "SELECT arch, kernel, policy, workload, events, mem_bytes, "
-			       "uuid FROM trace WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
+	if (ftdb_trace_get(db, trace_id, &t))
+		return -1;
 	strbuf_addstr(sb, "<table class=\"meta\">\n");
 	snprintf(buf, sizeof(buf), "%lld", (long long)trace_id);
 	meta_row(sb, "trace", buf);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		for (i = 0; i < 7; i++) {
-			const char *v = (const char *)sqlite3_column_text(st, i);
-
-			if (i == 5 && v) {
-				fmt_bytes(buf, sizeof(buf), (uint64_t)sqlite3_column_int64(st, i));
-				v = buf;
-			}
-			meta_row(sb, keys[i], v);
-		}
-	}
-	sqlite3_finalize(st);
+	meta_row(sb, "arch", t.arch);
+	meta_row(sb, "kernel", t.kernel);
+	meta_row(sb, "recorded under policy", t.policy);
+	meta_row(sb, "workload", t.workload);
+	snprintf(events, sizeof(events), "%lld", (long long)t.events);
+	meta_row(sb, "events", events);
+	if (t.mem_bytes)
+		fmt_bytes(buf, sizeof(buf), (uint64_t)t.mem_bytes);
+	meta_row(sb, "guest memory", t.mem_bytes ? buf : NULL);
+	meta_row(sb, "uuid", t.uuid);
+	ftdb_trace_release(&t);
 	return 0;
 }
 
-static void section_faults(struct strbuf *sb, const struct run_set *rs, const char **rows)
+static void section_faults(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
 	double *v = xcalloc(rs->nr, sizeof(*v));
 	char **note = xcalloc(rs->nr, sizeof(*note));
@@ -172,7 +167,7 @@ static void section_faults(struct strbuf *sb, const struct run_set *rs, const ch
 }
 
 /* The byte metrics the metric table charts (RP_SHOW_CHART), in its order, one series each. */
-static void section_memory(struct strbuf *sb, const struct run_set *rs, const char **rows)
+static void section_memory(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
 	static const char *const colors[] = { "#4080bf", "#8cb3d9", "#d62728", "#ff7f0e",
 					      "#2ca02c", "#9467bd", "#8c564b", "#e377c2" };
@@ -200,7 +195,7 @@ static void section_memory(struct strbuf *sb, const struct run_set *rs, const ch
 	free(v);
 }
 
-static void section_orders(struct strbuf *sb, const struct run_set *rs, const char **rows)
+static void section_orders(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
 	struct svg_series s[RP_PMD_ORDER + 1];
 	char names[RP_PMD_ORDER + 1][32];
@@ -239,7 +234,7 @@ static void section_orders(struct strbuf *sb, const struct run_set *rs, const ch
 	free(v);
 }
 
-static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const char **rows)
+static void section_fallbacks(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
 	struct svg_series s[FT_FB_NR - 1];
 	double *v = xcalloc(FT_FB_NR * rs->nr, sizeof(*v));
@@ -315,7 +310,7 @@ static int section_latency(struct strbuf *sb, sqlite3 *db, int64_t trace_id, int
 	return 0;
 }
 
-static void section_metrics(struct strbuf *sb, const struct run_set *rs)
+static void section_metrics(struct strbuf *sb, const struct rp_run_set *rs)
 {
 	unsigned int i, m;
 
@@ -349,7 +344,7 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
  * metrics get a note saying how to make them, not a failure.
  * Return: 0, or -1 with error() (the database cannot be read).
  */
-static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *rs)
+static int section_sites(struct strbuf *sb, sqlite3 *db, const struct rp_run_set *rs)
 {
 	struct rp_site_runs sr;
 	uint64_t rest = 0;
@@ -421,7 +416,7 @@ static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *r
 }
 
 /* One trace's part of the page: its header, then every section, from its runs rs. */
-static int build_trace(sqlite3 *db, const struct run_set *rs, int64_t pid, struct strbuf *sb)
+static int build_trace(sqlite3 *db, const struct rp_run_set *rs, int64_t pid, struct strbuf *sb)
 {
 	const char **rows = xcalloc(rs->nr, sizeof(*rows));
 	unsigned int i;
@@ -474,45 +469,22 @@ static void page_end(struct strbuf *sb)
 		    "</body></html>\n", FT_VERSION);
 }
 
-/* The recordings of db (guest replays are not workloads), oldest first. */
-static int list_traces(sqlite3 *db, int64_t **ids, size_t *nr)
-{
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
-
-	*ids = NULL;
-	*nr = 0;
-	if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE parent_trace_id IS NULL "
-			       "ORDER BY trace_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		XGROW(*ids, cap, *nr + 1);
-		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
-	return 0;
-}
-
 /* trace.workload of trace_id ("" if unknown) into buf. */
 static void trace_workload(sqlite3 *db, int64_t trace_id, char *buf, size_t len)
 {
-	sqlite3_stmt *st;
+	struct ftdb_trace t;
 
 	snprintf(buf, len, "%s", "");
-	if (sqlite3_prepare_v2(db, "SELECT workload FROM trace WHERE trace_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (ftdb_trace_get(db, trace_id, &t)) {
+		error_clear();
 		return;
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	}
+	snprintf(buf, len, "%s", t.workload);
+	ftdb_trace_release(&t);
 }
 
 /* Where policy's run is in rs, or -1. */
-static int run_index(const struct run_set *rs, const char *policy)
+static int run_index(const struct rp_run_set *rs, const char *policy)
 {
 	unsigned int i;
 
@@ -528,7 +500,7 @@ static int run_index(const struct run_set *rs, const char *policy)
  * order), each cell the value and its change against the trace's baseline. The exact
  * value and ratio are in data-v and data-r (empty without a baseline value) for scripts.
  */
-static void summary_table(struct strbuf *sb, sqlite3 *db, const struct run_set *rs, size_t n,
+static void summary_table(struct strbuf *sb, sqlite3 *db, const struct rp_run_set *rs, size_t n,
 			  enum rp_metric m, const char *title)
 {
 	const char **pol = NULL;
@@ -555,7 +527,7 @@ static void summary_table(struct strbuf *sb, sqlite3 *db, const struct run_set *
 	}
 	strbuf_addstr(sb, "</tr>\n");
 	for (t = 0; t < n; t++) {
-		const struct run_set *r = &rs[t];
+		const struct rp_run_set *r = &rs[t];
 
 		trace_workload(db, r->trace_id, wl, sizeof(wl));
 		strbuf_addf(sb, "<tr data-trace=\"%lld\"><td><a href=\"#trace-%lld\">%lld</a>"
@@ -595,30 +567,30 @@ static void summary_table(struct strbuf *sb, sqlite3 *db, const struct run_set *
  * Every recording of db on one page: the workloads x policies tables, then each trace's
  * section. A trace without runs of the baseline gets a one-line note, not a section.
  */
-static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids, size_t n,
+static int build_all(sqlite3 *db, const struct rp_run_query *ro, const int64_t *ids, size_t n,
 		     struct strbuf *sb, unsigned int *shown)
 {
-	struct run_set *rs = xcalloc(n, sizeof(*rs));
+	struct rp_run_set *rs = xcalloc(n, sizeof(*rs));
 	size_t t, with = 0;
 	char what[64];
 	int ret = -1;
 
 	*shown = 0;
 	for (t = 0; t < n; t++) {
-		if (runs_read(db, ids[t], ro, &rs[t]))
+		if (rp_run_set_read(db, ids[t], ro, &rs[t]))
 			goto out;
 		with += rs[t].base >= 0;
 	}
 	if (!with) {
 		error("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
-		      "replay DB --trace ID --policy ... first", ro->base.spec, n);
+		      "replay DB --trace ID --policy ... first", ro->base, n);
 		goto out;
 	}
 	snprintf(what, sizeof(what), "%zu traces", n);
 	page_start(sb, what);
 	strbuf_addf(sb, "<h2>Workloads x policies</h2>\n<p class=\"note\">Latest simulator "
 		    "run of each policy per trace; in brackets the change against the trace's "
-		    "baseline (%s).</p>\n", ro->base.spec);
+		    "baseline (%s).</p>\n", ro->base);
 	summary_table(sb, db, rs, n, RP_M_FAULTS, "Faults");
 	summary_table(sb, db, rs, n, RP_M_PEAK_RSS, "Peak RSS");
 	summary_table(sb, db, rs, n, RP_M_BLOAT, "Bloat (never touched)");
@@ -632,7 +604,7 @@ static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids
 		strbuf_addstr(sb, "</h1>\n");
 		if (rs[t].base < 0) {
 			strbuf_addf(sb, "<p class=\"note\">No replay run of baseline '%s' for this "
-				    "trace (frag=%s%s", ro->base.spec, rs[t].frag,
+				    "trace (frag=%s%s", ro->base, rs[t].frag,
 				    *rs[t].filter ? ", " : "");
 			html_esc(sb, rs[t].filter);
 			strbuf_addstr(sb, ").</p>\n");
@@ -648,7 +620,7 @@ static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids
 out:
 	id_prefix[0] = '\0';
 	for (t = 0; t < n; t++)
-		runs_release(&rs[t]);
+		rp_run_set_release(&rs[t]);
 	free(rs);
 	return ret;
 }
@@ -657,8 +629,8 @@ int cmd_report(int argc, char **argv)
 {
 	const char *out = NULL;
 	struct strbuf sb = STRBUF_INIT;
-	struct runs_opts ro;
-	struct run_set rs;
+	struct rp_run_query ro;
+	struct rp_run_set rs;
 	int64_t *ids;
 	size_t nids;
 	unsigned int shown;
@@ -666,7 +638,7 @@ int cmd_report(int argc, char **argv)
 	sqlite3 *db;
 	int c, ret = 1;
 
-	runs_opts_init(&ro);
+	rp_run_query_init(&ro);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:F:c:p:t:h", options, NULL)) != -1) {
 		switch (c) {
@@ -678,7 +650,7 @@ int cmd_report(int argc, char **argv)
 		case 'c':
 		case 'p':
 		case 't':
-			if (runs_option(&ro, c, optarg, "report", usage_text))
+			if (cli_runs_option(&ro, c, optarg, "report", usage_text))
 				return 2;
 			break;
 		case 'h':
@@ -697,7 +669,7 @@ int cmd_report(int argc, char **argv)
 	if (ro.want <= 0) {	/* no --trace: every recording, if there are several */
 		if (ftdb_open(argv[optind], FTDB_READONLY, &db))
 			return 1;
-		if (list_traces(db, &ids, &nids)) {
+		if (ftdb_recordings(db, 0, &ids, &nids)) {	/* guest replays are not workloads */
 			ftdb_close(db);
 			return 1;
 		}
@@ -715,11 +687,11 @@ int cmd_report(int argc, char **argv)
 		free(ids);
 		ftdb_close(db);
 	}
-	if (runs_open(argv[optind], &ro, &db, &rs))
+	if (rp_run_set_open(argv[optind], &ro, &db, &rs))
 		return 1;
 	if (rs.base < 0) {
 		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
-		      "foliotrace replay DB --policy ... first", ro.base.spec,
+		      "foliotrace replay DB --policy ... first", ro.base,
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;
 	}
@@ -733,7 +705,7 @@ int cmd_report(int argc, char **argv)
 	printf("wrote %s: %u policies, trace %lld\n", out, rs.nr, (long long)rs.trace_id);
 	ret = 0;
 out_runs:
-	runs_release(&rs);
+	rp_run_set_release(&rs);
 	ftdb_close(db);
 	strbuf_release(&sb);
 	return ret;

@@ -21,7 +21,4 @@ int cmd_report(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 
-/* Directory holding guest-kernel/, workloads etc.: $FOLIOTRACE_HOME or derived from argv[0]. */
-const char *ft_home(void);
-
 #endif /* FT_CLI_COMMANDS_H */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cli/latency-table.h"
-#include "cli/runs.h"
+#include "cli/run-args.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "replay/latency.h"

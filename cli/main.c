@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "lib/error.h"
+#include "vm/spawn.h"
 
 struct command {
 	const char *name;
@@ -36,13 +37,6 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL }
 };
 
-static char home[PATH_MAX];
-
-const char *ft_home(void)
-{
-	return home;
-}
-
 /* The source tree (or install prefix) is the parent of the directory holding the binary. */
 static void find_home(const char *argv0)
 {
@@ -51,16 +45,14 @@ static void find_home(const char *argv0)
 	ssize_t n;
 
 	if (env && *env) {
-		snprintf(home, sizeof(home), "%s", env);
+		vm_set_home(env);
 		return;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		snprintf(home, sizeof(home), ".");
-		return;
-	}
+	if (n <= 0)
+		return;		/* vm_home() stays "." */
 	self[n] = '\0';
-	snprintf(home, sizeof(home), "%s", dirname(dirname(self)));
+	vm_set_home(dirname(dirname(self)));
 }
 
 static void usage(FILE *out)

@@ -14,6 +14,7 @@
 
 #include "cli/query.h"
 #include "db/ftdb.h"
+#include "db/query.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/latency.h"
@@ -27,33 +28,8 @@ struct pid_map {
 
 static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
 {
-	sqlite3_stmt *st;
-	int64_t lo = 0, hi = -1;
-	int rc;
-
 	memset(m, 0, sizeof(*m));
-	if (sqlite3_prepare_v2(db, "SELECT min(proc_id), max(proc_id) FROM process "
-			       "WHERE trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		lo = sqlite3_column_int64(st, 0);
-		hi = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	m->base = lo;
-	m->n = (size_t)(hi - lo + 1);
-	m->pid = xcalloc(m->n ? m->n : 1, sizeof(*m->pid));
-	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid FROM process WHERE trace_id = ?1", -1,
-			       &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		m->pid[sqlite3_column_int64(st, 0) - lo] = sqlite3_column_int(st, 1);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
-	return 0;
+	return ftdb_proc_pids(db, trace_id, &m->base, &m->pid, &m->n);
 }
 
 static int32_t pid_of(const struct pid_map *m, uint32_t proc_id)

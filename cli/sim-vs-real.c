@@ -16,6 +16,7 @@
 
 #include "cli/sim-vs-real.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"

@@ -321,38 +321,6 @@ void ftdb_close(sqlite3 *db)
 	sqlite3_close(db);
 }
 
-int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (want > 0) {
-		rc = sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE trace_id = ?", -1,
-					&st, NULL);
-		if (rc == SQLITE_OK)
-			sqlite3_bind_int64(st, 1, want);
-	} else {
-		rc = sqlite3_prepare_v2(db,
-			"SELECT trace_id FROM trace "
-			"ORDER BY parent_trace_id IS NULL DESC, trace_id DESC LIMIT 1",
-			-1, &st, NULL);
-	}
-	if (rc != SQLITE_OK)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*trace_id = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		return 0;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
-	if (want > 0)
-		return error("no trace %lld in the database", (long long)want);
-	return error("the database holds no trace");
-}
-
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 			int (*fn)(const struct ft_event *ev, void *arg), void *arg)
 {

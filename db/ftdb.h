@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ftdb.h - the trace database: open, version check, migrations, and the few accessors that
- * more than one part needs. Knows the schema, knows no policy (replay/ writes its own
- * results through plain SQL on the handle).
+ * ftdb.h - the trace database: open, version check, migrations, the event stream's
+ * reader. Knows the schema, knows no policy. The tables' readers and writers are beside
+ * it, one module per group of tables: db/traces.h (trace), db/runs.h (replay_run and its
+ * metrics), db/query.h (the views of `foliotrace query`).
  *
  * A database is identified by PRAGMA application_id = FTDB_APPLICATION_ID and versioned by
  * PRAGMA user_version (= the number of schema/NNN-*.sql files applied).
@@ -37,13 +38,6 @@ void ftdb_close(sqlite3 *db);
 
 /* Schema version this binary writes. */
 int ftdb_schema_version(void);
-
-/*
- * ftdb_pick_trace - resolve which trace a command works on: the given id if >0, else the
- * only trace of the database, else the most recently ingested non-replay trace.
- * Return: 0 and *trace_id set, or -1 (no trace, unknown id).
- */
-int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id);
 
 /*
  * ftdb_stream_foreach - decode a trace's event stream in recorded order and call fn for

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "db/ftdb.h"
+#include "db/runs.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/cost.h"
@@ -220,7 +221,7 @@ static int sites_agree(struct pass *ps, unsigned int i)
 }
 
 /* replay_site rows of run_id: the slots of simulator i with anything to show. */
-static int store_sites(sqlite3 *db, sqlite3_stmt *st, const struct pass *ps, unsigned int i,
+static int store_sites(struct ftdb_run_writer *w, const struct pass *ps, unsigned int i,
 		       int64_t run_id)
 {
 	const struct rp_site_counters *sc;
@@ -230,19 +231,10 @@ static int store_sites(sqlite3 *db, sqlite3_stmt *st, const struct pass *ps, uns
 	for (k = 0; k < n; k++) {
 		if (!sc[k].faults && !sc[k].zeroed && !sc[k].bloat && !sc[k].at_peak)
 			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_text(st, 2, ps->l->slot_site[k], -1, SQLITE_STATIC);
-		if (ps->l->slot_module[k])
-			sqlite3_bind_text(st, 3, ps->l->slot_module[k], -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int64(st, 4, (int64_t)sc[k].faults);
-		sqlite3_bind_int64(st, 5, (int64_t)sc[k].bloat);
-		sqlite3_bind_int64(st, 6, (int64_t)sc[k].zeroed);
-		sqlite3_bind_int64(st, 7, (int64_t)sc[k].at_peak);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			return error("cannot store replay site: %s", sqlite3_errmsg(db));
+		if (ftdb_run_add_site(w, run_id, ps->l->slot_site[k], ps->l->slot_module[k],
+				      (int64_t)sc[k].faults, (int64_t)sc[k].bloat,
+				      (int64_t)sc[k].zeroed, (int64_t)sc[k].at_peak))
+			return -1;
 	}
 	return 0;
 }
@@ -251,43 +243,22 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		      struct pass *ps, struct rp_run_result *res, const char *filter,
 		      const struct rp_cost *cm)
 {
-	sqlite3_stmt *run = NULL, *met = NULL, *site = NULL;
+	struct ftdb_run_writer w;
 	unsigned int i, m;
 	uint32_t pid;
-	int ret = -1;
 
-	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
-		return error("cannot store replay runs");
-	if (sqlite3_prepare_v2(db, "INSERT INTO replay_run(trace_id, policy, frag, kind, filter, "
-			       "tool_version, created_at, elapsed_ns) VALUES (?1, ?2, ?3, 'sim', "
-			       "?4, ?5, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?6)", -1, &run,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO replay_metric(run_id, proc_id, name, value) "
-			       "VALUES (?1, ?2, ?3, ?4)", -1, &met, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO replay_site(run_id, site, site_module, faults, "
-			       "bloat_bytes, zeroed_bytes, rss_at_peak_bytes) VALUES (?1, ?2, ?3, "
-			       "?4, ?5, ?6, ?7)", -1, &site, NULL) != SQLITE_OK) {
-		error("cannot store replay runs: %s", sqlite3_errmsg(db));
-		goto out;
-	}
+	if (ftdb_run_writer_begin(db, &w))
+		return -1;
 	for (i = 0; i < o->nr_pol; i++) {
-		sqlite3_reset(run);
-		sqlite3_bind_int64(run, 1, trace_id);
-		sqlite3_bind_text(run, 2, res[i].pol.spec, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 3, rp_frag_name(o->frag), -1, SQLITE_STATIC);
-		if (*filter)
-			sqlite3_bind_text(run, 4, filter, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(run, 4);
-		sqlite3_bind_text(run, 5, FT_VERSION, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(run, 6, (int64_t)res[i].elapsed_ns);
-		if (sqlite3_step(run) != SQLITE_DONE) {
-			error("cannot store replay run: %s", sqlite3_errmsg(db));
-			goto out;
-		}
-		res[i].run_id = sqlite3_last_insert_rowid(db);
-		if (store_sites(db, site, ps, i, res[i].run_id))
-			goto out;
+		struct ftdb_run r = {
+			.trace_id = trace_id, .policy = res[i].pol.spec,
+			.frag = rp_frag_name(o->frag), .kind = "sim", .filter = filter,
+			.elapsed_ns = (int64_t)res[i].elapsed_ns,
+		};
+
+		if (ftdb_run_add(&w, &r, &res[i].run_id) ||
+		    store_sites(&w, ps, i, res[i].run_id))
+			goto fail;
 		/* totals: every metric; per process: the non-zero ones (absent row = 0) */
 		for (pid = 0; pid <= ps->nr_procs; pid++) {
 			const struct rp_counters *sc = pid == ps->nr_procs ?
@@ -303,35 +274,17 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 					continue;
 				if (pid != ps->nr_procs && !c->v[m])
 					continue;
-				sqlite3_reset(met);
-				sqlite3_bind_int64(met, 1, res[i].run_id);
-				if (pid == ps->nr_procs)
-					sqlite3_bind_null(met, 2);
-				else
-					sqlite3_bind_int64(met, 2, pid);
-				sqlite3_bind_text(met, 3, rp_metric_name(m), -1, SQLITE_STATIC);
-				sqlite3_bind_int64(met, 4, (int64_t)c->v[m]);
-				if (sqlite3_step(met) != SQLITE_DONE) {
-					error("cannot store replay metric: %s", sqlite3_errmsg(db));
-					goto out;
-				}
+				if (ftdb_run_add_metric(&w, res[i].run_id,
+							pid == ps->nr_procs ? -1 : (int64_t)pid,
+							rp_metric_name(m), (int64_t)c->v[m]))
+					goto fail;
 			}
 		}
 	}
-	ret = 0;
-out:
-	sqlite3_finalize(run);
-	sqlite3_finalize(met);
-	sqlite3_finalize(site);
-	if (ret) {
-		ftdb_rollback(db);
-		return -1;
-	}
-	if (ftdb_exec(db, "COMMIT")) {
-		ftdb_rollback(db);
-		return error("cannot store replay runs");
-	}
-	return 0;
+	return ftdb_run_writer_commit(&w);
+fail:
+	ftdb_run_writer_abort(&w);
+	return -1;
 }
 
 static int oracle_agrees(struct pass *ps, unsigned int i)

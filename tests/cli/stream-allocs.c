@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 
 struct ctx {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "tests/unit/tap.h"

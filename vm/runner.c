@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/runner.h"
-#include "cli/spawn.h"
+#include "vm/runner.h"
+#include "vm/spawn.h"
 #include "guest-kernel/fragspec.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "replay/replay.h"
 
-int ft_runner_check(const char *arch, const char *policy)
+int vm_runner_check(const char *arch, const char *policy)
 {
 	struct rp_policy p;
 
@@ -26,7 +26,7 @@ int ft_runner_check(const char *arch, const char *policy)
 	return 0;
 }
 
-int ft_runner_check_fragment(const char *spec)
+int vm_runner_check_fragment(const char *spec)
 {
 	struct ft_fragspec f;
 	const char *why;
@@ -36,16 +36,16 @@ int ft_runner_check_fragment(const char *spec)
 	return 0;
 }
 
-int ft_runner_run(const struct ft_runner_args *a)
+int vm_runner_run(const struct vm_runner_args *a)
 {
 	/* options and values (at most 26), the --env pairs, --, the command, NULL */
 	char **argv;
 	int n = 0, i, rc;
 
-	if (a->nr_cmd > FT_RUNNER_MAX_CMD)
-		return error("at most %d words of command line", FT_RUNNER_MAX_CMD);
+	if (a->nr_cmd > VM_RUNNER_MAX_CMD)
+		return error("at most %d words of command line", VM_RUNNER_MAX_CMD);
 	argv = xcalloc((size_t)(2 + 26 + 2 * a->nr_env + 1 + a->nr_cmd + 1), sizeof(*argv));
-	argv[n++] = (char *)ft_path("guest-kernel/run.sh");
+	argv[n++] = (char *)vm_path("guest-kernel/run.sh");
 #define OPT(name, val) do { if (val) { argv[n++] = name; argv[n++] = (char *)(val); } } while (0)
 	OPT("--arch", a->arch);
 	OPT("--policy", a->policy);
@@ -68,24 +68,24 @@ int ft_runner_run(const struct ft_runner_args *a)
 	for (i = 0; i < a->nr_cmd; i++)
 		argv[n++] = a->cmd[i];
 	argv[n] = NULL;
-	rc = ft_spawn(argv);
+	rc = vm_spawn(argv);
 	free(argv);
 	return rc;
 }
 
-int ft_runner_run_argv(int argc, char **argv)
+int vm_runner_run_argv(int argc, char **argv)
 {
 	char *args[argc + 1];
 	int i;
 
-	args[0] = (char *)ft_path("guest-kernel/run.sh");
+	args[0] = (char *)vm_path("guest-kernel/run.sh");
 	for (i = 1; i < argc; i++)
 		args[i] = argv[i];
 	args[argc] = NULL;
-	return ft_spawn(args);
+	return vm_spawn(args);
 }
 
-char *ft_runner_value(const char *out, const char *name)
+char *vm_runner_value(const char *out, const char *name)
 {
 	struct strbuf path = STRBUF_INIT, val = STRBUF_INIT;
 
@@ -105,8 +105,8 @@ char *ft_runner_value(const char *out, const char *name)
 /* When the OOM killer ran during the workload (header/oom_kills), say so and name --mem. */
 static void oom_error(const char *out)
 {
-	char *n = out ? ft_runner_value(out, "header/oom_kills") : NULL;
-	char *mem = n && strcmp(n, "0") ? ft_runner_value(out, "header/mem_bytes") : NULL;
+	char *n = out ? vm_runner_value(out, "header/oom_kills") : NULL;
+	char *mem = n && strcmp(n, "0") ? vm_runner_value(out, "header/mem_bytes") : NULL;
 
 	if (n && strcmp(n, "0"))
 		error("the guest ran out of memory (the OOM killer ended %s processes; guest "
@@ -116,30 +116,30 @@ static void oom_error(const char *out)
 	free(mem);
 }
 
-int ft_runner_status(int rc, const char *out, int user_args)
+int vm_runner_status(int rc, const char *out, int user_args)
 {
 	char *why = NULL;
 
 	switch (rc) {
-	case FT_RUNNER_OK:
+	case VM_RUNNER_OK:
 		return 0;
-	case FT_RUNNER_USAGE:
+	case VM_RUNNER_USAGE:
 		error("the guest runner refused its arguments (exit 2)");
 		return user_args ? 2 : 1;
-	case FT_RUNNER_NOT_STARTED:
-		why = out ? ft_runner_value(out, "run_error") : NULL;
+	case VM_RUNNER_NOT_STARTED:
+		why = out ? vm_runner_value(out, "run_error") : NULL;
 		if (why && *why)
 			error("the guest could not be started: %s", why);
 		else
 			error("the guest could not be started");
 		break;
-	case FT_RUNNER_WORKLOAD_FAILED:
-		why = out ? ft_runner_value(out, "header/workload_status") : NULL;
+	case VM_RUNNER_WORKLOAD_FAILED:
+		why = out ? vm_runner_value(out, "header/workload_status") : NULL;
 		error("the workload exited with status %s", why && *why ? why : "?");
 		oom_error(out);
 		break;
-	case FT_RUNNER_GUEST_FAILED:
-		why = out ? ft_runner_value(out, "header/guest_error") : NULL;
+	case VM_RUNNER_GUEST_FAILED:
+		why = out ? vm_runner_value(out, "header/guest_error") : NULL;
 		error("%s", why && *why ? why : "the guest failed");
 		break;
 	default:

@@ -4,19 +4,19 @@
  * in (arm64 on an x86_64 host): built by guest-kernel/rootfs.sh with mmdebstrap into the
  * guest cache, found there when built (docs/guest.md).
  */
-#ifndef FT_CLI_ROOTFS_H
-#define FT_CLI_ROOTFS_H
+#ifndef FT_VM_ROOTFS_H
+#define FT_VM_ROOTFS_H
 
 struct strbuf;
 
 /*
- * ft_rootfs - find the root of arch with the default packages plus packages (a list
+ * vm_rootfs - find the root of arch with the default packages plus packages (a list
  * rootfs.sh takes: names separated by commas or spaces; NULL for none), building it
  * first if the cache has none; a build prints progress lines on stderr.
  * Return: 0 with the root's directory in *dir; 1 with error() set (the build failed, or
  * could not start); 2 with error() set to what rootfs.sh refused (an arch with no root to
  * build, a bad package name).
  */
-int ft_rootfs(const char *arch, const char *packages, struct strbuf *dir);
+int vm_rootfs(const char *arch, const char *packages, struct strbuf *dir);
 
-#endif /* FT_CLI_ROOTFS_H */
+#endif /* FT_VM_ROOTFS_H */

@@ -4,28 +4,28 @@
  * guest replay): its arguments, its exit statuses, and the one mapping of those onto the
  * CLI's 0 ok / 1 failure / 2 usage convention with the message that goes with each.
  */
-#ifndef FT_CLI_RUNNER_H
-#define FT_CLI_RUNNER_H
+#ifndef FT_VM_RUNNER_H
+#define FT_VM_RUNNER_H
 
 /* Exit statuses of run.sh (its header comment says the same). */
-enum ft_runner_exit {
-	FT_RUNNER_OK = 0,		/* the workload ran and exited 0 */
-	FT_RUNNER_NOT_STARTED = 1,	/* the run could not start: why in OUT/run_error */
-	FT_RUNNER_USAGE = 2,		/* bad arguments, or a policy the guest knob refuses */
-	FT_RUNNER_WORKLOAD_FAILED = 3,	/* the workload exited non-zero: its status in
+enum vm_runner_exit {
+	VM_RUNNER_OK = 0,		/* the workload ran and exited 0 */
+	VM_RUNNER_NOT_STARTED = 1,	/* the run could not start: why in OUT/run_error */
+	VM_RUNNER_USAGE = 2,		/* bad arguments, or a policy the guest knob refuses */
+	VM_RUNNER_WORKLOAD_FAILED = 3,	/* the workload exited non-zero: its status in
 					 * OUT/header/workload_status; the trace is complete */
-	FT_RUNNER_GUEST_FAILED = 4,	/* panic, timeout, killed: what came out is kept,
+	VM_RUNNER_GUEST_FAILED = 4,	/* panic, timeout, killed: what came out is kept,
 					 * header/partial is 1, why in header/guest_error */
 };
 
-struct ft_runner_args {
+struct vm_runner_args {
 	const char *arch;		/* x86_64 | arm64 */
 	const char *policy;		/* a policy spec the guest knob expresses */
 	const char *mem, *cpus, *timeout;	/* NULL: run.sh's defaults */
 	const char *libvirt;		/* libvirt URI, or NULL for QEMU directly */
 	const char *file;		/* --file copied to the share's in/, or NULL */
 	const char *out;		/* the share directory, created empty by the caller */
-	/* a program of a root filesystem (cli/resolve.h): exec NULL for the others */
+	/* a program of a root filesystem (vm/resolve.h): exec NULL for the others */
 	const char *exec, *cwd;		/* resolved path, directory to run in */
 	const char *rootfs;		/* the root, NULL for the host's / */
 	char *const *env;		/* NAME=VALUE, the workload's whole environment */
@@ -33,36 +33,36 @@ struct ft_runner_args {
 	int sites;			/* run the workload under the call-site tracer */
 	const char *fragment;		/* --fragment SPEC (guest-kernel/fragspec.h), or NULL */
 	char *const *cmd;		/* the workload and its arguments */
-	int nr_cmd;			/* at most FT_RUNNER_MAX_CMD */
+	int nr_cmd;			/* at most VM_RUNNER_MAX_CMD */
 };
-#define FT_RUNNER_MAX_CMD 256
+#define VM_RUNNER_MAX_CMD 256
 
 /*
- * ft_runner_check - what the CLI can refuse before creating anything: an unknown arch, a
+ * vm_runner_check - what the CLI can refuse before creating anything: an unknown arch, a
  * policy that does not parse or that only the simulator implements.
  * Return: 0, or -1 with error() naming the problem (a usage error: exit 2).
  */
-int ft_runner_check(const char *arch, const char *policy);
+int vm_runner_check(const char *arch, const char *policy);
 
 /* A --fragment SPEC that does not parse. Return: 0, or -1 with error() (a usage error). */
-int ft_runner_check_fragment(const char *spec);
+int vm_runner_check_fragment(const char *spec);
 
-/* Run run.sh with a; Return: its exit status (enum ft_runner_exit, or other), or -1. */
-int ft_runner_run(const struct ft_runner_args *a);
+/* Run run.sh with a; Return: its exit status (enum vm_runner_exit, or other), or -1. */
+int vm_runner_run(const struct vm_runner_args *a);
 /* Run run.sh with the user's own arguments (argv[0] ignored, NULL-terminated). */
-int ft_runner_run_argv(int argc, char **argv);
+int vm_runner_run_argv(int argc, char **argv);
 
 /*
- * ft_runner_status - map run.sh's exit status rc onto the CLI's: 0 for FT_RUNNER_OK; 2 for
- * FT_RUNNER_USAGE when the user wrote run.sh's arguments (user_args: `guest run`); 1 for
+ * vm_runner_status - map run.sh's exit status rc onto the CLI's: 0 for VM_RUNNER_OK; 2 for
+ * VM_RUNNER_USAGE when the user wrote run.sh's arguments (user_args: `guest run`); 1 for
  * anything else, with error() saying why (from out's run_error, header/guest_error or
  * header/workload_status when out is given). Arguments the CLI built itself were checked
- * first (ft_runner_check()), so run.sh refusing them, or dash exiting 2 on a failed
+ * first (vm_runner_check()), so run.sh refusing them, or dash exiting 2 on a failed
  * redirection, is a failure, not a usage error.
  */
-int ft_runner_status(int rc, const char *out, int user_args);
+int vm_runner_status(int rc, const char *out, int user_args);
 
 /* The one-line value of out/name (e.g. "header/workload_status"), or NULL. malloc'ed. */
-char *ft_runner_value(const char *out, const char *name);
+char *vm_runner_value(const char *out, const char *name);
 
-#endif /* FT_CLI_RUNNER_H */
+#endif /* FT_VM_RUNNER_H */

@@ -23,10 +23,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
-#include "cli/resolve.h"
-#include "cli/rootfs.h"
-#include "cli/spawn.h"
+#include "vm/resolve.h"
+#include "vm/rootfs.h"
+#include "vm/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -39,13 +38,13 @@ static int is_bundled(const char *arch, const char *name)
 	int found;
 
 	strbuf_addf(&p, "build/workloads/%s/%s", arch, name);
-	found = !access(ft_path(p.buf), X_OK);
+	found = !access(vm_path(p.buf), X_OK);
 	strbuf_reset(&p);
 	strbuf_addf(&p, "workloads/%s.c", name);
-	found = found || !access(ft_path(p.buf), R_OK);
+	found = found || !access(vm_path(p.buf), R_OK);
 	strbuf_reset(&p);
 	strbuf_addf(&p, "workloads/%s.sh", name);
-	found = found || !access(ft_path(p.buf), R_OK);
+	found = found || !access(vm_path(p.buf), R_OK);
 	strbuf_release(&p);
 	return found;
 }
@@ -54,7 +53,7 @@ static int is_bundled(const char *arch, const char *name)
  * Bundled workloads that run from the root filesystem, not the initramfs: they need its
  * programs (make, gcc). The guest binds the bundled directory into the root
  * (guest-kernel/init), so they are started from there. tree: the kind of prepared tree
- * ft_prepare_cmd() makes for them.
+ * vm_prepare_cmd() makes for them.
  */
 static const struct {
 	const char *name, *tree;
@@ -134,7 +133,7 @@ static void absolute(struct strbuf *sb, const char *cwd, const char *path)
 		strbuf_addf(sb, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path);
 }
 
-static int find_program(struct ft_cmd *cmd, const char *root, const char *name,
+static int find_program(struct vm_cmd *cmd, const char *root, const char *name,
 			const char *path)
 {
 	struct strbuf cand = STRBUF_INIT, abs = STRBUF_INIT;
@@ -174,7 +173,7 @@ static int find_program(struct ft_cmd *cmd, const char *root, const char *name,
 		     root ? " in " : "", root ? root : "");
 }
 
-static void add_env(struct ft_cmd *cmd, const char *name, const char *value)
+static void add_env(struct vm_cmd *cmd, const char *name, const char *value)
 {
 	struct strbuf e = STRBUF_INIT;
 	int i;
@@ -205,7 +204,7 @@ static int valid_name(const char *s, size_t len)
 }
 
 /* PATH, HOME, LANG, LC_* and TERM of the caller, then each --env NAME[=VALUE]. */
-static int build_env(struct ft_cmd *cmd, const char *const *envs, int nr_envs)
+static int build_env(struct vm_cmd *cmd, const char *const *envs, int nr_envs)
 {
 	static const char *const keep[] = { "PATH", "HOME", "LANG", "TERM" };
 	const char *path = getenv("PATH");
@@ -252,8 +251,8 @@ static int build_env(struct ft_cmd *cmd, const char *const *envs, int nr_envs)
 	return 0;
 }
 
-int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
-		   const char *const *envs, int nr_envs, struct ft_cmd *cmd)
+int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
+		   const char *const *envs, int nr_envs, struct vm_cmd *cmd)
 {
 	char cwd[PATH_MAX];
 	struct strbuf p = STRBUF_INIT;
@@ -262,14 +261,14 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 	char *path;
 
 	memset(cmd, 0, sizeof(*cmd));
-	cmd->kind = FT_CMD_ROOT;
+	cmd->kind = VM_CMD_ROOT;
 	if (!strchr(argv0, '/') && root_workload_tree(argv0) && is_bundled(arch, argv0))
 		cmd->tree = root_workload_tree(argv0);
 	else if (!rootfs && !strchr(argv0, '/') && is_bundled(arch, argv0))
-		cmd->kind = FT_CMD_BUNDLED;
+		cmd->kind = VM_CMD_BUNDLED;
 	else if (!rootfs && strchr(argv0, '/') && is_static_elf(argv0))
-		cmd->kind = FT_CMD_STATIC;
-	if (cmd->kind != FT_CMD_ROOT)
+		cmd->kind = VM_CMD_STATIC;
+	if (cmd->kind != VM_CMD_ROOT)
 		return nr_envs ? error("--env is for programs of the root filesystem; %s runs from "
 				       "the guest's initramfs with its fixed environment", argv0) : 0;
 	/*
@@ -279,7 +278,7 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 	if (!rootfs && !host_arch_is(arch)) {
 		struct strbuf built = STRBUF_INIT;
 
-		if (ft_rootfs(arch, NULL, &built)) {
+		if (vm_rootfs(arch, NULL, &built)) {
 			strbuf_release(&built);
 			return error("no %s root to run %s in (not a bundled workload)", arch,
 				     argv0);
@@ -325,11 +324,11 @@ int ft_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		goto fail;
 	return 0;
 fail:
-	ft_cmd_release(cmd);
+	vm_cmd_release(cmd);
 	return -1;
 }
 
-int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd,
+int vm_prepare_cmd(const char *arch, const char *rootfs, struct vm_cmd *cmd,
 		   char *const *args, int nr_args)
 {
 	struct strbuf script = STRBUF_INIT, out = STRBUF_INIT;
@@ -350,9 +349,9 @@ int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd,
 	if (strcmp(objects, "default"))
 		argv[5] = "--make";
 	strbuf_addf(&script, "guest-kernel/%s-tree.sh", cmd->tree);
-	argv[0] = (char *)ft_path(script.buf);
+	argv[0] = (char *)vm_path(script.buf);
 	strbuf_release(&script);
-	rc = ft_spawn_capture(argv, &out);
+	rc = vm_spawn_capture(argv, &out);
 	if (rc) {
 		strbuf_release(&out);
 		return rc < 0 ? -1 : error("the tree for %s could not be prepared "
@@ -372,7 +371,7 @@ int ft_prepare_cmd(const char *arch, const char *rootfs, struct ft_cmd *cmd,
 	return 0;
 }
 
-void ft_cmd_release(struct ft_cmd *cmd)
+void vm_cmd_release(struct vm_cmd *cmd)
 {
 	int i;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* spawn.c - run helper programs for the CLI; see spawn.h. */
+/* spawn.c - run helper programs for the host side of a guest run; see spawn.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,8 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/commands.h"
-#include "cli/spawn.h"
+#include "vm/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 
@@ -68,22 +67,34 @@ static int run(char *const argv[], struct strbuf *out)
 	return WEXITSTATUS(status);
 }
 
-int ft_spawn(char *const argv[])
+int vm_spawn(char *const argv[])
 {
 	return run(argv, NULL);
 }
 
-int ft_spawn_capture(char *const argv[], struct strbuf *out)
+int vm_spawn_capture(char *const argv[], struct strbuf *out)
 {
 	return run(argv, out);
 }
 
-const char *ft_path(const char *rel)
+static char home[PATH_MAX] = ".";
+
+void vm_set_home(const char *dir)
+{
+	snprintf(home, sizeof(home), "%s", dir);
+}
+
+const char *vm_home(void)
+{
+	return home;
+}
+
+const char *vm_path(const char *rel)
 {
 	static char buf[4][PATH_MAX];
 	static int slot;
 	char *p = buf[slot++ % 4];
 
-	snprintf(p, PATH_MAX, "%s/%s", ft_home(), rel);
+	snprintf(p, PATH_MAX, "%s/%s", vm_home(), rel);
 	return p;
 }

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/tracedir.h"
+#include "vm/tracedir.h"
 #include "lib/error.h"
 
 static void add_safe(struct strbuf *sb, const char *s)
@@ -17,7 +17,7 @@ static void add_safe(struct strbuf *sb, const char *s)
 				 (*s >= '0' && *s <= '9') || *s == '-' || *s == '.' ? *s : '_');
 }
 
-int ft_ctf_dir(struct strbuf *dir, const char *db)
+int vm_ctf_dir(struct strbuf *dir, const char *db)
 {
 	strbuf_addf(dir, "%s.ctf", db);
 	if (mkdir(dir->buf, 0777) && errno != EEXIST)
@@ -25,7 +25,7 @@ int ft_ctf_dir(struct strbuf *dir, const char *db)
 	return 0;
 }
 
-int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
+int vm_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
 		     const char *tag)
 {
 	time_t now = time(NULL);
@@ -33,7 +33,7 @@ int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const
 	size_t base;
 	int i;
 
-	if (ft_ctf_dir(dir, db))
+	if (vm_ctf_dir(dir, db))
 		return -1;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
 	strbuf_addf(dir, "/%s-%s-", stamp, arch);
@@ -50,7 +50,7 @@ int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const
 	return 0;
 }
 
-void ft_discard_trace_dir(const char *dir, const char *db)
+void vm_discard_trace_dir(const char *dir, const char *db)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct dirent *de;

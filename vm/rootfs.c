@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/rootfs.h"
-#include "cli/spawn.h"
+#include "vm/rootfs.h"
+#include "vm/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 
-int ft_rootfs(const char *arch, const char *packages, struct strbuf *dir)
+int vm_rootfs(const char *arch, const char *packages, struct strbuf *dir)
 {
 	char errfile[] = "/tmp/foliotrace-rootfs-XXXXXX";
-	char *args[10] = { (char *)ft_path("guest-kernel/rootfs.sh"), "--print-dir",
+	char *args[10] = { (char *)vm_path("guest-kernel/rootfs.sh"), "--print-dir",
 			   "--arch", (char *)arch, "--error-file", errfile, NULL };
 	struct strbuf out = STRBUF_INIT, why = STRBUF_INIT;
 	int fd, rc, n = 6;
@@ -34,7 +34,7 @@ int ft_rootfs(const char *arch, const char *packages, struct strbuf *dir)
 		return 1;
 	}
 	close(fd);
-	rc = ft_spawn_capture(args, &out);
+	rc = vm_spawn_capture(args, &out);
 	if (rc) {
 		/* rc < 0: could not run it, error() is set */
 		if (rc > 0 && !strbuf_read_file(&why, errfile) && why.len) {

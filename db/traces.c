@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/* traces.c - the trace table read and linked; see traces.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/traces.h"
+#include "lib/error.h"
+#include "lib/xalloc.h"
+
+/* What a recording is: the one definition (traces.h). */
+#define RECORDING "parent_trace_id IS NULL"
+
+int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (want > 0) {
+		rc = sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE trace_id = ?", -1,
+					&st, NULL);
+		if (rc == SQLITE_OK)
+			sqlite3_bind_int64(st, 1, want);
+	} else {
+		rc = sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY " RECORDING
+					" DESC, trace_id DESC LIMIT 1", -1, &st, NULL);
+	}
+	if (rc != SQLITE_OK)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*trace_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	if (want > 0)
+		return error("no trace %lld in the database", (long long)want);
+	return error("the database holds no trace");
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return xstrdup(s ? (const char *)s : "");
+}
+
+int ftdb_trace_get(sqlite3 *db, int64_t trace_id, struct ftdb_trace *t)
+{
+	static const char sql[] =
+		"SELECT t.trace_id, coalesce(t.parent_trace_id, 0), t.uuid, t.path, t.arch, "
+		"t.kernel, t.policy, t.workload, t.clocksource, coalesce(t.page_size, 0), "
+		"coalesce(t.mem_bytes, 0), coalesce(t.workload_status, -1), t.partial, t.events, "
+		"t.discarded_events, (SELECT count(*) FROM process p WHERE p.trace_id = "
+		"t.trace_id), (SELECT coalesce(sum(anon_faults), 0) FROM process p WHERE "
+		"p.trace_id = t.trace_id) FROM trace t WHERE t.trace_id = ?";
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if (rc == SQLITE_DONE)
+			error("no trace %lld in the database", (long long)trace_id);
+		else
+			error("cannot read trace %lld: %s", (long long)trace_id,
+			      sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	t->trace_id = sqlite3_column_int64(st, 0);
+	t->parent_trace_id = sqlite3_column_int64(st, 1);
+	t->uuid = col_dup(st, 2);
+	t->path = col_dup(st, 3);
+	t->arch = col_dup(st, 4);
+	t->kernel = col_dup(st, 5);
+	t->policy = col_dup(st, 6);
+	t->workload = col_dup(st, 7);
+	t->clocksource = col_dup(st, 8);
+	t->page_size = sqlite3_column_int64(st, 9);
+	t->mem_bytes = sqlite3_column_int64(st, 10);
+	t->workload_status = sqlite3_column_int(st, 11);
+	t->partial = sqlite3_column_int(st, 12);
+	t->events = sqlite3_column_int64(st, 13);
+	t->discarded_events = sqlite3_column_int64(st, 14);
+	t->processes = sqlite3_column_int64(st, 15);
+	t->anon_faults = sqlite3_column_int64(st, 16);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void ftdb_trace_release(struct ftdb_trace *t)
+{
+	free(t->uuid);
+	free(t->path);
+	free(t->arch);
+	free(t->kernel);
+	free(t->policy);
+	free(t->workload);
+	free(t->clocksource);
+	memset(t, 0, sizeof(*t));
+}
+
+int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*nr = 0;
+	if (sqlite3_prepare_v2(db, all ? "SELECT trace_id FROM trace ORDER BY trace_id" :
+			       "SELECT trace_id FROM trace WHERE " RECORDING " ORDER BY trace_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		XGROW(*ids, cap, *nr + 1);
+		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*nr = 0;
+		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
+int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *stacks,
+		     int64_t *unwind_failed)
+{
+	static const char sql[] =
+		"SELECT count(*), count(DISTINCT stack_id), coalesce(sum(s.status <> 'ok'), 0)"
+		" FROM site_call c LEFT JOIN site_stack s USING (stack_id) WHERE c.call <> 'none'"
+		" AND c.trace_id = ?";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("cannot read the calls of trace %lld: %s", (long long)trace_id,
+			     sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*calls = sqlite3_column_int64(st, 0);
+		*stacks = sqlite3_column_int64(st, 1);
+		*unwind_failed = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return error("cannot read the calls of trace %lld: %s", (long long)trace_id,
+			     sqlite3_errmsg(db));
+	return 0;
+}

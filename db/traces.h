@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * traces.h - the trace table read and linked: which trace a command works on, what one
+ * trace is (its header row with its totals), the recordings of a database, and a guest
+ * replay's trace linked to the trace it replays. The one place that says what a recording
+ * is: a trace with no parent (parent_trace_id IS NULL); a guest replay's trace has the
+ * replayed trace as its parent (docs/schema.md).
+ *
+ * tracer/ writes the rows (ingest); every other reader of `trace` goes through here.
+ */
+#ifndef FT_DB_TRACES_H
+#define FT_DB_TRACES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+/* One trace row and the totals of its processes. Strings owned ("" for SQL NULL). */
+struct ftdb_trace {
+	int64_t trace_id;
+	int64_t parent_trace_id;	/* 0 for a recording */
+	char *uuid, *path, *arch, *kernel, *policy, *workload, *clocksource;
+	int64_t page_size;		/* bytes, 0 if unknown */
+	int64_t mem_bytes;		/* guest memory, bytes, 0 if unknown */
+	int workload_status;		/* -1 if unknown */
+	int partial;			/* 1: the guest died before the trace was closed */
+	int64_t events;			/* events read from the CTF trace */
+	int64_t discarded_events;	/* events LTTng dropped */
+	int64_t processes;		/* process rows */
+	int64_t anon_faults;		/* summed over its processes */
+};
+
+/*
+ * ftdb_pick_trace - resolve which trace a command works on: the given id if >0, else the
+ * newest recording, else (a database of guest replays only) the newest trace.
+ * Return: 0 and *trace_id set, or -1 (no trace, unknown id).
+ */
+int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id);
+
+/* ftdb_trace_get - trace_id's row into *t (ftdb_trace_release() it). Return: 0 or -1. */
+int ftdb_trace_get(sqlite3 *db, int64_t trace_id, struct ftdb_trace *t);
+void ftdb_trace_release(struct ftdb_trace *t);
+
+/*
+ * ftdb_recordings - the recordings of db, oldest first; with all, every trace (guest
+ * replays too). Return: 0 with *ids (free() it, NULL if none) and *nr, or -1.
+ */
+int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr);
+
+/*
+ * ftdb_trace_sites - a trace's memory calls (site_call rows that are a call), their
+ * distinct stacks, and the calls whose stack did not unwind to the end.
+ * Return: 0 or -1.
+ */
+int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *stacks,
+		     int64_t *unwind_failed);
+
+#endif /* FT_DB_TRACES_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spawn.h - run a helper program (the guest-kernel/ scripts) and wait for it, and find
+ * the files of the foliotrace tree those programs live in.
+ */
+#ifndef FT_VM_SPAWN_H
+#define FT_VM_SPAWN_H
+
+/*
+ * vm_spawn - run argv[0] (a path) with argv, stdin from /dev/null, stdout/stderr inherited.
+ * Return: the program's exit status (0..255), 128+N if killed by signal N, or -1 with
+ * error() set if it could not be started.
+ */
+int vm_spawn(char *const argv[]);
+
+struct strbuf;
+/* vm_spawn_capture - vm_spawn() with the program's stdout appended to out (its stderr is
+ * still the caller's, for progress lines). Same return values. */
+int vm_spawn_capture(char *const argv[], struct strbuf *out);
+
+/*
+ * vm_set_home - the directory holding guest-kernel/, workloads etc. (the source tree or
+ * the install prefix), decided once by the program (cli/main.c: $FOLIOTRACE_HOME or the
+ * parent of the binary's directory). Until it is set, the current directory.
+ */
+void vm_set_home(const char *dir);
+const char *vm_home(void);
+
+/* Path of a file in the foliotrace tree: vm_home()/rel (static buffer, 4 slots). */
+const char *vm_path(const char *rel);
+
+#endif /* FT_VM_SPAWN_H */
