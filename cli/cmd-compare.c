@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/latency-table.h"
+#include "cli/compare-latency.h"
 #include "cli/output.h"
 #include "cli/run-args.h"
-#include "cli/sim-vs-real.h"
+#include "cli/compare-real.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "replay/run.h"

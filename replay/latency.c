@@ -60,15 +60,10 @@ int rp_latency_rows(sqlite3 *db, int64_t trace_id, int64_t pid, struct rp_latenc
 		for (z = 0; z < 2; z++) {
 			struct group *g = &c->g[order][z];
 			struct rp_latency_row *r;
-			unsigned __int128 sum = 0, mean;
-			size_t i;
 
 			if (!g->n)
 				continue;
 			rp_u64_sort(g->v, g->n);
-			for (i = 0; i < g->n; i++)
-				sum += g->v[i];
-			mean = (sum + g->n / 2) / g->n;	/* rounded half up, <= max */
 			XGROW(*rows, cap, *nr + 1);
 			r = &(*rows)[(*nr)++];
 			r->order = (unsigned int)order;
@@ -78,7 +73,7 @@ int rp_latency_rows(sqlite3 *db, int64_t trace_id, int64_t pid, struct rp_latenc
 			r->p90_ns = rp_latency_sat(rp_latency_rank(g->v, g->n, 90));
 			r->p99_ns = rp_latency_sat(rp_latency_rank(g->v, g->n, 99));
 			r->max_ns = rp_latency_sat(g->v[g->n - 1]);
-			r->mean_ns = rp_latency_sat((uint64_t)mean);
+			r->mean_ns = rp_latency_sat(rp_latency_mean(g->v, g->n));
 		}
 	}
 	ret = 0;

@@ -122,6 +122,16 @@ uint64_t rp_latency_rank(const uint64_t *sorted, size_t n, double pct)
 	return sorted[r ? r - 1 : 0];
 }
 
+uint64_t rp_latency_mean(const uint64_t *v, size_t n)
+{
+	unsigned __int128 sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return (uint64_t)((sum + n / 2) / n);
+}
+
 void rp_measured_release(struct rp_measured *r)
 {
 	unsigned int k;

@@ -66,6 +66,9 @@ struct rp_latencies {
 /* Nearest rank: the value at 1-based rank ceil(pct / 100 * n) of n sorted values (n > 0). */
 uint64_t rp_latency_rank(const uint64_t *sorted, size_t n, double pct);
 
+/* Mean of n values (n > 0): exact (128-bit sum), rounded half up, at most the largest. */
+uint64_t rp_latency_mean(const uint64_t *v, size_t n);
+
 /* Sort n u64 values ascending (the one comparator of replay/ latencies and costs). */
 void rp_u64_sort(uint64_t *v, size_t n);
 

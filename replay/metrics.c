@@ -22,20 +22,24 @@
 #define T RP_SHOW_TOTAL
 #define G RP_SHOW_CHART
 #define U RP_SHOW_ZERO_UNKNOWN
+#define R RP_SHOW_REAL
+#define S RP_SHOW_SIM_ONLY
 
-#define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T }
-#define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, J }
+#define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T | R }
+#define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, \
+		 J | R | RP_SHOW_REAL_NONZERO }
 
 static const struct rp_metric_info table[] = {
-	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J },
+	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J | R | S },
 	{ RP_M_PEAK_RSS, "peak_rss_bytes", "peak_rss", NULL, NULL, "peak RSS",
-	  B | A | C | V | J | G },
+	  B | A | C | V | J | G | R | S },
 	{ RP_M_FINAL_RSS, "final_rss_bytes", "final_rss", NULL, NULL, "final RSS",
 	  B | A | C | J | G },
 	{ RP_M_BLOAT, "bloat_bytes", "bloat", NULL, NULL, "bloat (never touched)",
 	  B | A | C | J | G },
-	{ RP_M_ZEROED, "zeroed_bytes", "zeroed", NULL, NULL, "zeroed", B | A | C | V | J | G },
-	{ RP_M_FAULT_TIME, "fault_time_ns", "fault_time", NULL, NULL, NULL, C | V | J | U },
+	{ RP_M_ZEROED, "zeroed_bytes", "zeroed", NULL, NULL, "zeroed",
+	  B | A | C | V | J | G | R | S },
+	{ RP_M_FAULT_TIME, "fault_time_ns", "fault_time", NULL, NULL, NULL, C | V | J | U | R },
 	FB(FT_FB_VMA_EDGE, "vma_edge"),
 	FB(FT_FB_PTE_POPULATED, "pte_populated"),
 	FB(FT_FB_ALLOC_FAILED, "alloc_failed"),
@@ -44,8 +48,8 @@ static const struct rp_metric_info table[] = {
 	FB(FT_FB_RACE, "race"),
 	FB(FT_FB_READ, "read"),
 	AO(0), AO(1), AO(2), AO(3), AO(4), AO(5), AO(6), AO(7), AO(8), AO(9),
-	{ RP_M_ZERO_WP, "zero_wp_faults", NULL, NULL, NULL, NULL, J },
-	{ RP_M_COW, "cow_faults", NULL, NULL, NULL, NULL, J },
+	{ RP_M_ZERO_WP, "zero_wp_faults", NULL, NULL, NULL, NULL, J | R },
+	{ RP_M_COW, "cow_faults", NULL, NULL, NULL, NULL, J | R },
 	{ RP_M_PTE_WRITES, "pte_writes", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_CONTPTE_RUNS, "contpte_runs", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_CONTPTE_FINAL, "contpte_runs_final", NULL, NULL, NULL, NULL, J },

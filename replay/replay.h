@@ -192,6 +192,10 @@ enum rp_metric_show {
 	RP_SHOW_INTERNAL = 1 << 7,	/* never stored nor shown (fallback_none) */
 	RP_SHOW_ZERO_UNKNOWN = 1 << 8,	/* 0 means not computed (fault_time_ns without a cost
 					 * model): compare shows null, and no change */
+	RP_SHOW_REAL = 1 << 9,		/* a guest trace measures it (replay/measure.h):
+					 * a row of compare --sim-vs-real */
+	RP_SHOW_REAL_NONZERO = 1 << 10,	/* with RP_SHOW_REAL: only when either side is not 0 */
+	RP_SHOW_SIM_ONLY = 1 << 11,	/* a row of a simulation-only policy in --sim-vs-real */
 };
 
 struct rp_metric_info {

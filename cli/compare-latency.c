@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * latency-table.c - `foliotrace compare DB --latency`: one row per condition (arch,
+ * compare-latency.c - `foliotrace compare DB --latency`: one row per condition (arch,
  * policy, fragment, source) and mapped order, in the order of the conditions' first traces
  * then by order: new-folio faults, their latency percentiles (nearest rank, as `query
  * latency`), max and mean, and the allocation failures of that order. See
@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "cli/latency-table.h"
+#include "cli/compare-latency.h"
 #include "cli/run-args.h"
 #include "db/ftdb.h"
 #include "lib/error.h"
@@ -24,9 +24,7 @@ static const char *const cols[] = {
 static void latency_cells(struct out_table *t, const struct rp_latencies *l)
 {
 	static const double pct[] = { 50, 90, 95, 99 };
-	unsigned __int128 sum = 0;
 	unsigned int i;
-	size_t j;
 
 	if (!l->n) {
 		for (i = 0; i < 6; i++)
@@ -36,9 +34,7 @@ static void latency_cells(struct out_table *t, const struct rp_latencies *l)
 	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
 		out_int(t, rp_latency_sat(rp_latency_rank(l->ns, l->n, pct[i])));
 	out_int(t, rp_latency_sat(l->ns[l->n - 1]));
-	for (j = 0; j < l->n; j++)
-		sum += l->ns[j];
-	out_int(t, rp_latency_sat((uint64_t)((sum + l->n / 2) / l->n)));	/* half up */
+	out_int(t, rp_latency_sat(rp_latency_mean(l->ns, l->n)));
 }
 
 static void cond_rows(struct out_table *t, enum out_format f, const struct rp_lat_cond *c)

@@ -1,79 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * sim-vs-real.c - the simulator against real guests: for each policy replayed in a guest
- * (`foliotrace guest replay`), the stored simulation of that policy against what the
- * guest's own trace measured (replay/measure.h), with the error in percent. See
- * sim-vs-real.h and docs/guest-replay.md.
- *
- * Only reads the database: the simulated runs are stored by `guest replay` (for the
- * selection it replayed) or `foliotrace replay` (for any other); when one is missing the
- * command says which `foliotrace replay` to run.
- */
+/* sim-vs-real.c - the simulator against real guests; see sim-vs-real.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/sim-vs-real.h"
-#include "db/ftdb.h"
 #include "db/traces.h"
 #include "lib/error.h"
-#include "lib/strbuf.h"
 #include "lib/xalloc.h"
-#include "replay/filter.h"
 #include "replay/measure.h"
 #include "replay/policy.h"
 #include "replay/runs.h"
+#include "replay/sim-vs-real.h"
 
-/* ---- output ---- */
-
-static void row(struct out_table *t, const char *policy, const char *metric, int have_sim,
-		uint64_t sim, int have_real, uint64_t real, const char *kind)
+static void row(struct rp_svr *o, const char *policy, const char *metric, int has_sim,
+		uint64_t sim, int has_real, uint64_t real, const char *kind)
 {
-	out_text(t, policy);
-	out_text(t, metric);
-	if (have_sim)
-		out_int(t, (int64_t)sim);
-	else
-		out_null(t);
-	if (have_real)
-		out_int(t, (int64_t)real);
-	else
-		out_null(t);
-	if (have_sim && have_real && sim)
-		out_real(t, (double)llround(((double)real - (double)sim) * 1e5 / (double)sim) /
-			    1e3);
-	else if (have_sim && have_real && !real)
-		out_real(t, 0);
-	else
-		out_null(t);
-	out_text(t, kind);
+	struct rp_svr_row *r;
+
+	XGROW(o->rows, o->cap, o->n + 1);
+	r = &o->rows[o->n++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->policy, sizeof(r->policy), "%s", policy);
+	snprintf(r->metric, sizeof(r->metric), "%s", metric);
+	r->has_sim = has_sim;
+	r->sim = sim;
+	r->has_real = has_real;
+	r->real = real;
+	r->kind = kind;
+	if (has_sim && has_real && sim) {
+		r->has_error = 1;
+		r->error_pct = (double)llround(((double)real - (double)sim) * 1e5 /
+					       (double)sim) / 1e3;
+	} else if (has_sim && has_real && !real) {
+		r->has_error = 1;
+	}
 }
 
-/* The metrics a guest trace shows, in this order, then alloc_order_N and latencies. */
-static const unsigned int guest_metrics[] = { RP_M_FAULTS, RP_M_PEAK_RSS, RP_M_ZEROED,
-					      RP_M_ZERO_WP, RP_M_COW };
-
-static void guest_rows(struct out_table *t, const char *policy, const struct rp_counters *s,
+/* The metrics the table marks as measured in a guest trace, then latencies per order. */
+static void guest_rows(struct rp_svr *o, const char *policy, const struct rp_counters *s,
 		       const struct rp_measured *r)
 {
+	const struct rp_metric_info *t;
 	char name[64];
+	size_t nr, i;
 	unsigned int k, m;
 
-	for (k = 0; k < sizeof(guest_metrics) / sizeof(guest_metrics[0]); k++) {
-		m = guest_metrics[k];
-		row(t, policy, rp_metric_name(m), 1, s->v[m], 1, r->c.v[m], "guest");
-	}
-	/* the prediction exists only for runs replayed with a cost model (replay/cost.h) */
-	row(t, policy, rp_metric_name(RP_M_FAULT_TIME), s->v[RP_M_FAULT_TIME] > 0,
-	    s->v[RP_M_FAULT_TIME], 1, r->c.v[RP_M_FAULT_TIME], "guest");
-	for (k = 1; k < FT_FB_NR; k++)
-		row(t, policy, rp_metric_name(RP_M_FB_0 + k), 1, s->v[RP_M_FB_0 + k], 1,
-		    r->c.v[RP_M_FB_0 + k], "guest");
-	for (k = 0; k <= RP_PMD_ORDER; k++) {
-		m = RP_M_ALLOC_0 + k;
-		if (s->v[m] || r->c.v[m])
-			row(t, policy, rp_metric_name(m), 1, s->v[m], 1, r->c.v[m], "guest");
+	t = rp_metric_table(&nr);
+	for (i = 0; i < nr; i++) {
+		m = t[i].id;
+		if (!(t[i].show & RP_SHOW_REAL))
+			continue;
+		if ((t[i].show & RP_SHOW_REAL_NONZERO) && !s->v[m] && !r->c.v[m])
+			continue;
+		/* a prediction (fault_time_ns) exists only for runs replayed with a cost model */
+		row(o, policy, t[i].name, !(t[i].show & RP_SHOW_ZERO_UNKNOWN) || s->v[m] > 0,
+		    s->v[m], 1, r->c.v[m], "guest");
 	}
 	for (k = 0; k < RP_MEASURE_ORDERS; k++) {
 		const struct rp_latencies *l = &r->lat[k];
@@ -81,10 +63,22 @@ static void guest_rows(struct out_table *t, const char *policy, const struct rp_
 		if (!l->n)
 			continue;
 		snprintf(name, sizeof(name), "fault_latency_p50_ns_order_%u", k);
-		row(t, policy, name, 0, 0, 1, rp_latency_rank(l->ns, l->n, 50), "guest");
+		row(o, policy, name, 0, 0, 1, rp_latency_rank(l->ns, l->n, 50), "guest");
 		snprintf(name, sizeof(name), "fault_latency_p99_ns_order_%u", k);
-		row(t, policy, name, 0, 0, 1, rp_latency_rank(l->ns, l->n, 99), "guest");
+		row(o, policy, name, 0, 0, 1, rp_latency_rank(l->ns, l->n, 99), "guest");
 	}
+}
+
+/* A simulation-only policy's rows: the metrics the table marks RP_SHOW_SIM_ONLY. */
+static void sim_only_rows(struct rp_svr *o, const char *policy, const struct rp_counters *c)
+{
+	const struct rp_metric_info *t;
+	size_t nr, i;
+
+	t = rp_metric_table(&nr);
+	for (i = 0; i < nr; i++)
+		if (t[i].show & RP_SHOW_SIM_ONLY)
+			row(o, policy, t[i].name, 1, c->v[t[i].id], 0, 0, "sim-only");
 }
 
 /* s as one shell word. */
@@ -153,24 +147,20 @@ static int load_sim(sqlite3 *db, int64_t trace_id, const char *policy,
 	return n ? 0 : 1;
 }
 
-int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_t pid,
-		enum out_format format)
+int rp_sim_vs_real(sqlite3 *db, const char *dbpath, int64_t want_trace, const char *comm,
+		   int64_t pid, struct rp_svr *out)
 {
-	static const char *const cols[] = { "policy", "metric", "sim", "real", "error_pct",
-					    "kind" };
 	struct rp_stored_run *runs = NULL, *sims = NULL;
 	struct strbuf missing = STRBUF_INIT, names = STRBUF_INIT;
 	size_t nr = 0, nr_sims = 0, i;
 	struct rp_counters *sim = NULL;
 	struct rp_filter sel;
-	char filter[RP_FILTER_LEN];
+	char *filter = out->filter;
 	int64_t trace_id;
-	struct out_table t;
-	sqlite3 *db;
 	int ret = -1, rc;
 
-	if (ftdb_open(dbpath, FTDB_READONLY, &db))
-		return -1;
+	memset(out, 0, sizeof(*out));
+	strbuf_init(&out->left_out);
 	if (ftdb_pick_trace(db, want_trace, &trace_id) ||
 	    rp_runs_latest(db, trace_id, "guest", NULL, NULL, NULL, &runs, &nr))
 		goto out_db;
@@ -189,7 +179,8 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		rp_filter_set(&sel, comm, pid);
 	else if (rp_filter_parse(runs[nr - 1].filter, &sel))
 		goto out_db;
-	rp_filter_format(&sel, filter, sizeof(filter));
+	out->trace_id = trace_id;
+	rp_filter_format(&sel, filter, sizeof(out->filter));
 
 	/* a replay of more processes covers a narrower selection, not the reverse */
 	sim = xcalloc(nr, sizeof(*sim));
@@ -199,9 +190,10 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		if (rp_filter_parse(runs[i].filter, &f))
 			goto out_db;
 		if (!rp_filter_none(&f) && !rp_filter_equal(&f, &sel)) {
-			warning("guest replay run %lld (%s) replayed only %s, not %s: left out",
-				(long long)runs[i].run_id, runs[i].policy, runs[i].filter,
-				filter[0] ? filter : "every process");
+			strbuf_addf(&out->left_out, "guest replay run %lld (%s) replayed only "
+				    "%s, not %s: left out\n", (long long)runs[i].run_id,
+				    runs[i].policy, runs[i].filter,
+				    filter[0] ? filter : "every process");
 			runs[i].guest_trace_id = 0;
 			continue;
 		}
@@ -218,21 +210,20 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		goto out_db;
 	}
 
-	out_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
 	for (i = 0; i < nr; i++) {
 		struct rp_measured real;
 
 		if (!runs[i].guest_trace_id)
 			continue;
 		if (rp_measure_db(db, trace_id, runs[i].guest_trace_id, &sel, &real))
-			goto out_table;
-		guest_rows(&t, runs[i].policy, &sim[i], &real);
+			goto out_db;
+		guest_rows(out, runs[i].policy, &sim[i], &real);
 		rp_measured_release(&real);
 	}
 
 	/* simulation-only policies: their latest run with this selection, no real value */
 	if (rp_runs_latest(db, trace_id, "sim", "none", &sel, NULL, &sims, &nr_sims))
-		goto out_table;
+		goto out_db;
 	qsort(sims, nr_sims, sizeof(*sims), by_policy);
 	for (i = 0; i < nr_sims; i++) {
 		const struct rp_counters *c = &sims[i].c;
@@ -244,26 +235,24 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 		}
 		if (rp_policy_in_guest(&p))
 			continue;
-		row(&t, sims[i].policy, "faults", 1, c->v[RP_M_FAULTS], 0, 0, "sim-only");
-		row(&t, sims[i].policy, "peak_rss_bytes", 1, c->v[RP_M_PEAK_RSS], 0, 0,
-		    "sim-only");
-		row(&t, sims[i].policy, "zeroed_bytes", 1, c->v[RP_M_ZEROED], 0, 0, "sim-only");
+		sim_only_rows(out, sims[i].policy, c);
 	}
-
-	if (format == OUT_TABLE)
-		printf("trace %lld%s%s: simulation (frag none) against guest replays; error_pct = "
-		       "(real - sim) / sim * 100; kind sim-only: the 6.1 guest knob cannot express "
-		       "the policy\n\n", (long long)trace_id, filter[0] ? ", " : "", filter);
-	out_print(&t, format, stdout);
 	ret = 0;
-out_table:
-	out_release(&t);
 out_db:
 	free(sims);
 	free(sim);
 	free(runs);
 	strbuf_release(&missing);
 	strbuf_release(&names);
-	ftdb_close(db);
+	if (ret)
+		rp_svr_release(out);
 	return ret;
+}
+
+void rp_svr_release(struct rp_svr *s)
+{
+	free(s->rows);
+	strbuf_release(&s->left_out);
+	s->rows = NULL;
+	s->n = s->cap = 0;
 }

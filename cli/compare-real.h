@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sim-vs-real.h - foliotrace compare DB --sim-vs-real: the simulator's answer for each
+ * compare-real.h - foliotrace compare DB --sim-vs-real: the simulator's answer for each
  * policy against what a guest replay under that policy measured (docs/guest-replay.md).
  */
-#ifndef FT_CLI_SIM_VS_REAL_H
-#define FT_CLI_SIM_VS_REAL_H
+#ifndef FT_CLI_COMPARE_REAL_H
+#define FT_CLI_COMPARE_REAL_H
 
 #include <stdint.h>
 
@@ -24,4 +24,4 @@
 int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_t pid,
 		enum out_format format);
 
-#endif /* FT_CLI_SIM_VS_REAL_H */
+#endif /* FT_CLI_COMPARE_REAL_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * latency-table.h - `foliotrace compare DB --latency`: the mcpage RFC's latency table
+ * compare-latency.h - `foliotrace compare DB --latency`: the mcpage RFC's latency table
  * (replay/latency-table.h) printed as a table, CSV or JSON (docs/latency.md,
  * docs/cli-json.md).
  */
-#ifndef FT_CLI_LATENCY_TABLE_H
-#define FT_CLI_LATENCY_TABLE_H
+#ifndef FT_CLI_COMPARE_LATENCY_H
+#define FT_CLI_COMPARE_LATENCY_H
 
 #include "cli/output.h"
 
 /* Return: 0, or -1 with error() (no trace with latencies, SQL). */
 int latency_table(const char *dbpath, enum out_format format);
 
-#endif /* FT_CLI_LATENCY_TABLE_H */
+#endif /* FT_CLI_COMPARE_LATENCY_H */
