@@ -8,7 +8,7 @@
 #   make fuzz     the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60) each
 #   make demo     deps + build + record bundled workloads in a guest, replay, compare, report
 #
-# Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/, vm/ or cli/ needs
+# Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/, report/, vm/ or cli/
 # no Makefile change. Dependencies point one way (see docs/architecture.md).
 
 # CFLAGS and LDFLAGS belong to the user (optimisation, sanitizers: `make CFLAGS='-O1
@@ -32,6 +32,7 @@ DB_SRC     := $(wildcard db/*.c)
 TRACER_SRC := $(filter-out tracer/plugin.c,$(wildcard tracer/*.c))
 REPLAY_SRC := $(wildcard replay/*.c)
 VM_SRC     := $(wildcard vm/*.c)
+REPORT_SRC := $(wildcard report/*.c)
 CLI_SRC    := $(wildcard cli/*.c)
 WORKLOADS  := $(basename $(notdir $(wildcard workloads/*.c workloads/*.sh)))
 UNIT_SRC   := $(wildcard tests/unit/*.c)
@@ -53,7 +54,7 @@ $(B)/gen/schema.h: $(SCHEMA_SQL) schema/embed.sh
 	@mkdir -p $(dir $@)
 	sh schema/embed.sh $(SCHEMA_SQL) > $@.tmp && mv $@.tmp $@
 
-$(B)/libft.a: $(call obj,$(LIB_SRC) $(DB_SRC) $(TRACER_SRC) $(REPLAY_SRC) $(VM_SRC))
+$(B)/libft.a: $(call obj,$(LIB_SRC) $(DB_SRC) $(TRACER_SRC) $(REPLAY_SRC) $(REPORT_SRC) $(VM_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

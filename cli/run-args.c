@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* run-args.c - the options that choose stored runs, and the figures shown of them. */
+/* run-args.c - the options that choose stored runs; see run-args.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,24 +47,4 @@ int cli_runs_option(struct rp_run_query *ro, int c, const char *arg, const char 
 		break;
 	}
 	return 0;
-}
-
-void fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b >= (1ULL << 30))
-		snprintf(buf, len, "%.2fG", (double)b / (1ULL << 30));
-	else if (b >= (1ULL << 20))
-		snprintf(buf, len, "%.1fM", (double)b / (1ULL << 20));
-	else if (b >= 1024)
-		snprintf(buf, len, "%.0fK", (double)b / 1024);
-	else
-		snprintf(buf, len, "%llu", (unsigned long long)b);
-}
-
-void fmt_delta(char *buf, size_t len, uint64_t v, uint64_t base)
-{
-	if (!base)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%+.1f%%", ((double)v - (double)base) * 100.0 / (double)base);
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * run-args.h - the options that choose which stored runs compare and report read (the rules
- * are replay/runs.h's), and the formatting of their figures shared by the replay, compare
- * and report commands.
+ * are replay/runs.h's).
  */
 #ifndef FT_CLI_RUN_ARGS_H
 #define FT_CLI_RUN_ARGS_H
@@ -10,6 +9,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "lib/fmt.h"
 #include "lib/strbuf.h"
 #include "replay/replay.h"
 #include "replay/runs.h"
@@ -21,9 +21,5 @@
  */
 int cli_runs_option(struct rp_run_query *ro, int c, const char *arg, const char *cmd,
 		const char *usage);
-/* "12.3M", "512K", "17" for a byte count (binary units). */
-void fmt_bytes(char *buf, size_t len, uint64_t bytes);
-/* "-70.1%" change of v against base; "-" if base is 0. */
-void fmt_delta(char *buf, size_t len, uint64_t v, uint64_t base);
 
 #endif /* FT_CLI_RUN_ARGS_H */

@@ -4,8 +4,8 @@
  * 100% stacked horizontal bars, drawn into a strbuf as self-contained <svg> elements (no
  * script, no external resource; <title> children give the exact value on hover).
  */
-#ifndef FT_CLI_SVG_H
-#define FT_CLI_SVG_H
+#ifndef FT_REPORT_SVG_H
+#define FT_REPORT_SVG_H
 
 #include <stddef.h>
 
@@ -36,4 +36,4 @@ void svg_stacked(struct strbuf *sb, const char *id, const char *title,
 /* Append s with &, <, >, " escaped. */
 void html_esc(struct strbuf *sb, const char *s);
 
-#endif /* FT_CLI_SVG_H */
+#endif /* FT_REPORT_SVG_H */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/svg.h"
+#include "report/svg.h"
 
 #define LABEL_W	170	/* px, row label column */
 #define PLOT_W	520	/* px, plot area */
