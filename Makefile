@@ -18,8 +18,11 @@
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
 B       ?= build
-FT_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes \
-	     -Wmissing-prototypes -fPIC -D_GNU_SOURCE -I. -I$(B)/gen
+FT_WARN   := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+FT_CFLAGS := -std=gnu11 $(FT_WARN) -fPIC -D_GNU_SOURCE -I. -I$(B)/gen
+# The static programs that run in the guest (workloads, replayer, tracer, launcher): the
+# same warnings, their own optimisation (they are measured, so never the user's -O0).
+GUEST_CFLAGS := -std=gnu11 -O2 $(FT_WARN)
 LDLIBS  += -lsqlite3 -lm -lpthread
 BT_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
 BT_LIBS   := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
@@ -81,69 +84,69 @@ workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-l
 		 $(B)/testprogs/arm64/sites-demo-dyn
 $(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 # sites-demo with PT_GNU_EH_FRAME, which `gcc -static` leaves out (tests/guest/sites.sh
 # checks that the bundled plain -static build, unwound from .eh_frame, counts the same).
 $(B)/testprogs/x86_64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -Wl,--eh-frame-hdr -o $@ $<
 # and dynamically linked, run in the guest on the host's root filesystem (record's chroot)
 $(B)/testprogs/x86_64/sites-demo-dyn: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -o $@ $<
 # hostile workloads for record --sites (tests/guest/sites-hostile.sh): one that uses
 # ptrace itself, one that exits while its threads are in mmap
 $(B)/testprogs/x86_64/sites-%: tests/guest/sites-%.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -pthread -Wl,--eh-frame-hdr -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -pthread -Wl,--eh-frame-hdr -o $@ $<
 $(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 # The call-site tracer (tracer/guest/, docs/sites.md): libunwind's remote unwinder
 # (libunwind-generic) with our own accessors, linked statically.
 SITES_SRC := tracer/guest/ft-sites.c tracer/guest/sites-unwind.c tracer/guest/sites-elf.c
 SITES_HDR := tracer/guest/sites-unwind.h tracer/guest/sites-elf.h
 $(B)/workloads/x86_64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $(SITES_SRC) -lunwind-generic -lunwind -llzma
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $(SITES_SRC) -lunwind-generic -lunwind -llzma
 # Debian's libunwind-dev:arm64 and liblzma-dev:arm64 (multiarch, tools/install-deps.sh)
 $(B)/workloads/arm64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -I/usr/include/aarch64-linux-gnu -o $@ \
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -I/usr/include/aarch64-linux-gnu -o $@ \
 		$(SITES_SRC) -L/usr/lib/aarch64-linux-gnu -lunwind-generic -lunwind -llzma
 $(B)/testprogs/arm64/sites-demo-hdr: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -Wl,--eh-frame-hdr -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -Wl,--eh-frame-hdr -o $@ $<
 # dynamically linked against Debian's cross libc6 (2.36, the arm64 root's), run in that root
 $(B)/testprogs/arm64/sites-demo-dyn: workloads/sites-demo.c
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -o $@ $<
 $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 # the guest's workload launcher (guest-kernel/ft-launch.c), bundled the same way
 $(B)/workloads/x86_64/ft-launch: guest-kernel/ft-launch.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/arm64/ft-launch: guest-kernel/ft-launch.c
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 # the fragmenter (--fragment, guest-kernel/ft-frag.c, docs/guest.md), bundled the same way
 $(B)/workloads/x86_64/ft-frag: guest-kernel/ft-frag.c guest-kernel/fragspec.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/arm64/ft-frag: guest-kernel/ft-frag.c guest-kernel/fragspec.h
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/x86_64/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -Wall -static -o $@ $<
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/arm64/%: workloads/%.c $(wildcard workloads/*.h)
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc -O2 -Wall -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 # shell workloads (services driven by their own clients) are the same on every arch
 $(B)/workloads/x86_64/%: workloads/%.sh
 	@mkdir -p $(dir $@)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/args.h"
 #include "lib/error.h"
 #include "replay/calibrate.h"
 

@@ -20,7 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare-latency.h"
-#include "cli/output.h"
+#include "cli/args.h"
 #include "cli/run-args.h"
 #include "cli/compare-real.h"
 #include "db/ftdb.h"

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/args.h"
 #include "cli/progress.h"
 #include "lib/error.h"
 #include "tracer/ingest.h"

@@ -14,14 +14,14 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/output.h"
-#include "cli/query.h"
+#include "cli/args.h"
 #include "db/ftdb.h"
 #include "db/query.h"
 #include "db/traces.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "replay/latency.h"
 
 static const char usage_text[] =
 	"usage: foliotrace query DB [--trace ID] [--format table|csv|json] [--pid PID]\n"
@@ -55,6 +55,15 @@ static const struct option options[] = {
 	{ "stack", no_argument, NULL, 's' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
+};
+
+struct query_opts {
+	sqlite3 *db;		/* read-only connection */
+	int64_t trace_id;	/* resolved trace */
+	enum out_format format;
+	int64_t limit;		/* --limit: rows at most, -1 for all */
+	int64_t pid;		/* --pid: only this tgid, -1 for all */
+	int workload;		/* --workload: only the workload's processes */
 };
 
 /* Rows of a view into a table: its columns taken once, hex_cols printed as 0x... */
@@ -197,6 +206,46 @@ out:
 	out_release(&ev);
 	out_release(&kv);
 	return ret;
+}
+
+/* faults: decoded from the event stream and printed as they come (db/query.h). */
+static int query_faults(const struct query_opts *o, struct out_table *t)
+{
+	static const char *const hex_cols[] = { "address", NULL };
+	struct ftdb_view_args a = { .trace_id = o->trace_id, .pid = o->pid, .limit = o->limit };
+	struct table_rows x = { .t = t, .hex_cols = hex_cols };
+	struct ftdb_rows out = { take_columns, take_row, &x };
+	int ret;
+
+	out_stream(t, o->format, stdout);
+	ret = ftdb_view_faults(o->db, &a, &out);
+	free(x.hex);
+	return ret;
+}
+
+/* latency: replay/latency.h's rows. */
+static int query_latency(const struct query_opts *o, struct out_table *t)
+{
+	static const char *const cols[] = { "order", "zero_page", "faults", "p50_ns", "p90_ns",
+					    "p99_ns", "max_ns", "mean_ns" };
+	struct rp_latency_row *rows;
+	size_t nr, i;
+
+	out_init(t, cols, sizeof(cols) / sizeof(cols[0]));
+	if (rp_latency_rows(o->db, o->trace_id, o->pid, &rows, &nr))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		out_int(t, rows[i].order);
+		out_int(t, rows[i].zero_page);
+		out_int(t, rows[i].faults);
+		out_int(t, rows[i].p50_ns);
+		out_int(t, rows[i].p90_ns);
+		out_int(t, rows[i].p99_ns);
+		out_int(t, rows[i].max_ns);
+		out_int(t, rows[i].mean_ns);
+	}
+	free(rows);
+	return 0;
 }
 
 /* 1 if the trace says which processes are the workload's; else 0 with error() said. */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/output.h"
+#include "cli/args.h"
 #include "cli/run-args.h"
 #include "db/ftdb.h"
 #include "db/traces.h"

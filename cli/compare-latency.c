@@ -66,6 +66,7 @@ static void cond_rows(struct out_table *t, enum out_format f, const struct rp_la
 
 int latency_table(const char *dbpath, enum out_format format)
 {
+	struct strbuf notes = STRBUF_INIT;
 	struct rp_lat_cond *conds;
 	struct out_table t;
 	size_t nr, i;
@@ -74,8 +75,10 @@ int latency_table(const char *dbpath, enum out_format format)
 
 	if (ftdb_open(dbpath, FTDB_READONLY, &db))
 		return -1;
-	ret = rp_latency_table(db, &conds, &nr);
+	ret = rp_latency_table(db, &conds, &nr, &notes);
 	ftdb_close(db);
+	cli_warn_lines(notes.buf);
+	strbuf_release(&notes);
 	if (ret)
 		return -1;
 	if (!nr)

@@ -7,7 +7,7 @@
 #ifndef FT_CLI_COMPARE_LATENCY_H
 #define FT_CLI_COMPARE_LATENCY_H
 
-#include "cli/output.h"
+#include "cli/args.h"
 
 /* Return: 0, or -1 with error() (no trace with latencies, SQL). */
 int latency_table(const char *dbpath, enum out_format format);

@@ -27,8 +27,7 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 	ftdb_close(db);
 	if (ret)
 		return -1;
-	if (s.left_out.len)
-		fprintf(stderr, "foliotrace: warning: %s", s.left_out.buf);
+	cli_warn_lines(s.left_out.buf);
 	out_init(&t, cols, sizeof(cols) / sizeof(cols[0]));
 	for (i = 0; i < s.n; i++) {
 		const struct rp_svr_row *r = &s.rows[i];

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "cli/output.h"
+#include "cli/args.h"
 
 /*
  * sim_vs_real - for every policy with a guest replay of the trace (latest run each), the

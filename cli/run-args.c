@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/output.h"
+#include "cli/args.h"
 #include "cli/run-args.h"
 #include "db/ftdb.h"
 #include "db/traces.h"

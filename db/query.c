@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/ftdb.h"
 #include "db/query.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
@@ -234,7 +235,7 @@ int ftdb_trace_marks_workload(sqlite3 *db, int64_t trace_id, int *marked)
 	return 0;
 }
 
-int ftdb_proc_pids(sqlite3 *db, int64_t trace_id, int64_t *base, int32_t **pid, size_t *n)
+static int proc_pids(sqlite3 *db, int64_t trace_id, int64_t *base, int32_t **pid, size_t *n)
 {
 	sqlite3_stmt *st;
 	int64_t lo = 0, hi = -1;
@@ -268,4 +269,64 @@ fail:
 	*pid = NULL;
 	*n = 0;
 	return error("cannot read processes: %s", sqlite3_errmsg(db));
+}
+
+struct faults {
+	const struct ftdb_view_args *a;
+	const struct ftdb_rows *out;
+	int64_t base;		/* smallest proc_id of the trace */
+	int32_t *pid;		/* pid of proc_id base + i */
+	size_t n;
+	int64_t rows;
+};
+
+static int fault_row(const struct ft_event *ev, void *arg)
+{
+	struct faults *c = arg;
+	struct ftdb_value v[12];
+	int64_t i = (int64_t)ev->proc_id - c->base;
+	int32_t pid = i >= 0 && (size_t)i < c->n ? c->pid[i] : -1;
+	int k;
+
+	if (ev->kind != FT_EV_FAULT)
+		return 0;
+	if (c->a->pid >= 0 && pid != c->a->pid)
+		return 0;
+	if (c->a->limit >= 0 && c->rows >= c->a->limit)
+		return 1;	/* stop the walk: enough rows */
+	c->rows++;
+	memset(v, 0, sizeof(v));
+	for (k = 0; k < 12; k++)
+		v[k].type = FTDB_V_INT;
+	v[0].i = (int64_t)ev->ts;
+	v[1].i = pid;
+	v[2].i = pid + ev->tid_lo;
+	v[3].i = (int64_t)ev->addr;
+	v[4].i = !!(ev->flags & FT_EVF_WRITE);
+	v[5].i = ev->order;
+	v[6].i = ev->nr_ptes;
+	v[7].i = !!(ev->flags & FT_EVF_ZERO_PAGE);
+	v[8].type = FTDB_V_TEXT;
+	v[8].s = ft_fallback_name(ev->reason);
+	v[9].i = ft_ns_sat(ev->aux);
+	v[10].i = ev->proc_id;
+	v[11].i = ev->vma_id;
+	return c->out->row(c->out->arg, v, 12) ? -1 : 0;
+}
+
+int ftdb_view_faults(sqlite3 *db, const struct ftdb_view_args *a, const struct ftdb_rows *out)
+{
+	static const char *const cols[] = { "ts", "pid", "tid", "address", "write", "order",
+					    "nr_ptes", "zero_page", "fallback", "latency_ns",
+					    "proc_id", "vma_id" };
+	struct faults c = { .a = a, .out = out };
+	int ret;
+
+	if (out->columns && (ret = out->columns(out->arg, cols, 12)))
+		return ret;
+	if (proc_pids(db, a->trace_id, &c.base, &c.pid, &c.n))
+		return -1;
+	ret = ftdb_stream_foreach(db, a->trace_id, fault_row, &c);
+	free(c.pid);
+	return ret < 0 ? -1 : 0;
 }

@@ -3,8 +3,8 @@
  * query.h - the views of `foliotrace query` that are SQL over the plain tables (summary,
  * event counts, procs, vmas, orders, sites) and the user's own read-only statement, their
  * rows handed to a callback as typed values, the column names first. The column names are
- * part of the JSON contract (docs/cli-json.md). The views that decode the event stream
- * read it through ftdb_stream_foreach() (db/ftdb.h) and ftdb_proc_pids().
+ * part of the JSON contract (docs/cli-json.md). The faults view decodes the event stream
+ * (db/stream.h) instead; the latency view is replay/latency.h's.
  */
 #ifndef FT_DB_QUERY_H
 #define FT_DB_QUERY_H
@@ -53,6 +53,15 @@ int ftdb_view(sqlite3 *db, enum ftdb_view v, const struct ftdb_view_args *a,
 	      const struct ftdb_rows *out);
 
 /*
+ * ftdb_view_faults - one row per anon_fault record of the trace, in recorded order (pid,
+ * limit apply): ts, pid, tid, address, write, order, nr_ptes, zero_page, fallback,
+ * latency_ns (saturated: ft_ns_sat()), proc_id, vma_id. Rows are handed over as they are
+ * decoded: a trace's faults need not fit in memory.
+ * Return: 0, a callback's value, or -1 with error().
+ */
+int ftdb_view_faults(sqlite3 *db, const struct ftdb_view_args *a, const struct ftdb_rows *out);
+
+/*
  * ftdb_user_sql - run the user's statement sql: exactly one statement (comments and
  * semicolons around it are fine), and one that reads: sqlite3_stmt_readonly() vouches for
  * it, or it is a PRAGMA read, which SQLite counts as a possible write for a few pragmas
@@ -67,12 +76,5 @@ int ftdb_user_sql(sqlite3 *db, const char *sql, const struct ftdb_rows *out);
  * workload's (recorded with header/workload_pid). Return: 0 or -1 with error().
  */
 int ftdb_trace_marks_workload(sqlite3 *db, int64_t trace_id, int *marked);
-
-/*
- * ftdb_proc_pids - the pid of every process of trace_id, by proc_id: (*pid)[proc_id -
- * *base] for the *n proc_ids from *base (a trace's proc_ids are contiguous, assigned at
- * ingest). Return: 0 with *pid (free() it), or -1 with error().
- */
-int ftdb_proc_pids(sqlite3 *db, int64_t trace_id, int64_t *base, int32_t **pid, size_t *n);
 
 #endif /* FT_DB_QUERY_H */

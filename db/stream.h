@@ -118,6 +118,16 @@ void ft_dec_init(struct ft_dec *d, const void *blob, size_t len);
 int ft_dec_next(struct ft_dec *d, struct ft_event *ev);
 
 const char *ft_fallback_name(unsigned int reason);	/* "vma_edge", ...; "?" if unknown */
+
+/*
+ * Latencies are u64 in the trace but int64 in every output (SQL, JSON): a value above
+ * INT64_MAX (292 years; only a damaged trace holds one) is saturated to INT64_MAX, never
+ * wrapped to a negative number (docs/cli-json.md).
+ */
+static inline int64_t ft_ns_sat(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
 const char *ft_zap_cause_name(unsigned int cause);	/* "munmap", ...; "?" if unknown */
 const char *ft_ev_kind_name(unsigned int kind);		/* "anon_fault", ... */
 

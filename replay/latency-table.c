@@ -12,6 +12,7 @@
 
 #include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "replay/latency-table.h"
 
@@ -79,7 +80,8 @@ static const char sql_traces[] =
 	"LEFT JOIN replay_run r ON r.run_id = (SELECT max(run_id) FROM replay_run "
 	"WHERE kind = 'guest' AND guest_trace_id = t.trace_id) ORDER BY t.trace_id";
 
-int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr)
+int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
+		     struct strbuf *notes)
 {
 	sqlite3_stmt *st;
 	size_t cap = 0, k;
@@ -97,13 +99,14 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr)
 		struct rp_lat_cond *c;
 
 		if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
-			warning("trace %lld left out: recorded on the %s clocksource, its latencies "
-				"are ticks, not ns", (long long)id, cs);
+			strbuf_addf(notes, "trace %lld left out: recorded on the %s clocksource, "
+				    "its latencies are ticks, not ns\n", (long long)id, cs);
 			continue;
 		}
 		if (guest && !sqlite3_column_int(st, 8)) {
-			warning("trace %lld left out: a guest replay without replay_map in "
-				"trace_meta, its replayed processes are unknown", (long long)id);
+			strbuf_addf(notes, "trace %lld left out: a guest replay without replay_map "
+				    "in trace_meta, its replayed processes are unknown\n",
+				    (long long)id);
 			continue;
 		}
 		policy = guest ? col(st, 7, "?") : col(st, 3, "?");

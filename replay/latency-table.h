@@ -10,7 +10,8 @@
  * `compare --sim-vs-real` measures them, measure.h). Its policy is the recording's header
  * policy, or the guest replay's; its fragmentation the header's `fragment` spec ("none"
  * without). Traces on a jiffies clock (latencies in ticks), and guest replays without a
- * replay map (their replayed processes unknown), are left out with a warning.
+ * replay map (their replayed processes unknown), are left out, one line each in notes
+ * for the caller to warn of.
  */
 #ifndef FT_REPLAY_LATENCY_TABLE_H
 #define FT_REPLAY_LATENCY_TABLE_H
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "lib/strbuf.h"
 #include "replay/measure.h"
 
 struct rp_lat_cond {
@@ -40,7 +42,8 @@ struct rp_lat_cond {
  * Return: 0 with *conds (rp_latency_table_release() it) and *nr, 0 conditions when no
  * trace has latencies; or -1 with error().
  */
-int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr);
+int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
+		     struct strbuf *notes);
 void rp_latency_table_release(struct rp_lat_cond *conds, size_t nr);
 
 #endif /* FT_REPLAY_LATENCY_TABLE_H */

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "db/stream.h"
+
 /*
  * Latencies are u64 in the trace but int64 in every output (SQL, JSON): a value above
  * INT64_MAX (292 years; only a damaged trace holds one) is saturated to INT64_MAX here,
@@ -28,7 +30,7 @@ struct rp_latency_row {
 /* A u64 ns value as the int64 the outputs hold: saturated, never negative. */
 static inline int64_t rp_latency_sat(uint64_t v)
 {
-	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+	return ft_ns_sat(v);
 }
 
 /*

@@ -97,8 +97,14 @@ if [ $# -gt 0 ]; then
 else
 	suites=" ${FT_SUITES:-unit cli guest} "
 	case "$suites" in *" unit "*)
-		for t in "$build"/tests/*; do
-			[ -x "$t" ] && [ -f "$t" ] && run_one "$t" "$t"
+		# one program per tests/unit/*.c: a missing one fails, it is not skipped
+		for src in tests/unit/*.c; do
+			t=$build/tests/$(basename "$src" .c)
+			if [ -x "$t" ] && [ -f "$t" ]; then
+				run_one "$t" "$t"
+			else
+				run_one "$t" sh -c "echo \"Bail out! $t is not built (make all)\"; exit 1"
+			fi
 		done
 	esac
 	case "$suites" in *" cli "*)

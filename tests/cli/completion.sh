@@ -4,7 +4,7 @@
 # `foliotrace replay --list-policies`, which prints the policy table).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 8
+plan 9
 command -v bash > /dev/null
 ok $? "bash is available"
 comp() { # comp WORDS...: what the completion offers for the last word
@@ -29,6 +29,12 @@ check "replay --list-policies: exit 0, the templates of docs/policies.md, in ord
 	sh -c "test -s '$T/want' && cmp '$T/got' '$T/want'"
 check "docs/policies.md lists order0, mcpage:N and mthp:SIZE[,SIZE...]" \
 	sh -c "head -3 '$T/want' | tr '\n' ' ' | grep -qxF 'order0 mcpage:N mthp:SIZE[,SIZE...] '"
+# the man page's --policy list names the same policies, in the same order
+sed -n '/^\.BI "\\-P, \\-\\-policy " P/,/^\.TP/p' "$TOP/docs/man/foliotrace-replay.1" |
+	sed -n 's/^\.B[IR] \([a-z][a-z0-9]*\)\([ :[]\|$\).*/\1/p' > "$T/man"
+sed 's/[:[].*//' "$T/got" > "$T/got-names"
+check "docs/man/foliotrace-replay.1: its --policy list names the table's policies, in order" \
+	sh -c "test -s '$T/man' && cmp '$T/man' '$T/got-names'"
 comp foliotrace replay db --policy '' > "$T/names"
 check "policies: 'replay --policy' offers one name per template" \
 	sh -c "test \$(wc -l < '$T/names') = \$(wc -l < '$T/got') && grep -qx order0 '$T/names' && grep -qx adaptive '$T/names'"

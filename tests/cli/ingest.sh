@@ -7,8 +7,13 @@
 . "$(dirname "$0")/trace-lib.inc"
 
 nreal=$(real_traces | wc -l)
-plan $((24 + 3 * nreal))
+plan $((25 + 3 * nreal))
 diag "real traces: $nreal; synthetic fixtures: $(basename "$SMALL") $(basename "$TINY")"
+# the real traces' checks below must not pass by there being none: both arches recorded
+nx86=$(real_traces | grep -c '/x86_64-')
+narm=$(real_traces | grep -c '/arm64-')
+ok $([ "$nx86" -ge 1 ] && [ "$narm" -ge 1 ]; echo $?) \
+	"real fixtures present: $nx86 recorded on x86_64, $narm on arm64"
 
 DB="$T/a.db"
 check "ingest the synthetic fixture" "$FT" ingest -o "$DB" "$SMALL"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * output.h - tabular command output in the three --format styles: aligned text columns
+ * table.h - tabular command output in the three --format styles: aligned text columns
  * (numbers right-aligned), CSV with a header line (RFC 4180 quoting), and JSON as one array
  * of objects whose keys are the column names. A command fills a table row by row, then
  * prints it once with out_print(): the whole result is known before the first byte is
@@ -10,8 +10,8 @@
  * out_stream(), each completed row is printed and dropped; the table style sizes its
  * columns from the first OUT_STREAM_SAMPLE rows. out_print() then ends the document.
  */
-#ifndef FT_CLI_OUTPUT_H
-#define FT_CLI_OUTPUT_H
+#ifndef FT_LIB_TABLE_H
+#define FT_LIB_TABLE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -20,20 +20,6 @@ enum out_format { OUT_TABLE, OUT_CSV, OUT_JSON };
 
 /* Return: 0 and *f set, or -1 for an unknown name. */
 int out_parse_format(const char *name, enum out_format *f);
-
-/*
- * Command-line helpers shared by the subcommands that print rows (cmd is the subcommand's
- * name, as in "foliotrace compare").
- *
- * cli_usage_error - print "foliotrace CMD: MSG" (unless msg is NULL), then the usage text,
- * on stderr. Return: 2, the usage error exit status.
- */
-int cli_usage_error(const char *cmd, const char *usage, const char *msg);
-/*
- * cli_parse_num - parse the value s of option opt (--pid, --trace, --limit) as a
- * non-negative decimal number. Return: 0 and *v set, or -1 after saying why on stderr.
- */
-int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v);
 
 enum out_type { OUT_NULL, OUT_INT, OUT_REAL, OUT_TEXT };
 
@@ -78,4 +64,4 @@ void out_json_str_or_null(FILE *fp, const char *s);
 /* v / base - 1 as a JSON number ("%.6f"), or null when base is 0. */
 void out_json_ratio(FILE *fp, uint64_t v, uint64_t base);
 
-#endif /* FT_CLI_OUTPUT_H */
+#endif /* FT_LIB_TABLE_H */

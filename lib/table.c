@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * output.c - table, CSV and JSON printing of a struct out_table, whole or streamed row by
- * row, and the command-line helpers the subcommands share; see output.h.
+ * table.c - table, CSV and JSON printing of a struct out_table, whole or streamed row by
+ * row; see table.h.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/output.h"
+#include "lib/table.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -24,32 +23,6 @@ int out_parse_format(const char *name, enum out_format *f)
 		*f = OUT_JSON;
 	else
 		return -1;
-	return 0;
-}
-
-int cli_usage_error(const char *cmd, const char *usage, const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "foliotrace %s: %s\n", cmd, msg);
-	fputs(usage, stderr);
-	return 2;
-}
-
-int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoll(s, &end, 10);
-	if (errno || !*s || *end || *v < 0) {
-		char prog[64];
-
-		/* through error(): a value with a newline is printed escaped, on one line */
-		snprintf(prog, sizeof(prog), "foliotrace %s", cmd);
-		error("%s wants a non-negative number, not '%s'", opt, s);
-		error_print(prog);
-		return -1;
-	}
 	return 0;
 }
 
