@@ -320,9 +320,12 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 				const struct rp_trace *t);
 void rp_oracle_free(struct rp_oracle *o);
 void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n);
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+			  size_t n);
 void rp_oracle_finish(struct rp_oracle *o);
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id);
 const struct rp_counters *rp_oracle_total(const struct rp_oracle *o);
+const struct rp_site_counters *rp_oracle_sites(const struct rp_oracle *o, uint32_t *n);
 
 /* ---- named synthetic streams (replay/synth.c), for tests and the bench ---- */
 

@@ -64,7 +64,8 @@ static void flush(struct pass *ps)
 				  ps->n);
 		ps->ns[i] += now_ns() - t0;
 		if (ps->orc[i])
-			rp_oracle_feed(ps->orc[i], ps->batch, ps->n);
+			rp_oracle_feed_sites(ps->orc[i], ps->batch,
+					     ps->l->nr_slots ? ps->slots : NULL, ps->n);
 	}
 	ps->n = 0;
 }
@@ -336,7 +337,8 @@ out:
 
 static int oracle_agrees(struct pass *ps, unsigned int i)
 {
-	uint32_t pid;
+	const struct rp_site_counters *sa, *sb;
+	uint32_t pid, na, nb, k;
 	unsigned int m;
 
 	for (pid = 0; pid <= ps->nr_procs; pid++) {
@@ -357,6 +359,25 @@ static int oracle_agrees(struct pass *ps, unsigned int i)
 					     (unsigned long long)a->v[m],
 					     (unsigned long long)b->v[m]);
 	}
+	sa = rp_sim_sites(ps->sim[i], &na);
+	sb = rp_oracle_sites(ps->orc[i], &nb);
+	for (k = 0; na == nb && k < na; k++)
+		if (memcmp(&sa[k], &sb[k], sizeof(sa[k])))
+			return error("oracle disagrees on site %s (faults %llu/%llu, bloat "
+				     "%llu/%llu, zeroed %llu/%llu, rss at the peak %llu/%llu, "
+				     "pages at the end %llu/%llu)",
+				     ps->l->slot_site[k], (unsigned long long)sa[k].faults,
+				     (unsigned long long)sb[k].faults,
+				     (unsigned long long)sa[k].bloat,
+				     (unsigned long long)sb[k].bloat,
+				     (unsigned long long)sa[k].zeroed,
+				     (unsigned long long)sb[k].zeroed,
+				     (unsigned long long)sa[k].at_peak,
+				     (unsigned long long)sb[k].at_peak,
+				     (unsigned long long)sa[k].rss,
+				     (unsigned long long)sb[k].rss);
+	if (na != nb)
+		return error("oracle disagrees on the number of site slots");
 	return 0;
 }
 

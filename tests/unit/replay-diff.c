@@ -4,8 +4,11 @@
  * (replay/oracle.c) must agree exactly on every metric, per process and in total, for every
  * policy and both allocation models, on many seeds of the named synthetic stream "random"
  * (and a small "kbuild-like"), also with shadows (rp_trace.counted: processes fed for
- * their sharing, in no metric). Real trace fixtures are checked the same way by
- * tests/cli/replay.sh through `foliotrace replay --check-oracle`.
+ * their sharing, in no metric). Every run also gives the events site slots (as replay
+ * gives each touch its site_touch slot), and both engines' per-site counters must agree
+ * slot by slot (faults, zeroed, bloat, RSS at the peak and at the end). Real trace
+ * fixtures are checked the same way by tests/cli/replay.sh through `foliotrace replay
+ * --check-oracle`.
  *
  *	FT_DIFF_SEEDS=N	seeds per policy (default 20)
  */
@@ -65,6 +68,51 @@ static uint64_t seed_movable = 64;
 
 static int covered[RP_NR_METRICS];	/* metrics seen non-zero in some run */
 
+/*
+ * Site slots of the synthetic events: NSLOT of them, slot 0 '[untraced]' as replay's, each
+ * event's a function of its process, its VMA and its place in the stream, so a page's
+ * touches change site over time as a range unmapped and mapped again by another call does.
+ */
+#define NSLOT 5
+
+static uint32_t slot_of(const struct ft_event *e, size_t i)
+{
+	return (uint32_t)((e->vma_id * 3 + e->proc_id + i / 50) % NSLOT);
+}
+
+/* per-site counters seen non-zero in some run: faults, zeroed, bloat, at_peak, rss */
+static int site_covered[5];
+
+static int compare_sites(const char *what, struct rp_sim *s, struct rp_oracle *o)
+{
+	const struct rp_site_counters *a, *b;
+	uint32_t na, nb, k;
+	int bad = 0;
+
+	a = rp_sim_sites(s, &na);
+	b = rp_oracle_sites(o, &nb);
+	if (na != NSLOT || nb != NSLOT) {
+		diag("%s: site slots: sim %u oracle %u, want %u", what, na, nb, NSLOT);
+		return 0;
+	}
+	for (k = 0; k < NSLOT; k++) {
+		site_covered[0] |= a[k].faults != 0;
+		site_covered[1] |= a[k].zeroed != 0;
+		site_covered[2] |= a[k].bloat != 0;
+		site_covered[3] |= a[k].at_peak != 0;
+		site_covered[4] |= a[k].rss != 0;
+		if (memcmp(&a[k], &b[k], sizeof(a[k])) && bad++ < 5)
+			diag("%s: slot %u: sim faults %llu zeroed %llu bloat %llu at_peak %llu rss "
+			     "%llu, oracle %llu %llu %llu %llu %llu", what, k,
+			     (unsigned long long)a[k].faults, (unsigned long long)a[k].zeroed,
+			     (unsigned long long)a[k].bloat, (unsigned long long)a[k].at_peak,
+			     (unsigned long long)a[k].rss, (unsigned long long)b[k].faults,
+			     (unsigned long long)b[k].zeroed, (unsigned long long)b[k].bloat,
+			     (unsigned long long)b[k].at_peak, (unsigned long long)b[k].rss);
+	}
+	return !bad;
+}
+
 static int compare(const char *what, struct rp_sim *s, struct rp_oracle *o, uint32_t nr_procs)
 {
 	const struct rp_counters *a, *b;
@@ -106,6 +154,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	struct rp_sim *sim;
 	struct rp_oracle *o;
 	struct rp_site_range *ranges = NULL;
+	uint32_t *slots;
 	char what[160];
 	size_t i;
 	int r;
@@ -116,6 +165,10 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		return 0;
 	}
 	rp_stream_trace(&s, &t);
+	t.nr_site_slots = NSLOT;
+	slots = calloc(s.nr ? s.nr : 1, sizeof(*slots));
+	for (i = 0; i < s.nr; i++)
+		slots[i] = slot_of(&s.ev[i], i);
 	if (!strncmp(spec, "persite:", 8))
 		t.sites = ranges = site_ranges(&s, &t.nr_sites);
 	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
@@ -134,8 +187,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 
 		if (n > s.nr - i)
 			n = s.nr - i;
-		rp_sim_feed(sim, s.ev + i, n);
-		rp_oracle_feed(o, s.ev + i, n);
+		rp_sim_feed_sites(sim, s.ev + i, slots + i, n);
+		rp_oracle_feed_sites(o, s.ev + i, slots + i, n);
 		i += n;
 	}
 	rp_sim_finish(sim);
@@ -143,6 +196,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s%s", gen, (unsigned long long)seed,
 		 spec, rp_frag_name(frag), shadows ? " shadows" : "");
 	r = compare(what, sim, o, s.nr_procs);
+	r = compare_sites(what, sim, o) && r;
 	if (fails)
 		*fails = rp_sim_total(sim)->v[RP_M_ALLOC_FAILS];
 	if (r && rp_sim_total(sim)->v[RP_M_FAULTS] == 0) {
@@ -161,6 +215,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	rp_oracle_free(o);
 	rp_stream_release(&s);
 	free(ranges);
+	free(slots);
 	free(counted);
 	return r;
 }
@@ -187,7 +242,7 @@ int main(void)
 		return fprintf(stderr, "cannot write a site file\n"), 1;
 	close(fd);
 	policies[np - 1] = persite_spec(path);
-	plan((int)(np * 2 + 6));
+	plan((int)(np * 2 + 7));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
 			good = 0;
@@ -231,6 +286,10 @@ int main(void)
 		}
 	}
 	ok(good, "every metric exercised");
+	ok(site_covered[0] && site_covered[1] && site_covered[2] && site_covered[3] &&
+	   site_covered[4], "every per-site counter exercised (faults %d zeroed %d bloat %d "
+	   "at_peak %d rss %d)", site_covered[0], site_covered[1], site_covered[2],
+	   site_covered[3], site_covered[4]);
 	unlink(path);
 	return done_testing();
 }
