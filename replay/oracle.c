@@ -441,7 +441,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	unsigned int reason = FT_FB_NONE, n, t;
 	unsigned int always4k = 0;
 	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0;
-	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX };
+	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX,
+			      .slot = o->slot };
 	uint8_t cand[RP_PMD_ORDER];
 	struct opage *pg;
 

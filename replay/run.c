@@ -18,6 +18,7 @@
 #include "lib/xalloc.h"
 #include "replay/cost.h"
 #include "replay/load.h"
+#include "replay/policy.h"
 #include "replay/run.h"
 
 #define RUN_BATCH 4096
@@ -413,6 +414,13 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	if (load_trace(db, trace_id, o, &l, &t, ps, info))
 		goto out;
 	for (i = 0; i < o->nr_pol; i++) {
+		/* a policy deciding by site needs the touches' sites, not only the calls */
+		if ((o->pol[i].ops->flags & RP_POL_SITES) && l.sites_without_touch) {
+			error("policy %s: trace %lld's call sites were stored before per-site "
+			      "attribution (schema 5): ingest its run directory again",
+			      o->pol[i].spec, (long long)trace_id);
+			goto out;
+		}
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
 			goto out;

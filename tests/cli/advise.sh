@@ -11,7 +11,7 @@
 # maps one 2^k block per distinct block its pages fall in.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 17
+plan 18
 FIX=$TOP/tests/data/x86_64-sparse-order0
 "$FT" ingest -q -o "$T/plain.db" "$FIX"
 ok $? "the fixture ingests"
@@ -90,6 +90,12 @@ ok $([ $? = 1 ] && grep -q 'no call sites' "$T/err" && [ ! -e "$T/none.txt" ]; e
 	"a trace without sites: exit 1, named, no file ($(cat "$T/err"))"
 "$FT" advise "$T/s.db" 2> "$T/err"
 ok $([ $? = 2 ]; echo $?) "no --bloat-budget: usage error"
+cp "$T/s.db" "$T/old.db"
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM site_touch"); c.commit()' "$T/old.db"
+"$FT" replay -n "$T/old.db" -P "persite:$T/advice.txt" 2> "$T/err"
+ok $([ $? = 1 ] && grep -q "stored before per-site attribution.*ingest its run directory again" \
+	"$T/err"; echo $?) "persite on sites stored without site_touch: exit 1 ($(cat "$T/err"))"
 printf '3 dense_fn\n9 sparse_fn\n' > "$T/bad.txt"
 "$FT" replay -n "$T/s.db" -P "persite:$T/bad.txt" 2> "$T/err"
 ok $([ $? = 2 ] && grep -q "bad.txt line 2.*order 9 is not 0..8" "$T/err"; echo $?) \
