@@ -336,6 +336,38 @@ out:
 	return 0;
 }
 
+void rp_run_result_release(struct rp_run_result *r)
+{
+	uint32_t k;
+
+	for (k = 0; k < r->nr_sites; k++) {
+		free(r->sites[k].site);
+		free(r->sites[k].module);
+	}
+	free(r->sites);
+	r->sites = NULL;
+	r->nr_sites = 0;
+}
+
+/* res->sites: the slots of simulator i, named as replay_site names them. */
+static void copy_sites(const struct pass *ps, unsigned int i, struct rp_run_result *res)
+{
+	const struct rp_site_counters *sc;
+	uint32_t k, n;
+
+	sc = rp_sim_sites(ps->sim[i], &n);
+	if (!n)
+		return;
+	res->sites = xcalloc(n, sizeof(*res->sites));
+	res->nr_sites = n;
+	for (k = 0; k < n; k++) {
+		res->sites[k].site = xstrdup(ps->l->slot_site[k]);
+		res->sites[k].module = ps->l->slot_module[k] ? xstrdup(ps->l->slot_module[k]) :
+							       NULL;
+		res->sites[k].c = sc[k];
+	}
+}
+
 static int oracle_agrees(struct pass *ps, unsigned int i)
 {
 	const struct rp_site_counters *sa, *sb;
@@ -441,6 +473,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		with_time(rp_sim_total(ps->sim[i]), has_cost ? &cost : NULL, &res[i].total);
 		res[i].elapsed_ns = ps->ns[i];
 		res[i].run_id = 0;
+		res[i].sites = NULL;
+		res[i].nr_sites = 0;
 		if (l.nr_slots && sites_agree(ps, i)) {
 			error("policy %s", o->pol[i].spec);
 			goto out;
@@ -458,6 +492,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	if (o->store && store_runs(db, trace_id, o, ps, res, info->filter,
 					 has_cost ? &cost : NULL))
 		goto out;
+	for (i = 0; o->sites && i < o->nr_pol; i++)
+		copy_sites(ps, i, &res[i]);
 	ret = 0;
 out:
 	for (i = 0; i < o->nr_pol; i++) {

@@ -12,16 +12,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 
 plan 18
-FIX=$TOP/tests/data/x86_64-sparse-order0
-"$FT" ingest -q -o "$T/plain.db" "$FIX"
-ok $? "the fixture ingests"
-off=$("$FT" query "$T/plain.db" --format csv sql \
-	"SELECT value FROM trace_meta WHERE key = 'clock_offset_ns'" | tail -n 1)
-set -- $("$FT" query "$T/plain.db" --format csv sql "SELECT p.pid, v.start, v.end - v.start
-	FROM vma v JOIN process p USING (proc_id) WHERE p.comm = 'sparse' ORDER BY v.faults DESC
-	LIMIT 1" | tail -n 1 | tr ',' ' ')
-pid=$1 start=$2 len=$3
-"$FT" query "$T/plain.db" --format json --pid "$pid" faults > "$T/faults.json"
+. "$(dirname "$0")/sparse-sites.inc"
 # P: the 16-page aligned heap block all of whose pages are written; the first fault's time;
 # the sparse VMA's written pages and their distinct blocks at orders 1 and 4
 set -- $(python3 -c '
