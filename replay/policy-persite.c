@@ -234,7 +234,7 @@ static void *persite_new(const struct rp_policy *p, const struct rp_trace *t)
 		return st;
 	st->names = t->slot_sites;
 	st->n = t->nr_site_slots;
-	st->order = xcalloc(st->n ? st->n : 1, 1);
+	st->order = xcalloc(st->n, 1);
 	for (i = 0; i < st->n; i++)
 		st->order[i] = (uint8_t)map_find(m, st->names[i]);
 	return st;
