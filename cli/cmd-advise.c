@@ -78,8 +78,8 @@ static void print_json(const struct rp_advice *a, double pct)
 		out_json_str(stdout, s->site);
 		printf(",\"touched_bytes\":%llu,\"order\":%u,\"faults\":%llu,\"bloat_bytes\":%llu}",
 		       (unsigned long long)s->touched_bytes, s->order,
-		       (unsigned long long)s->faults[s->order],
-		       (unsigned long long)s->bloat[s->order]);
+		       (unsigned long long)s->advised.faults,
+		       (unsigned long long)s->advised.bloat);
 	}
 	printf("],\"program\":[");
 	for (i = 0; i < 3; i++) {
@@ -109,8 +109,8 @@ static void print_tables(const struct rp_advice *a, enum out_format f)
 		out_text(&t, s->site);
 		out_int(&t, (int64_t)s->touched_bytes);
 		out_int(&t, s->order);
-		out_int(&t, (int64_t)s->faults[s->order]);
-		out_int(&t, (int64_t)s->bloat[s->order]);
+		out_int(&t, (int64_t)s->advised.faults);
+		out_int(&t, (int64_t)s->advised.bloat);
 	}
 	out_print(&t, f, stdout);
 	out_release(&t);

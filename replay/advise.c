@@ -3,7 +3,8 @@
  * advise.c - per-site order advice; see advise.h. Each candidate (a site at an order) is a
  * persite policy of its own, replayed in passes of RP_MAX_POLICIES simulators: a site's
  * bloat and faults are the whole program's minus those of the all-zero persite baseline,
- * so blocks a site's order maps over another site's pages count as its own.
+ * so blocks a site's order maps over another site's pages count as its own. What each
+ * site then took is read from the advice's own run, per site slot, as replay stores it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,9 @@ static int load_sites(sqlite3 *db, int64_t trace_id, int64_t page, struct rp_adv
 	return 0;
 }
 
-/* Replay pol[0..n) in passes of RP_MAX_POLICIES into res. */
+/* Replay pol[0..n) in passes of RP_MAX_POLICIES into res (with their sites if sites). */
 static int replay_all(sqlite3 *db, int64_t trace_id, const struct rp_policy *pol, size_t n,
-		      struct rp_run_result *res)
+		      struct rp_run_result *res, int sites)
 {
 	struct rp_trace_info info;
 	struct rp_run_opts o;
@@ -67,6 +68,7 @@ static int replay_all(sqlite3 *db, int64_t trace_id, const struct rp_policy *pol
 		o.pol = pol + i;
 		o.nr_pol = (unsigned int)(n - i < RP_MAX_POLICIES ? n - i : RP_MAX_POLICIES);
 		o.pid = -1;
+		o.sites = sites;
 		if (rp_replay_db(db, trace_id, &o, res + i, &info))
 			return -1;
 	}
@@ -92,7 +94,7 @@ static int probe(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a)
 			rp_persite_policy(&pol[1 + i * RP_MAX_FOLIO_ORDER + k - 1], name, &name,
 					  &ord, 1, 0);
 		}
-	if (replay_all(db, trace_id, pol, n, res))
+	if (replay_all(db, trace_id, pol, n, res, 0))
 		goto out;
 	for (i = 0; i < a->nr_sites; i++) {
 		struct rp_advice_site *s = &a->sites[i];
@@ -117,6 +119,27 @@ out:
 	free(pol);
 	free(res);
 	return ret;
+}
+
+/* Each site's counters in run r, the advice's: its slots' sums (one per module). */
+static void advised(struct rp_advice *a, const struct rp_run_result *r)
+{
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < a->nr_sites; i++) {
+		struct rp_site_counters *c = &a->sites[i].advised;
+
+		for (k = 0; k < r->nr_sites; k++) {
+			if (strcmp(r->sites[k].site, a->sites[i].site))
+				continue;
+			c->faults += r->sites[k].c.faults;
+			c->zeroed += r->sites[k].c.zeroed;
+			c->bloat += r->sites[k].c.bloat;
+			c->rss += r->sites[k].c.rss;
+			c->at_peak += r->sites[k].c.at_peak;
+		}
+	}
 }
 
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a)
@@ -151,8 +174,11 @@ int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a)
 		if (rp_policy_parse(spec, &pol[1 + i]))
 			goto fail;
 	}
-	if (replay_all(db, trace_id, pol, NR_ORD + 1, res))
+	if (replay_all(db, trace_id, pol, NR_ORD + 1, res, 1))
 		goto fail;
+	advised(a, &res[0]);
+	for (i = 0; i < NR_ORD + 1; i++)
+		rp_run_result_release(&res[i]);
 	a->persite = res[0];
 	a->order0 = res[1];
 	a->global = res[1];

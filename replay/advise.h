@@ -20,6 +20,11 @@ struct rp_advice_site {
 	uint64_t faults[RP_MAX_FOLIO_ORDER + 1];
 	uint64_t bloat[RP_MAX_FOLIO_ORDER + 1];	/* bytes */
 	unsigned int order;			/* the advice */
+	/*
+	 * What its touches took with the advice replayed (the advice run's per-site metrics,
+	 * over its modules): what `compare --by site` shows for it in the persite:FILE run
+	 */
+	struct rp_site_counters advised;
 };
 
 struct rp_advice {
@@ -37,7 +42,9 @@ struct rp_advice {
  * the one with the fewest faults (the smaller on a tie: an order whose blocks never fit
  * falls back to 4K and gains nothing). Then the advice as one persite policy, order0, and
  * mcpage:1..RP_MAX_FOLIO_ORDER over the whole trace; global is the mcpage with the fewest
- * faults whose bloat stays within pct percent of the program's touched bytes.
+ * faults whose bloat stays within pct percent of the program's touched bytes; each site's
+ * advised counters from the advice's run. Faults are the sites' by the one attribution of
+ * docs/sites.md (persite decides by the touch's site slot, which per-site metrics charge).
  * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with error()
  * (no call sites in the trace, SQL).
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * load.c - the trace loader; see load.h. Four queries: the trace row with the largest
- * ids, the processes with their selection computed in SQL (their shadows then in C, from
- * the parents), the VMAs, the call-site ranges.
+ * load.c - the trace loader; see load.h. Its queries: the trace row, the largest ids,
+ * the processes with their selection computed in SQL (their shadows then in C, from
+ * the parents), the VMAs, the site slots and their touch spans.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +16,6 @@ void rp_load_release(struct rp_loaded *t)
 {
 	uint32_t i;
 
-	for (i = 0; i < t->nr_sites; i++)
-		free((char *)t->sites[i].site);
-	free(t->sites);
 	for (i = 0; i < t->nr_slots; i++) {
 		free(t->slot_site[i]);
 		free(t->slot_module[i]);
@@ -37,9 +34,8 @@ void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
 	t->vmas = l->vmas;
 	t->nr_vmas = l->nr_vmas;
 	t->nr_procs = l->nr_procs;
-	t->sites = l->sites;
-	t->nr_sites = l->nr_sites;
 	t->nr_site_slots = l->nr_slots;
+	t->slot_sites = (const char *const *)l->slot_site;
 }
 
 uint32_t rp_touch_slot(const struct rp_loaded *l, uint32_t *cursor, uint64_t ord)
@@ -109,39 +105,6 @@ static int load_slots(sqlite3 *db, struct rp_loaded *t)
 	}
 	sqlite3_finalize(q);
 	t->sites_without_touch = nr_sites && !t->nr_touch;
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* The ranges traced calls mapped, in call order, for the persite policy. */
-static int load_sites(sqlite3 *db, struct rp_loaded *t)
-{
-	sqlite3_stmt *q;
-	uint32_t cap = 0;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT p.proc_id, c.start, c.end, c.site FROM site_call c "
-			       "JOIN process p ON p.trace_id = c.trace_id AND p.pid = c.pid "
-			       "WHERE c.trace_id = ? AND c.start IS NOT NULL AND c.end > c.start "
-			       "ORDER BY c.ts, c.call_id", -1, &q, NULL) != SQLITE_OK)
-		return -1;
-	sqlite3_bind_int64(q, 1, t->trace_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(q, 0);
-		struct rp_site_range *r;
-
-		if (id < 0 || (uint64_t)id >= t->nr_procs)
-			continue;
-		if (t->nr_sites == cap) {
-			cap = cap ? 2 * cap : 64;
-			t->sites = xrealloc(t->sites, cap * sizeof(*t->sites));
-		}
-		r = &t->sites[t->nr_sites++];
-		r->proc_id = (uint32_t)id;
-		r->start = (uint64_t)sqlite3_column_int64(q, 1);
-		r->end = (uint64_t)sqlite3_column_int64(q, 2);
-		r->site = xstrdup((const char *)sqlite3_column_text(q, 3));
-	}
-	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -288,7 +251,7 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	q = NULL;
 	if (rc != SQLITE_DONE)
 		goto sql_error;
-	if (load_sites(db, t) || load_slots(db, t))
+	if (load_slots(db, t))
 		goto sql_error;
 	return 0;
 sql_error:

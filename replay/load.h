@@ -50,12 +50,12 @@ struct rp_loaded {
 	uint32_t nr_vmas;		/* 1 + largest vma_id */
 	struct rp_proc_info *procs;	/* indexed by proc_id */
 	uint32_t nr_procs;		/* 1 + largest proc_id */
-	struct rp_site_range *sites;	/* ranges of site_call in call order (strings owned) */
-	uint32_t nr_sites;
 	/*
 	 * Per-site accounting (a trace whose sites were ingested with schema 5's site_touch):
 	 * slot i > 0 is the site (slot_site[i], slot_module[i]; `query sites`' grouping),
-	 * slot 0 '[untraced]'; touch maps event ordinals to slots. nr_slots 0: none.
+	 * slot 0 '[untraced]'; touch maps event ordinals to slots. nr_slots 0: none. The
+	 * one attribution of touches to sites: per-site metrics charge it, persite decides
+	 * by it.
 	 */
 	char **slot_site, **slot_module;	/* owned; module NULL if none */
 	uint32_t nr_slots;

@@ -11,6 +11,12 @@
  * question ("is this range absent", "which pages does this zap hit", "is the buddy of this
  * block free") is answered by looking at every candidate one by one. Slow by design: use it
  * on streams of up to a few million events.
+ *
+ * Per-site accounting (docs/sites.md, "Per-site metrics"), read literally: whatever the
+ * faults and zeroed bytes of a counted process grow by while one touch is replayed is its
+ * site slot's; a page remembers the slot of the event that mapped it (the parent's at a
+ * fork; slot 0 when the parent is not counted), and its RSS and bloat are that slot's;
+ * every slot's RSS is copied whenever the total RSS rises above its peak.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,7 @@ struct opage {
 	int cow;		/* write-protected after a fork */
 	unsigned int ord;	/* order of its block */
 	uint64_t pfn;
+	uint32_t slot;		/* site slot whose touch mapped it (per-site accounting) */
 	struct opage *next;	/* hash chain */
 	struct opage *pprev, *pnext;	/* the process's pages */
 };
@@ -74,6 +81,11 @@ struct rp_oracle {
 	uint64_t next;		/* next pfn of the bump (none model and overflow) */
 	void *pol_state;	/* the policy's own state (ops->state_new), not the engine's */
 	struct rp_counters total;
+	/* per-site accounting; nr_slots 0: none */
+	uint32_t nr_slots;
+	uint32_t slot;		/* slot of the event being replayed (0 without slots) */
+	struct rp_site_counters *site;	/* by slot; rss in pages */
+	uint64_t *rss_at_peak;	/* by slot: its rss (pages) when o->peak was last raised */
 };
 
 static size_t bucket_of(const struct rp_oracle *o, uint32_t proc, uint64_t vpn)
@@ -123,6 +135,7 @@ static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 	b = bucket_of(o, proc, vpn);
 	pg->proc = proc;
 	pg->vpn = vpn;
+	pg->slot = o->slot;
 	pg->next = o->bucket[b];
 	o->bucket[b] = pg;
 	pg->pnext = p->pages;
@@ -216,18 +229,25 @@ static int counted(const struct rp_oracle *o, uint32_t proc)
 	return !o->counted || proc >= o->nr_counted || o->counted[proc];
 }
 
-static void rss(struct rp_oracle *o, uint32_t proc, int64_t d)
+/* d pages of proc's, of site slot slot, mapped (d > 0) or unmapped. */
+static void rss(struct rp_oracle *o, uint32_t proc, uint32_t slot, int64_t d)
 {
 	struct oproc *p = P(o, proc);
+	uint32_t i;
 
 	p->rss += d;
 	if (p->rss > p->peak)
 		p->peak = p->rss;
 	if (!counted(o, proc))
 		return;
+	if (o->nr_slots)
+		o->site[slot].rss += (uint64_t)d;
 	o->rss += d;
-	if (o->rss > o->peak)
+	if (o->rss > o->peak) {
 		o->peak = o->rss;
+		for (i = 0; i < o->nr_slots; i++)
+			o->rss_at_peak[i] = o->site[i].rss;
+	}
 }
 
 /* ---- allocator: a list of free blocks ---- */
@@ -359,9 +379,12 @@ static void unmap(struct rp_oracle *o, struct opage *pg)
 	int zero = pg->zero;
 
 	if (!zero) {
-		if (!pg->touched)
+		if (!pg->touched) {
 			p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
-		rss(o, pg->proc, -1);
+			if (o->nr_slots && counted(o, pg->proc))
+				o->site[pg->slot].bloat += RP_PAGE_SIZE;
+		}
+		rss(o, pg->proc, pg->slot, -1);
 	}
 	del(o, pg);
 	if (!zero && ref_put(o, pfn) == 0)
@@ -418,7 +441,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	unsigned int reason = FT_FB_NONE, n, t;
 	unsigned int always4k = 0;
 	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0;
-	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX };
+	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX,
+			      .slot = o->slot };
 	uint8_t cand[RP_PMD_ORDER];
 	struct opage *pg;
 
@@ -491,7 +515,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			ref_get(o, pfn);
 			mapped++;
 		}
-		rss(o, proc, mapped);
+		rss(o, proc, o->slot, mapped);
 		p->c.v[RP_M_ZEROED] += mapped * RP_PAGE_SIZE;
 		p->c.v[RP_M_PTE_WRITES] += mapped;
 		return;
@@ -525,7 +549,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			ref_get(o, pg->pfn);
 			pg->touched = v == vpn;
 		}
-		rss(o, proc, (int64_t)sz);
+		rss(o, proc, o->slot, (int64_t)sz);
 		p->c.v[RP_M_ALLOC_0 + k]++;
 		p->c.v[RP_M_ZEROED] += sz * RP_PAGE_SIZE;
 		if (pmd) {
@@ -547,7 +571,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
 	pg->touched = 1;
-	rss(o, proc, 1);
+	rss(o, proc, o->slot, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
 	if (!always4k && !nothp)
@@ -591,8 +615,9 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		pg->cow = 0;
 		pg->ord = 0;
 		pg->pfn = get_page(o, p);
+		pg->slot = o->slot;
 		ref_get(o, pg->pfn);
-		rss(o, proc, 1);
+		rss(o, proc, pg->slot, 1);
 		p->c.v[RP_M_FAULTS]++;
 		p->c.v[RP_M_ZERO_WP]++;
 		p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
@@ -666,6 +691,7 @@ static void zap(struct rp_oracle *o, const struct ft_event *ev)
 			pg->cow = saved[i].cow;
 			pg->ord = saved[i].ord;
 			pg->pfn = saved[i].pfn;
+			pg->slot = saved[i].slot;
 		}
 		free(saved);
 	} else {
@@ -702,8 +728,10 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 		pg->touched = 1;
 		pg->ord = v[i]->ord;
 		pg->pfn = v[i]->pfn;
+		/* a copy of an uncounted parent's page: which site mapped it is not kept */
+		pg->slot = counted(o, parent) ? v[i]->slot : 0;
 		ref_get(o, pg->pfn);
-		rss(o, child, 1);
+		rss(o, child, pg->slot, 1);
 	}
 	free(v);
 }
@@ -722,6 +750,11 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 	o->nr_vmas = t->nr_vmas;
 	o->counted = t->counted;
 	o->nr_counted = t->nr_procs;
+	o->nr_slots = t->nr_site_slots;
+	if (o->nr_slots) {
+		o->site = xcalloc(o->nr_slots, sizeof(*o->site));
+		o->rss_at_peak = xcalloc(o->nr_slots, sizeof(*o->rss_at_peak));
+	}
 	o->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	if (frag == RP_FRAG_BUDDYINFO) {
 		/* free blocks of order k at pfns aligned to 2^(k+1), largest orders first */
@@ -743,55 +776,84 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 	return o;
 }
 
+/* One event; o->slot is its site slot. */
+static void feed_one(struct rp_oracle *o, const struct ft_event *e)
+{
+	struct oproc *p;
+	struct opage *pg;
+
+	switch (e->kind) {
+	case FT_EV_FAULT:
+		touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, (e->flags & FT_EVF_WRITE) != 0,
+		      e->vma_id);
+		break;
+	case FT_EV_ZERO_WP:
+	case FT_EV_COW:
+		pg = find(o, e->proc_id, e->addr / RP_PAGE_SIZE);
+		/* the recording copied a page shared at fork: so does the model (sim.c) */
+		if (pg && e->kind == FT_EV_COW && pg->cow && !pg->zero) {
+			P(o, e->proc_id)->c.v[RP_M_TOUCHES]++;
+			cow_copy(o, pg);
+			break;
+		}
+		if (pg) {
+			touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
+			break;
+		}
+		/* a page the model cannot see: count the fault, map nothing */
+		p = P(o, e->proc_id);
+		p->c.v[RP_M_TOUCHES]++;
+		p->c.v[RP_M_ALLOC_0]++;
+		p->c.v[RP_M_PTE_WRITES]++;
+		if (e->kind == FT_EV_COW) {
+			p->c.v[RP_M_COW]++;
+		} else {
+			p->c.v[RP_M_FAULTS]++;
+			p->c.v[RP_M_ZERO_WP]++;
+			p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
+		}
+		break;
+	case FT_EV_ZAP:
+		zap(o, e);
+		break;
+	case FT_EV_MM_DUP:
+		mm_dup(o, e->proc_id, (uint32_t)e->aux);
+		break;
+	default:
+		break;
+	}
+}
+
 void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
+{
+	rp_oracle_feed_sites(o, ev, NULL, n);
+}
+
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+			  size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct ft_event *e = &ev[i];
+		int touch = e->kind == FT_EV_FAULT || e->kind == FT_EV_ZERO_WP ||
+			    e->kind == FT_EV_COW;
+		uint64_t faults, zeroed;
 		struct oproc *p;
-		struct opage *pg;
 
-		switch (e->kind) {
-		case FT_EV_FAULT:
-			touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, (e->flags & FT_EVF_WRITE) != 0,
-			      e->vma_id);
-			break;
-		case FT_EV_ZERO_WP:
-		case FT_EV_COW:
-			pg = find(o, e->proc_id, e->addr / RP_PAGE_SIZE);
-			/* the recording copied a page shared at fork: so does the model (sim.c) */
-			if (pg && e->kind == FT_EV_COW && pg->cow && !pg->zero) {
-				P(o, e->proc_id)->c.v[RP_M_TOUCHES]++;
-				cow_copy(o, pg);
-				break;
-			}
-			if (pg) {
-				touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, 1, UINT32_MAX);
-				break;
-			}
-			/* a page the model cannot see: count the fault, map nothing */
-			p = P(o, e->proc_id);
-			p->c.v[RP_M_TOUCHES]++;
-			p->c.v[RP_M_ALLOC_0]++;
-			p->c.v[RP_M_PTE_WRITES]++;
-			if (e->kind == FT_EV_COW) {
-				p->c.v[RP_M_COW]++;
-			} else {
-				p->c.v[RP_M_FAULTS]++;
-				p->c.v[RP_M_ZERO_WP]++;
-				p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
-			}
-			break;
-		case FT_EV_ZAP:
-			zap(o, e);
-			break;
-		case FT_EV_MM_DUP:
-			mm_dup(o, e->proc_id, (uint32_t)e->aux);
-			break;
-		default:
-			break;
+		o->slot = slots && o->nr_slots && slots[i] < o->nr_slots ? slots[i] : 0;
+		if (!o->nr_slots || !touch || !counted(o, e->proc_id)) {
+			feed_one(o, e);
+			continue;
 		}
+		/* a touch's faults and zeroed bytes are its slot's, whatever path took them */
+		p = P(o, e->proc_id);
+		faults = p->c.v[RP_M_FAULTS];
+		zeroed = p->c.v[RP_M_ZEROED];
+		feed_one(o, e);
+		p = P(o, e->proc_id);
+		o->site[o->slot].faults += p->c.v[RP_M_FAULTS] - faults;
+		o->site[o->slot].zeroed += p->c.v[RP_M_ZEROED] - zeroed;
 	}
 }
 
@@ -806,8 +868,11 @@ void rp_oracle_finish(struct rp_oracle *o)
 			struct oproc *p = &o->procs[i];
 			int j, run = 1;
 
-			if (!pg->zero && !pg->touched)
+			if (!pg->zero && !pg->touched) {
 				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+				if (o->nr_slots && counted(o, i))
+					o->site[pg->slot].bloat += RP_PAGE_SIZE;
+			}
 			if (pg->vpn % 16)
 				continue;
 			/* a contpte run: 16 PTEs, one block of order 4..max folio, consecutive pfns */
@@ -834,6 +899,14 @@ void rp_oracle_finish(struct rp_oracle *o)
 			o->total.v[m] += p->c.v[m];
 	}
 	o->total.v[RP_M_PEAK_RSS] = (uint64_t)o->peak * RP_PAGE_SIZE;
+	for (i = 0; i < o->nr_slots; i++)
+		o->site[i].at_peak = o->rss_at_peak[i] * RP_PAGE_SIZE;
+}
+
+const struct rp_site_counters *rp_oracle_sites(const struct rp_oracle *o, uint32_t *n)
+{
+	*n = o->nr_slots;
+	return o->site;
 }
 
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id)
@@ -868,6 +941,8 @@ void rp_oracle_free(struct rp_oracle *o)
 	free(o->bucket);
 	free(o->procs);
 	free(o->freel);
+	free(o->site);
+	free(o->rss_at_peak);
 	if (o->pol.ops->state_free)
 		o->pol.ops->state_free(o->pol_state);
 	free(o);

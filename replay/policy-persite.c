@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * policy-persite.c - persite:FILE, an order per allocation call site (docs/sites.md): a write
- * fault in a range a traced call mapped gets the order FILE gives that call's site (as
- * `query sites` names it), like mcpage:N with that order (order 0: 4K); a fault outside
- * every range gets the order of "[no call]" if FILE names it, else of "*". Simulation only:
- * the kernel equivalent would be a per-VMA order hint, which the 6.1 guest kernel lacks.
+ * fault gets the order FILE gives the site of the touch that takes it (as `query sites`
+ * and `compare --by site` name it), like mcpage:N with that order (order 0: 4K); a site
+ * FILE does not name gets the order of "*". Simulation only: the kernel equivalent would
+ * be a per-VMA order hint, which the 6.1 guest kernel lacks.
  *
  * FILE, one site a line: the order (0..RP_MAX_FOLIO_ORDER), one blank, the site name to the
  * end of the line (names may hold blanks: "[no call]"); "*" for every other site (default
  * 0); blank lines and lines starting with '#' are skipped. `foliotrace advise` writes one.
  *
- * Which site a fault belongs to: the ranges of site_call (struct rp_site_range, loaded by
- * replay/load.c) painted per process in call order, a later call's range overriding an
- * earlier one where they overlap; the call's time is not looked at (an address range
- * mapped by two sites one after the other is the later site's for the whole trace).
+ * Which site a fault belongs to: the site slot of the touch that takes it (struct rp_fault
+ * slot), the one attribution of docs/sites.md: ingest's owner of the touch's address at
+ * its time (tracer/sites.c, stored as site_touch), which replay/load.c maps to slots and
+ * the per-site metrics (replay_site, `compare --by site`) charge. So the faults whose
+ * order a site's line decides are exactly those `compare --by site` charges to it. Slot
+ * 0, "[untraced]" (processes the tracer did not trace), is looked up like any other name;
+ * a trace without slots (no call sites) has every fault "[no call]"'s.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -213,60 +216,12 @@ static int persite_parse(struct rp_policy *p, const char *args)
 	return 0;
 }
 
-/* A painted, disjoint range of pages of one process with its order. */
-struct seg {
-	uint32_t proc;
-	uint64_t start, end;	/* pages */
-	uint8_t order;
-};
-
 struct persite_state {
-	const struct rp_site_range *sites;	/* the trace's, for the oracle's reading */
-	uint32_t nr_sites;
-	struct seg *seg;	/* sorted by (proc, start), disjoint */
-	size_t n;
-	uint8_t nocall;		/* order outside every range */
+	const char *const *names;	/* the trace's slot names (rp_trace.slot_sites) */
+	uint32_t n;			/* slots; 0: a trace without them */
+	uint8_t *order;			/* by slot: its site's order in the file */
+	uint8_t nocall;			/* every fault's order on a trace without slots */
 };
-
-static int seg_before(const struct seg *a, uint32_t proc, uint64_t vpn)
-{
-	return a->proc < proc || (a->proc == proc && a->start <= vpn);
-}
-
-/* Paint [s, e) of proc with order over what is there (O(n): calls are few). */
-static void paint(struct persite_state *st, uint32_t proc, uint64_t s, uint64_t e,
-		  uint8_t order)
-{
-	struct seg *out = xcalloc(st->n + 3, sizeof(*out));
-	size_t i, k = 0;
-	int placed = 0;
-
-	for (i = 0; i < st->n; i++) {
-		struct seg g = st->seg[i];
-
-		if (g.proc != proc || g.end <= s || g.start >= e) {
-			if (!placed && !seg_before(&g, proc, s)) {
-				out[k++] = (struct seg){ proc, s, e, order };
-				placed = 1;
-			}
-			out[k++] = g;
-			continue;
-		}
-		if (g.start < s)
-			out[k++] = (struct seg){ proc, g.start, s, g.order };
-		if (!placed) {
-			out[k++] = (struct seg){ proc, s, e, order };
-			placed = 1;
-		}
-		if (g.end > e)
-			out[k++] = (struct seg){ proc, e, g.end, g.order };
-	}
-	if (!placed)
-		out[k++] = (struct seg){ proc, s, e, order };
-	free(st->seg);
-	st->seg = out;
-	st->n = k;
-}
 
 static void *persite_new(const struct rp_policy *p, const struct rp_trace *t)
 {
@@ -274,17 +229,14 @@ static void *persite_new(const struct rp_policy *p, const struct rp_trace *t)
 	struct persite_state *st = xcalloc(1, sizeof(*st));
 	uint32_t i;
 
-	st->sites = t->sites;
-	st->nr_sites = t->nr_sites;
 	st->nocall = (uint8_t)(m->nocall >= 0 ? m->nocall : m->dflt);
-	for (i = 0; i < t->nr_sites; i++) {
-		const struct rp_site_range *r = &t->sites[i];
-		uint64_t s = r->start >> RP_PAGE_SHIFT;
-		uint64_t e = (r->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
-
-		if (e > s)
-			paint(st, r->proc_id, s, e, (uint8_t)map_find(m, r->site));
-	}
+	if (!t->slot_sites || !t->nr_site_slots)
+		return st;
+	st->names = t->slot_sites;
+	st->n = t->nr_site_slots;
+	st->order = xcalloc(st->n, 1);
+	for (i = 0; i < st->n; i++)
+		st->order[i] = (uint8_t)map_find(m, st->names[i]);
 	return st;
 }
 
@@ -293,7 +245,7 @@ static void persite_free(void *state)
 	struct persite_state *st = state;
 
 	if (st)
-		free(st->seg);
+		free(st->order);
 	free(st);
 }
 
@@ -301,43 +253,34 @@ static unsigned int persite_orders(const struct rp_policy *p, void *state,
 				   const struct rp_fault *f, uint8_t out[RP_PMD_ORDER])
 {
 	const struct persite_state *st = state;
-	size_t lo = 0, hi = st->n;
-	uint8_t order = st->nocall;
+	uint8_t order = !st->n ? st->nocall : st->order[f->slot < st->n ? f->slot : 0];
 
-	/* the last segment starting at or before (proc, vpn) */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (seg_before(&st->seg[mid], f->proc_id, f->vpn))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && st->seg[lo - 1].proc == f->proc_id && f->vpn < st->seg[lo - 1].end)
-		order = st->seg[lo - 1].order;
 	if (!order)
 		return 0;
 	out[0] = order;
 	return 1;
 }
 
-/* The oracle's reading: every range in call order, the last covering one wins. */
+/* The oracle's reading: the touch's site name, looked for line by line in the file. */
 static unsigned int persite_ref_orders(const struct rp_policy *p, void *state,
 				       const struct rp_fault *f, uint8_t out[RP_PMD_ORDER])
 {
 	const struct persite_state *st = state;
 	const struct rp_persite *m = p->persite;
-	int order = m->nocall >= 0 ? m->nocall : m->dflt;
-	uint64_t addr = f->vpn << RP_PAGE_SHIFT;
-	uint32_t i;
+	int order = m->dflt;
+	const char *site;
+	size_t i;
 
-	for (i = 0; i < st->nr_sites; i++) {
-		const struct rp_site_range *r = &st->sites[i];
-
-		if (r->proc_id == f->proc_id && r->start >> RP_PAGE_SHIFT <= f->vpn &&
-		    addr < r->end)
-			order = map_find(m, r->site);
+	if (!st->names) {
+		site = "[no call]";
+	} else if (f->slot < st->n) {
+		site = st->names[f->slot];
+	} else {
+		site = st->names[0];
 	}
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->names[i], site))
+			order = m->orders[i];
 	if (order == 0)
 		return 0;
 	out[0] = (uint8_t)order;
@@ -346,6 +289,7 @@ static unsigned int persite_ref_orders(const struct rp_policy *p, void *state,
 
 const struct rp_policy_ops rp_policy_persite = {
 	.name = "persite",
+	.flags = RP_POL_SITES,
 	.grammar = "persite:FILE (lines 'ORDER SITE', ORDER = 0.." RP_STR(RP_MAX_FOLIO_ORDER)
 		   ", SITE as query sites names it or *)",
 	.parse = persite_parse,

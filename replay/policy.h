@@ -25,6 +25,11 @@ struct rp_fault {
 	uint64_t vma_end;	/* one past the last page of the VMA */
 	uint32_t vma_id;	/* dense id (index into rp_trace.vmas), for per-VMA state */
 	uint32_t proc_id;
+	/*
+	 * Site slot of the touch that faults (< rp_trace.nr_site_slots: the slot its faults
+	 * are charged to, docs/sites.md), 0 for a trace without slots or a feed without them
+	 */
+	uint32_t slot;
 };
 
 /*
@@ -36,6 +41,8 @@ struct rp_fault {
 				 * fitting 2M range maps the huge zero page (THP) */
 #define RP_POL_4K	0x2	/* maps 4K only, like the kernel with no large order enabled:
 				 * faults give no fallback reason (order0) */
+#define RP_POL_SITES	0x4	/* decides by the fault's site slot (persite): replay refuses
+				 * a trace with call sites but no site_touch attribution */
 
 struct rp_policy_ops {
 	const char *name;	/* the spec's name part: "mcpage" */

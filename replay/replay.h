@@ -234,18 +234,6 @@ struct rp_vma {
 };
 
 /*
- * An anonymous range a traced call mapped (site_call, docs/sites.md), for the persite
- * policy: bytes; a later range of the same process overrides an earlier one where they
- * overlap (ranges are in call order).
- */
-struct rp_site_range {
-	uint64_t start;		/* bytes */
-	uint64_t end;		/* bytes, exclusive */
-	uint32_t proc_id;
-	const char *site;	/* site_call.site */
-};
-
-/*
  * What a simulator is built from. vmas is indexed by vma_id (ids the stream uses); entries
  * with start == end are unused. proc ids in the stream must be < nr_procs.
  */
@@ -253,13 +241,17 @@ struct rp_trace {
 	const struct rp_vma *vmas;	/* indexed by vma_id */
 	uint32_t nr_vmas;		/* entries in vmas */
 	uint32_t nr_procs;		/* 1 + largest proc_id */
-	const struct rp_site_range *sites;	/* call order; none for a trace without sites */
-	uint32_t nr_sites;
 	/*
 	 * Per-site accounting: the number of site slots the touches are charged to
 	 * (rp_sim_feed_sites()); 0: none. Slot 0 is for touches of no traced process.
 	 */
 	uint32_t nr_site_slots;
+	/*
+	 * By slot: its site's name as `compare --by site` shows it (site_call.site; slot 0
+	 * "[untraced]"), what the persite policy looks up; NULL: no names (persite then
+	 * treats the trace as one without sites)
+	 */
+	const char *const *slot_sites;
 	/*
 	 * By proc_id (< nr_procs): 1 if the process's metrics count, 0 for a shadow, a process
 	 * fed only for what it shares with the counted ones (a selected process's fork
@@ -324,9 +316,12 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 				const struct rp_trace *t);
 void rp_oracle_free(struct rp_oracle *o);
 void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n);
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+			  size_t n);
 void rp_oracle_finish(struct rp_oracle *o);
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id);
 const struct rp_counters *rp_oracle_total(const struct rp_oracle *o);
+const struct rp_site_counters *rp_oracle_sites(const struct rp_oracle *o, uint32_t *n);
 
 /* ---- named synthetic streams (replay/synth.c), for tests and the bench ---- */
 

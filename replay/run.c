@@ -19,6 +19,7 @@
 #include "lib/xalloc.h"
 #include "replay/cost.h"
 #include "replay/load.h"
+#include "replay/policy.h"
 #include "replay/run.h"
 
 #define RUN_BATCH 4096
@@ -65,7 +66,8 @@ static void flush(struct pass *ps)
 				  ps->n);
 		ps->ns[i] += now_ns() - t0;
 		if (ps->orc[i])
-			rp_oracle_feed(ps->orc[i], ps->batch, ps->n);
+			rp_oracle_feed_sites(ps->orc[i], ps->batch,
+					     ps->l->nr_slots ? ps->slots : NULL, ps->n);
 	}
 	ps->n = 0;
 }
@@ -287,9 +289,42 @@ fail:
 	return -1;
 }
 
+void rp_run_result_release(struct rp_run_result *r)
+{
+	uint32_t k;
+
+	for (k = 0; k < r->nr_sites; k++) {
+		free(r->sites[k].site);
+		free(r->sites[k].module);
+	}
+	free(r->sites);
+	r->sites = NULL;
+	r->nr_sites = 0;
+}
+
+/* res->sites: the slots of simulator i, named as replay_site names them. */
+static void copy_sites(const struct pass *ps, unsigned int i, struct rp_run_result *res)
+{
+	const struct rp_site_counters *sc;
+	uint32_t k, n;
+
+	sc = rp_sim_sites(ps->sim[i], &n);
+	if (!n)
+		return;
+	res->sites = xcalloc(n, sizeof(*res->sites));
+	res->nr_sites = n;
+	for (k = 0; k < n; k++) {
+		res->sites[k].site = xstrdup(ps->l->slot_site[k]);
+		res->sites[k].module = ps->l->slot_module[k] ? xstrdup(ps->l->slot_module[k]) :
+							       NULL;
+		res->sites[k].c = sc[k];
+	}
+}
+
 static int oracle_agrees(struct pass *ps, unsigned int i)
 {
-	uint32_t pid;
+	const struct rp_site_counters *sa, *sb;
+	uint32_t pid, na, nb, k;
 	unsigned int m;
 
 	for (pid = 0; pid <= ps->nr_procs; pid++) {
@@ -310,6 +345,25 @@ static int oracle_agrees(struct pass *ps, unsigned int i)
 					     (unsigned long long)a->v[m],
 					     (unsigned long long)b->v[m]);
 	}
+	sa = rp_sim_sites(ps->sim[i], &na);
+	sb = rp_oracle_sites(ps->orc[i], &nb);
+	for (k = 0; na == nb && k < na; k++)
+		if (memcmp(&sa[k], &sb[k], sizeof(sa[k])))
+			return error("oracle disagrees on site %s (faults %llu/%llu, bloat "
+				     "%llu/%llu, zeroed %llu/%llu, rss at the peak %llu/%llu, "
+				     "pages at the end %llu/%llu)",
+				     ps->l->slot_site[k], (unsigned long long)sa[k].faults,
+				     (unsigned long long)sb[k].faults,
+				     (unsigned long long)sa[k].bloat,
+				     (unsigned long long)sb[k].bloat,
+				     (unsigned long long)sa[k].zeroed,
+				     (unsigned long long)sb[k].zeroed,
+				     (unsigned long long)sa[k].at_peak,
+				     (unsigned long long)sb[k].at_peak,
+				     (unsigned long long)sa[k].rss,
+				     (unsigned long long)sb[k].rss);
+	if (na != nb)
+		return error("oracle disagrees on the number of site slots");
 	return 0;
 }
 
@@ -345,6 +399,13 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	if (load_trace(db, trace_id, o, &l, &t, ps, info))
 		goto out;
 	for (i = 0; i < o->nr_pol; i++) {
+		/* a policy deciding by site needs the touches' sites, not only the calls */
+		if ((o->pol[i].ops->flags & RP_POL_SITES) && l.sites_without_touch) {
+			error("policy %s: trace %lld's call sites were stored before per-site "
+			      "attribution (schema 5): ingest its run directory again",
+			      o->pol[i].spec, (long long)trace_id);
+			goto out;
+		}
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
 			goto out;
@@ -365,6 +426,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		with_time(rp_sim_total(ps->sim[i]), has_cost ? &cost : NULL, &res[i].total);
 		res[i].elapsed_ns = ps->ns[i];
 		res[i].run_id = 0;
+		res[i].sites = NULL;
+		res[i].nr_sites = 0;
 		if (l.nr_slots && sites_agree(ps, i)) {
 			error("policy %s", o->pol[i].spec);
 			goto out;
@@ -382,6 +445,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	if (o->store && store_runs(db, trace_id, o, ps, res, info->filter,
 					 has_cost ? &cost : NULL))
 		goto out;
+	for (i = 0; o->sites && i < o->nr_pol; i++)
+		copy_sites(ps, i, &res[i]);
 	ret = 0;
 out:
 	for (i = 0; i < o->nr_pol; i++) {

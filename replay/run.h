@@ -21,6 +21,7 @@ struct rp_run_opts {
 	int64_t pid;			/* only processes with this tgid, or -1 */
 	int check_oracle;		/* also run the oracle and fail unless it agrees */
 	int store;			/* write replay_run + replay_metric */
+	int sites;			/* fill res[].sites (rp_run_result_release() them) */
 	/*
 	 * Optional: called every RP_PROGRESS_EVENTS events decoded and once at the end, with
 	 * the events decoded so far and the stream's total (the library prints nothing).
@@ -31,12 +32,25 @@ struct rp_run_opts {
 
 #define RP_PROGRESS_EVENTS (1U << 18)
 
+/* What one site slot took in a run: a replay_site row (docs/sites.md, "Per-site metrics"). */
+struct rp_run_site {
+	char *site;			/* replay_site.site, as compare --by site names it */
+	char *module;			/* replay_site.site_module, NULL if none */
+	struct rp_site_counters c;
+};
+
 struct rp_run_result {
 	int64_t run_id;			/* replay_run.run_id, 0 if not stored */
 	struct rp_policy pol;
 	struct rp_counters total;	/* all selected processes */
 	uint64_t elapsed_ns;		/* time spent in this policy's simulator, ns */
+	/* opts->sites: by site slot (none for a trace without them), owned; else NULL */
+	struct rp_run_site *sites;
+	uint32_t nr_sites;
 };
+
+/* Free r's sites (the rest is plain data). */
+void rp_run_result_release(struct rp_run_result *r);
 
 /* What the run learned about the trace. */
 struct rp_trace_info {
@@ -52,7 +66,8 @@ struct rp_trace_info {
 /*
  * rp_replay_db - decode the trace's stream once, feed every policy's simulator batch by
  * batch, and (opts->store) store one replay_run per policy in one transaction.
- * Return: 0 with res[0..nr_pol) and *info filled, or -1 with error() set.
+ * Return: 0 with res[0..nr_pol) and *info filled, or -1 with error() set (and no
+ * res[].sites to release).
  */
 int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *opts,
 		 struct rp_run_result *res, struct rp_trace_info *info);

@@ -103,7 +103,8 @@ struct rp_sim {
 	int finished;
 	/* per-site accounting; nr_slots 0: none; slot nr_slots holds the shadows' pages */
 	uint32_t nr_slots;
-	uint32_t cur;			/* slot of the touch being replayed */
+	uint32_t cur;			/* slot charged for the touch being replayed */
+	uint32_t slot;			/* its own slot (the shadows' too): the policy's */
 	struct rp_site_counters *site;	/* by slot */
 	uint64_t *snap;			/* by slot: its rss (pages) when the peak of version */
 	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
@@ -672,6 +673,7 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 	site_fault(s);
 	vma_of(s, vma_id, vpn, &f, &always4k);
 	f.proc_id = proc_id;
+	f.slot = s->slot;
 	if (write)
 		fault_write(s, p, l, i, &f, always4k);
 	else
@@ -1111,9 +1113,8 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 
 	for (e = ev; e < end; e++) {
 		if (sites) {
-			s->cur = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
-			if (is_shadow(s, e->proc_id))
-				s->cur = s->nr_slots;
+			s->slot = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
+			s->cur = is_shadow(s, e->proc_id) ? s->nr_slots : s->slot;
 		}
 		if (e->kind == FT_EV_FAULT) {
 			uint64_t vpn = e->addr >> RP_PAGE_SHIFT;

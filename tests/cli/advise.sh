@@ -11,17 +11,8 @@
 # maps one 2^k block per distinct block its pages fall in.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 17
-FIX=$TOP/tests/data/x86_64-sparse-order0
-"$FT" ingest -q -o "$T/plain.db" "$FIX"
-ok $? "the fixture ingests"
-off=$("$FT" query "$T/plain.db" --format csv sql \
-	"SELECT value FROM trace_meta WHERE key = 'clock_offset_ns'" | tail -n 1)
-set -- $("$FT" query "$T/plain.db" --format csv sql "SELECT p.pid, v.start, v.end - v.start
-	FROM vma v JOIN process p USING (proc_id) WHERE p.comm = 'sparse' ORDER BY v.faults DESC
-	LIMIT 1" | tail -n 1 | tr ',' ' ')
-pid=$1 start=$2 len=$3
-"$FT" query "$T/plain.db" --format json --pid "$pid" faults > "$T/faults.json"
+plan 18
+. "$(dirname "$0")/sparse-sites.inc"
 # P: the 16-page aligned heap block all of whose pages are written; the first fault's time;
 # the sparse VMA's written pages and their distinct blocks at orders 1 and 4
 set -- $(python3 -c '
@@ -90,6 +81,12 @@ ok $([ $? = 1 ] && grep -q 'no call sites' "$T/err" && [ ! -e "$T/none.txt" ]; e
 	"a trace without sites: exit 1, named, no file ($(cat "$T/err"))"
 "$FT" advise "$T/s.db" 2> "$T/err"
 ok $([ $? = 2 ]; echo $?) "no --bloat-budget: usage error"
+cp "$T/s.db" "$T/old.db"
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("DELETE FROM site_touch"); c.commit()' "$T/old.db"
+"$FT" replay -n "$T/old.db" -P "persite:$T/advice.txt" 2> "$T/err"
+ok $([ $? = 1 ] && grep -q "stored before per-site attribution.*ingest its run directory again" \
+	"$T/err"; echo $?) "persite on sites stored without site_touch: exit 1 ($(cat "$T/err"))"
 printf '3 dense_fn\n9 sparse_fn\n' > "$T/bad.txt"
 "$FT" replay -n "$T/s.db" -P "persite:$T/bad.txt" 2> "$T/err"
 ok $([ $? = 2 ] && grep -q "bad.txt line 2.*order 9 is not 0..8" "$T/err"; echo $?) \

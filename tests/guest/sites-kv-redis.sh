@@ -4,11 +4,13 @@
 # functions outside the skip list (none of jemalloc's or libc's own frames), redis's own
 # among them, and every traced process's calls hold exactly its anon faults. Then
 # `compare --by site` of the server's replays: the sites sum to the run's totals, and
-# under order0 to query sites' anon faults plus the zero_wp faults.
+# under order0 to query sites' anon faults plus the zero_wp faults. Last, one attribution
+# on a real trace of many sites: the advice of `advise -o`, replayed, shows under
+# `compare --by site` every site's faults and bloat as advise predicted them.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 9
+plan 11
 db=$T/kv.db
 q() {
 	sql_rows "$db" "$1"
@@ -54,4 +56,13 @@ r = [x for x in t if x["policy"] == "order0"][0]
 print(r["faults"], r["zero_wp_faults"])' "$T/total.json")
 ok $([ "${o0% *}" = $((anon + ${o0#* })) ]; echo $?) \
 	"order0: the sites' faults (${o0% *}) are query sites' anon faults ($anon) plus zero_wp (${o0#* })"
+
+"$FT" advise "$db" --bloat-budget 10 -o "$T/kv.sites" --format json > "$T/adv.json" 2> "$T/err"
+ok $? "advise -o of the whole trace: $(grep -vc '^#' "$T/kv.sites") lines, $(grep -vc '^[0#]' "$T/kv.sites") sites above order 0"
+"$FT" replay -q "$db" --policy order0 --policy "persite:$T/kv.sites" > /dev/null 2> "$T/err" &&
+	"$FT" compare "$db" --by site --format json > "$T/asites.json" &&
+	"$FT" compare "$db" --format json > "$T/atotal.json"
+ok $(python3 "$TOP/tests/cli/advise-match.py" "$T/adv.json" "$T/asites.json" "$T/atotal.json" \
+	> "$T/match" 2>&1; echo $?) \
+	"the advice replayed: compare --by site shows every site's faults and bloat as advise predicted ($(cat "$T/match"))"
 done_testing

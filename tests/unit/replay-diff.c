@@ -4,8 +4,11 @@
  * (replay/oracle.c) must agree exactly on every metric, per process and in total, for every
  * policy and both allocation models, on many seeds of the named synthetic stream "random"
  * (and a small "kbuild-like"), also with shadows (rp_trace.counted: processes fed for
- * their sharing, in no metric). Real trace fixtures are checked the same way by
- * tests/cli/replay.sh through `foliotrace replay --check-oracle`.
+ * their sharing, in no metric). Every run also gives the events site slots (as replay
+ * gives each touch its site_touch slot), and both engines' per-site counters must agree
+ * slot by slot (faults, zeroed, bloat, RSS at the peak and at the end). Real trace
+ * fixtures are checked the same way by tests/cli/replay.sh through `foliotrace replay
+ * --check-oracle`.
  *
  *	FT_DIFF_SEEDS=N	seeds per policy (default 20)
  */
@@ -24,39 +27,11 @@ static const char *policies[] = {
 	NULL,	/* persite:FILE, the site file main() writes */
 };
 
-/* The persite site file: three sites, faults outside every range at order 1. */
-static const char site_file[] = "3 a\n0 b\n1 [no call]\n5 *\n";
-static const char *const site_names[] = { "a", "b", "c" };
-
 /*
- * Call-site ranges over the synthetic stream's VMAs, for persite: per VMA its first half
- * from one site, then its middle half from the next (the later call overrides where they
- * overlap); the last quarter is no call's.
+ * The persite site file: two of the slots' sites named, "[no call]" (a slot of its own, and
+ * every fault on a trace without slots) at order 1, the rest ("[untraced]") at 5.
  */
-static struct rp_site_range *site_ranges(const struct rp_stream *s, uint32_t *n)
-{
-	struct rp_site_range *r = calloc(2 * (size_t)s->nr_vmas + 1, sizeof(*r));
-	uint32_t i;
-
-	*n = 0;
-	for (i = 0; i < s->nr_vmas; i++) {
-		uint64_t a = s->vmas[i].start >> RP_PAGE_SHIFT, e = s->vmas[i].end >> RP_PAGE_SHIFT;
-		uint64_t len = e - a;
-		uint32_t proc;
-
-		if (len < 4)
-			continue;
-		for (proc = 0; proc < s->nr_procs; proc++) {
-			r = realloc(r, (*n + 2) * sizeof(*r));
-			r[*n] = (struct rp_site_range){ a << RP_PAGE_SHIFT,
-				(a + len / 2) << RP_PAGE_SHIFT, proc, site_names[i % 3] };
-			r[*n + 1] = (struct rp_site_range){ (a + len / 4) << RP_PAGE_SHIFT,
-				(a + 3 * len / 4) << RP_PAGE_SHIFT, proc, site_names[(i + 1) % 3] };
-			*n += 2;
-		}
-	}
-	return r;
-}
+static const char site_file[] = "3 a\n0 b\n1 [no call]\n5 *\n";
 
 /* A small buddyinfo seed so large orders fail now and then. */
 static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2, 1, 1, 1, 0 };
@@ -64,6 +39,54 @@ static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2
 static uint64_t seed_movable = 64;
 
 static int covered[RP_NR_METRICS];	/* metrics seen non-zero in some run */
+static uint64_t persite_allocs[RP_PMD_ORDER + 1];	/* by order, over the persite runs */
+
+/*
+ * Site slots of the synthetic events: NSLOT of them, slot 0 '[untraced]' as replay's, each
+ * event's a function of its process, its VMA and its place in the stream, so a page's
+ * touches change site over time as a range unmapped and mapped again by another call does.
+ */
+#define NSLOT 5
+/* by slot: two slots of site "a" (two modules, as load.c's slots are per (site, module)) */
+static const char *const slot_names[NSLOT] = { "[untraced]", "a", "b", "[no call]", "a" };
+
+static uint32_t slot_of(const struct ft_event *e, size_t i)
+{
+	return (uint32_t)((e->vma_id * 3 + e->proc_id + i / 50) % NSLOT);
+}
+
+/* per-site counters seen non-zero in some run: faults, zeroed, bloat, at_peak, rss */
+static int site_covered[5];
+
+static int compare_sites(const char *what, struct rp_sim *s, struct rp_oracle *o)
+{
+	const struct rp_site_counters *a, *b;
+	uint32_t na, nb, k;
+	int bad = 0;
+
+	a = rp_sim_sites(s, &na);
+	b = rp_oracle_sites(o, &nb);
+	if (na != NSLOT || nb != NSLOT) {
+		diag("%s: site slots: sim %u oracle %u, want %u", what, na, nb, NSLOT);
+		return 0;
+	}
+	for (k = 0; k < NSLOT; k++) {
+		site_covered[0] |= a[k].faults != 0;
+		site_covered[1] |= a[k].zeroed != 0;
+		site_covered[2] |= a[k].bloat != 0;
+		site_covered[3] |= a[k].at_peak != 0;
+		site_covered[4] |= a[k].rss != 0;
+		if (memcmp(&a[k], &b[k], sizeof(a[k])) && bad++ < 5)
+			diag("%s: slot %u: sim faults %llu zeroed %llu bloat %llu at_peak %llu rss "
+			     "%llu, oracle %llu %llu %llu %llu %llu", what, k,
+			     (unsigned long long)a[k].faults, (unsigned long long)a[k].zeroed,
+			     (unsigned long long)a[k].bloat, (unsigned long long)a[k].at_peak,
+			     (unsigned long long)a[k].rss, (unsigned long long)b[k].faults,
+			     (unsigned long long)b[k].zeroed, (unsigned long long)b[k].bloat,
+			     (unsigned long long)b[k].at_peak, (unsigned long long)b[k].rss);
+	}
+	return !bad;
+}
 
 static int compare(const char *what, struct rp_sim *s, struct rp_oracle *o, uint32_t nr_procs)
 {
@@ -105,7 +128,7 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	struct rp_policy p;
 	struct rp_sim *sim;
 	struct rp_oracle *o;
-	struct rp_site_range *ranges = NULL;
+	uint32_t *slots;
 	char what[160];
 	size_t i;
 	int r;
@@ -116,8 +139,11 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		return 0;
 	}
 	rp_stream_trace(&s, &t);
-	if (!strncmp(spec, "persite:", 8))
-		t.sites = ranges = site_ranges(&s, &t.nr_sites);
+	t.nr_site_slots = NSLOT;
+	t.slot_sites = slot_names;
+	slots = calloc(s.nr ? s.nr : 1, sizeof(*slots));
+	for (i = 0; i < s.nr; i++)
+		slots[i] = slot_of(&s.ev[i], i);
 	memcpy(t.free_blocks, seed_blocks, sizeof(seed_blocks));
 	t.movable_pages = seed_movable;
 	if (shadows) {
@@ -134,8 +160,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 
 		if (n > s.nr - i)
 			n = s.nr - i;
-		rp_sim_feed(sim, s.ev + i, n);
-		rp_oracle_feed(o, s.ev + i, n);
+		rp_sim_feed_sites(sim, s.ev + i, slots + i, n);
+		rp_oracle_feed_sites(o, s.ev + i, slots + i, n);
 		i += n;
 	}
 	rp_sim_finish(sim);
@@ -143,8 +169,11 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s%s", gen, (unsigned long long)seed,
 		 spec, rp_frag_name(frag), shadows ? " shadows" : "");
 	r = compare(what, sim, o, s.nr_procs);
+	r = compare_sites(what, sim, o) && r;
 	if (fails)
 		*fails = rp_sim_total(sim)->v[RP_M_ALLOC_FAILS];
+	for (i = 0; !strncmp(spec, "persite:", 8) && i <= RP_PMD_ORDER; i++)
+		persite_allocs[i] += rp_sim_total(sim)->v[RP_M_ALLOC_0 + i];
 	if (r && rp_sim_total(sim)->v[RP_M_FAULTS] == 0) {
 		diag("%s: no faults replayed", what);
 		r = 0;
@@ -160,8 +189,47 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	rp_sim_free(sim);
 	rp_oracle_free(o);
 	rp_stream_release(&s);
-	free(ranges);
+	free(slots);
 	free(counted);
+	return r;
+}
+
+/*
+ * persite on a trace without site slots: every fault is "[no call]"'s, order 1 in the
+ * file, so both engines must give mcpage:1's metrics exactly.
+ */
+static int persite_without_slots(uint64_t seed, const char *spec)
+{
+	struct rp_policy p, mc;
+	struct rp_stream s;
+	struct rp_trace t;
+	struct rp_sim *a, *b;
+	struct rp_oracle *o;
+	int r;
+
+	if (rp_synth("random", seed, 2000, &s) || rp_policy_parse(spec, &p) ||
+	    rp_policy_parse("mcpage:1", &mc)) {
+		diag("%s", error_text());
+		error_clear();
+		return 0;
+	}
+	rp_stream_trace(&s, &t);
+	a = rp_sim_new(&p, RP_FRAG_NONE, &t);
+	b = rp_sim_new(&mc, RP_FRAG_NONE, &t);
+	o = rp_oracle_new(&p, RP_FRAG_NONE, &t);
+	rp_sim_feed(a, s.ev, s.nr);
+	rp_sim_feed(b, s.ev, s.nr);
+	rp_oracle_feed(o, s.ev, s.nr);
+	rp_sim_finish(a);
+	rp_sim_finish(b);
+	rp_oracle_finish(o);
+	r = compare("persite without slots", a, o, s.nr_procs) &&
+	    !memcmp(rp_sim_total(a), rp_sim_total(b), sizeof(struct rp_counters)) &&
+	    rp_sim_total(b)->v[RP_M_ALLOC_0 + 1] > 0;
+	rp_sim_free(a);
+	rp_sim_free(b);
+	rp_oracle_free(o);
+	rp_stream_release(&s);
 	return r;
 }
 
@@ -187,7 +255,7 @@ int main(void)
 		return fprintf(stderr, "cannot write a site file\n"), 1;
 	close(fd);
 	policies[np - 1] = persite_spec(path);
-	plan((int)(np * 2 + 6));
+	plan((int)(np * 2 + 9));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
 			good = 0;
@@ -198,6 +266,13 @@ int main(void)
 			   f ? "buddyinfo" : "none");
 		}
 	}
+	/* the file's orders of the slots' sites: [untraced] 5 (*), a 3, [no call] 1, b 0 */
+	ok(persite_allocs[5] && persite_allocs[3] && persite_allocs[1] && !persite_allocs[2] &&
+	   !persite_allocs[4], "persite: blocks of orders 5, 3 and 1 (%llu, %llu, %llu), none "
+	   "of 2 or 4: each touch got its slot's order", (unsigned long long)persite_allocs[5],
+	   (unsigned long long)persite_allocs[3], (unsigned long long)persite_allocs[1]);
+	ok(persite_without_slots(3, policies[np - 1]),
+	   "persite without site slots: every fault [no call]'s, mcpage:1's metrics, oracle agrees");
 	ok(run("kbuild-like", 7, 20000, "mthp:16K,32K,64K", RP_FRAG_NONE, 0, NULL),
 	   "kbuild-like 20000 faults: mthp");
 	ok(run("kbuild-like", 8, 20000, "adaptive", RP_FRAG_BUDDYINFO, 0, NULL),
@@ -231,6 +306,10 @@ int main(void)
 		}
 	}
 	ok(good, "every metric exercised");
+	ok(site_covered[0] && site_covered[1] && site_covered[2] && site_covered[3] &&
+	   site_covered[4], "every per-site counter exercised (faults %d zeroed %d bloat %d "
+	   "at_peak %d rss %d)", site_covered[0], site_covered[1], site_covered[2],
+	   site_covered[3], site_covered[4]);
 	unlink(path);
 	return done_testing();
 }
