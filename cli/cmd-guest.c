@@ -9,9 +9,9 @@
  *	foliotrace guest replay DB --policy P [--arch A]	(cmd-guest-replay.c)
  *
  * build, rootfs and run are thin: the work is in guest-kernel/build.sh, rootfs.sh (through
- * cli/rootfs.c) and run.sh, which are
+ * vm/rootfs.c) and run.sh, which are
  * usable on their own; this file gives them the CLI's conventions (usage, --help exit 0,
- * exit status 0/1/2: run.sh's own statuses are mapped by cli/runner.c).
+ * exit status 0/1/2: run.sh's own statuses are mapped by vm/runner.c).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fragspec.h - the --fragment grammar, shared by the CLI (cli/runner.c, which refuses a bad
+ * fragspec.h - the --fragment grammar, shared by the CLI (vm/runner.c, which refuses a bad
  * spec before booting) and the in-guest fragmenter (guest-kernel/ft-frag.c).
  *
  *	SPEC := order:N[,pct:P][,seed:S]
