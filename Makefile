@@ -66,8 +66,9 @@ $(B)/foliotrace: $(call obj,$(CLI_SRC)) $(B)/libft.a
 
 # The same sink component class, as a plugin for the babeltrace2 CLI:
 #   babeltrace2 --plugin-path=build/plugins TRACE -c sink.foliotrace.sqlite -p 'path="x.db"'
-# -Bsymbolic: the plugin's own symbols bind inside it. Without it our error() resolves to
-# glibc's error(3), loaded first by babeltrace2, which exits the whole CLI on any failure.
+# -Bsymbolic: the plugin's own symbols bind inside it, never to a same-named symbol of a
+# library babeltrace2 loaded first (our cause recorder was once error(), which resolved to
+# glibc's error(3) and exited the whole CLI on any failure; it is fail() now).
 $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-Bsymbolic $(ALL_LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)

@@ -123,7 +123,7 @@ static int keep_event(const struct ft_event *ev, void *arg)
 	return 0;
 }
 
-/* The newest trace of a database, as replay selects it by default. Return: 0 or error(). */
+/* The newest trace of a database, as replay selects it by default. Return: 0 or fail(). */
 static int load_db(const char *path, struct rp_stream *s)
 {
 	struct rp_filter sel;

@@ -45,7 +45,7 @@ struct rp_advice {
  * faults whose bloat stays within pct percent of the program's touched bytes; each site's
  * advised counters from the advice's run. Faults are the sites' by the one attribution of
  * docs/sites.md (persite decides by the touch's site slot, which per-site metrics charge).
- * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with error()
+ * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with fail()
  * (no call sites in the trace, SQL).
  */
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);

@@ -46,7 +46,7 @@ out:
 	free(ids);
 	ftdb_close(db);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -73,7 +73,7 @@ int rp_calibrate_store(const struct rp_calibration *fs, const char *path)
 out:
 	ftdb_close(db);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -82,10 +82,10 @@ int rp_calibrate_fit(struct rp_calibration *fs)
 	size_t i;
 
 	if (!fs->n)
-		return error("no trace to calibrate from");
+		return fail("no trace to calibrate from");
 	for (i = 0; i < fs->n; i++)
 		if (rp_cost_fit(fs->f[i].s, &fs->f[i].m))
-			return error("%s %s %s", fs->f[i].m.key.arch, fs->f[i].m.key.kernel,
+			return fail("%s %s %s", fs->f[i].m.key.arch, fs->f[i].m.key.kernel,
 				     fs->f[i].m.key.accel);
 	return 0;
 }

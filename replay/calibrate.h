@@ -26,7 +26,7 @@ struct rp_calibration {
 
 /* Add every trace of the database at path to its model's samples. Return: 0 or -1. */
 int rp_calibrate_add_db(struct rp_calibration *c, const char *path);
-/* Fit every model. Return: 0, or -1 with error() naming the key that could not be fitted
+/* Fit every model. Return: 0, or -1 with fail() naming the key that could not be fitted
  * (no traces at all: an error too). */
 int rp_calibrate_fit(struct rp_calibration *c);
 /* Store every model in the database at path, in one transaction. Return: 0 or -1. */

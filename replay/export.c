@@ -212,7 +212,7 @@ struct rp_export *rp_export_new(const struct rp_export_in *in)
 	uint32_t i;
 
 	if (in->page_shift < 10 || in->page_shift > 20)
-		return error_null("page size 2^%u is not supported", in->page_shift);
+		return fail_null("page size 2^%u is not supported", in->page_shift);
 	x = xcalloc(1, sizeof(*x));
 	x->in = *in;
 	x->p = xcalloc(in->nr_procs ? in->nr_procs : 1, sizeof(*x->p));

@@ -45,7 +45,7 @@ int rp_replay_map_parse(const char *text, struct rp_replay_map *m)
 			c = kv(line, " pid=");
 			d = kv(line, " parent=");
 			if (!a || !b || !c || !d)
-				return error("bad replay_map line: %.80s", line);
+				return fail("bad replay_map line: %.80s", line);
 			XGROW(m->p, m->cap_p, m->nr_p + 1);
 			m->p[m->nr_p].index = (uint32_t)strtoul(a, NULL, 10);
 			m->p[m->nr_p].proc_id = (uint32_t)strtoul(b, NULL, 10);
@@ -58,7 +58,7 @@ int rp_replay_map_parse(const char *text, struct rp_replay_map *m)
 			c = kv(line, " end=");
 			d = kv(line, " offset=");
 			if (!a || !b || !c || !d)
-				return error("bad replay_map line: %.80s", line);
+				return fail("bad replay_map line: %.80s", line);
 			XGROW(m->c, m->cap_c, m->nr_c + 1);
 			m->c[m->nr_c].root = (uint32_t)strtoul(a, NULL, 10);
 			off = (uint64_t)strtoll(d, NULL, 10);

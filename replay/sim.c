@@ -1033,7 +1033,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 		for (k = 0; k <= RP_MAX_ORDER; k++)
 			sum += t->free_blocks[k];
 		if (!sum)
-			return error_null("frag model buddyinfo needs the recorded buddyinfo");
+			return fail_null("frag model buddyinfo needs the recorded buddyinfo");
 	}
 	if (rp_alloc_init(&alloc, frag, t->free_blocks, t->movable_pages))
 		return NULL;

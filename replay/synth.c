@@ -324,7 +324,7 @@ int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream
 	else if (!strcmp(name, "kbuild-like"))
 		gen_kbuild(out, &st, nr_faults);
 	else
-		return error("unknown synthetic stream '%s' (known: random, seq, kbuild-like)",
+		return fail("unknown synthetic stream '%s' (known: random, seq, kbuild-like)",
 			     name);
 	if (!out->nr_vmas)
 		rp_stream_add_vma(out, 0, 0, 0);

@@ -35,7 +35,7 @@ static const char *const stmt_sql[ST_NR] = {
 
 static int sql_error(struct store *s, const char *what)
 {
-	return error("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
+	return fail("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
 }
 
 /*
@@ -70,7 +70,7 @@ int store_open(struct store *s, const char *path)
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
 		store_close(s);
-		return error("cannot configure %s", path);
+		return fail("cannot configure %s", path);
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ int store_begin(struct store *s, const char *uuid, const char *path)
 	int i, rc;
 
 	if (ftdb_exec(s->db, "BEGIN IMMEDIATE"))
-		return error("cannot lock %s", s->path);
+		return fail("cannot lock %s", s->path);
 	s->in_txn = 1;
 	rc = query_int(s, "SELECT trace_id FROM trace WHERE uuid = ?1", uuid, &v);
 	if (rc < 0)
@@ -330,7 +330,7 @@ int store_commit(struct store *s)
 {
 	if (ftdb_exec(s->db, "COMMIT")) {
 		store_rollback(s);
-		return error("cannot commit to %s", s->path);
+		return fail("cannot commit to %s", s->path);
 	}
 	s->in_txn = 0;
 	return 0;

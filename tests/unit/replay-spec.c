@@ -258,8 +258,8 @@ int main(void)
 	}
 	{
 		/* any error text is one line: control characters reach it escaped */
-		error("path 'a\nb\tc\x01'");
-		ok(!strcmp(error_text(), "path 'a\\nb\\tc\\x01'"), "error(): control characters escaped");
+		fail("path 'a\nb\tc\x01'");
+		ok(!strcmp(error_text(), "path 'a\\nb\\tc\\x01'"), "fail(): control characters escaped");
 		error_clear();
 	}
 	for (i = 0; i < sizeof(frags) / sizeof(frags[0]); i++) {

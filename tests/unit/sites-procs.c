@@ -50,7 +50,7 @@ static int write_side(const char *path)
 	if (f && fclose(f))
 		rc = 1;
 	strbuf_release(&sb);
-	return rc ? error("cannot write %s", path) : 0;
+	return rc ? fail("cannot write %s", path) : 0;
 }
 
 static void fault(struct ft_enc *enc, uint64_t *ts, uint32_t proc_id, uint64_t addr)
@@ -101,7 +101,7 @@ static int make_db(const char *path)
 	if (!rc)
 		rc = ftdb_exec(db, "COMMIT");
 	else
-		error("%s", sqlite3_errmsg(db));
+		fail("%s", sqlite3_errmsg(db));
 	ft_enc_release(&enc);
 	ftdb_close(db);
 	return rc ? -1 : 0;

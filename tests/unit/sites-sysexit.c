@@ -95,7 +95,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 
 	if (f && fclose(f))
 		rc = 1;
-	return rc ? error("cannot write %s", path) : 0;
+	return rc ? fail("cannot write %s", path) : 0;
 }
 
 static void add_call(struct strbuf *sb, const struct scall *c, int v2)
