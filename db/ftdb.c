@@ -322,11 +322,11 @@ void ftdb_close(sqlite3 *db)
 }
 
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
-			int (*fn)(const struct ft_event *ev, void *arg), void *arg)
+			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
-	struct ft_event ev;
-	struct ft_dec dec;
+	struct ftdb_event ev;
+	struct ftdb_dec dec;
 	int rc, ret = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT chunk, nr_events, data FROM event_chunk "
@@ -339,8 +339,8 @@ int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 		const void *blob = sqlite3_column_blob(st, 2);
 		int len = sqlite3_column_bytes(st, 2);
 
-		ft_dec_init(&dec, blob, (size_t)len);
-		while ((rc = ft_dec_next(&dec, &ev)) == 1) {
+		ftdb_dec_init(&dec, blob, (size_t)len);
+		while ((rc = ftdb_dec_next(&dec, &ev)) == 1) {
 			seen++;
 			ret = fn(&ev, arg);
 			if (ret)

@@ -46,7 +46,7 @@ int ftdb_schema_version(void);
  * malformed chunk).
  */
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
-			int (*fn)(const struct ft_event *ev, void *arg), void *arg);
+			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg);
 
 /* Run a statement that returns no rows; Return: 0 or fail() with SQLite's message. */
 int ftdb_exec(sqlite3 *db, const char *sql);

@@ -280,7 +280,7 @@ struct faults {
 	int64_t rows;
 };
 
-static int fault_row(const struct ft_event *ev, void *arg)
+static int fault_row(const struct ftdb_event *ev, void *arg)
 {
 	struct faults *c = arg;
 	struct ftdb_value v[12];
@@ -288,7 +288,7 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	int32_t pid = i >= 0 && (size_t)i < c->n ? c->pid[i] : -1;
 	int k;
 
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	if (c->a->pid >= 0 && pid != c->a->pid)
 		return 0;
@@ -302,13 +302,13 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	v[1].i = pid;
 	v[2].i = pid + ev->tid_lo;
 	v[3].i = (int64_t)ev->addr;
-	v[4].i = !!(ev->flags & FT_EVF_WRITE);
+	v[4].i = !!(ev->flags & FTDB_EVF_WRITE);
 	v[5].i = ev->order;
 	v[6].i = ev->nr_ptes;
-	v[7].i = !!(ev->flags & FT_EVF_ZERO_PAGE);
+	v[7].i = !!(ev->flags & FTDB_EVF_ZERO_PAGE);
 	v[8].type = FTDB_V_TEXT;
-	v[8].s = ft_fallback_name(ev->reason);
-	v[9].i = ft_ns_sat(ev->aux);
+	v[8].s = ftdb_fallback_name(ev->reason);
+	v[9].i = ftdb_ns_sat(ev->aux);
 	v[10].i = ev->proc_id;
 	v[11].i = ev->vma_id;
 	return c->out->row(c->out->arg, v, 12) ? -1 : 0;

@@ -55,7 +55,7 @@ int ftdb_view(sqlite3 *db, enum ftdb_view v, const struct ftdb_view_args *a,
 /*
  * ftdb_view_faults - one row per anon_fault record of the trace, in recorded order (pid,
  * limit apply): ts, pid, tid, address, write, order, nr_ptes, zero_page, fallback,
- * latency_ns (saturated: ft_ns_sat()), proc_id, vma_id. Rows are handed over as they are
+ * latency_ns (saturated: ftdb_ns_sat()), proc_id, vma_id. Rows are handed over as they are
  * decoded: a trace's faults need not fit in memory.
  * Return: 0, a callback's value, or -1 with fail().
  */

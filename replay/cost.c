@@ -116,20 +116,20 @@ out:
 	return ret;
 }
 
-static int add_event(const struct ft_event *ev, void *arg)
+static int add_event(const struct ftdb_event *ev, void *arg)
 {
 	struct rp_cost_samples *s = arg;
 	struct group *g;
 	uint64_t bytes;
 	size_t i;
 
-	if (ev->kind == FT_EV_ZERO_WP || ev->kind == FT_EV_COW) {
-		vec_add(&s->fixed[ev->kind == FT_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
+	if (ev->kind == FTDB_EV_ZERO_WP || ev->kind == FTDB_EV_COW) {
+		vec_add(&s->fixed[ev->kind == FTDB_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
 		return 0;
 	}
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
-	if (ev->flags & FT_EVF_ZERO_PAGE) {
+	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
 		vec_add(&s->fixed[RP_COST_ZERO], ev->aux);
 		return 0;
 	}

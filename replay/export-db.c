@@ -9,13 +9,13 @@
 #include "lib/error.h"
 #include "replay/export.h"
 
-static int prescan_one(const struct ft_event *ev, void *arg)
+static int prescan_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_export_prescan(arg, ev);
 	return 0;
 }
 
-static int feed_one(const struct ft_event *ev, void *arg)
+static int feed_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_export_feed(arg, ev);
 	return 0;

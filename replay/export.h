@@ -70,9 +70,9 @@ struct rp_export;
 /* Return: an exporter, or NULL with fail() (page_shift out of range). */
 struct rp_export *rp_export_new(const struct rp_export_in *in);
 /* First pass (optional): note exec's moves of the temporary stack, to replay it in place. */
-void rp_export_prescan(struct rp_export *x, const struct ft_event *ev);
+void rp_export_prescan(struct rp_export *x, const struct ftdb_event *ev);
 /* Feed one event in recorded order; events of unselected processes are ignored. */
-void rp_export_feed(struct rp_export *x, const struct ft_event *ev);
+void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev);
 /*
  * Write the file into out (appended) and free the exporter.
  * Return: 0 and *st filled, or fail() (nothing selected had an event).

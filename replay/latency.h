@@ -30,7 +30,7 @@ struct rp_latency_row {
 /* A u64 ns value as the int64 the outputs hold: saturated, never negative. */
 static inline int64_t rp_latency_sat(uint64_t v)
 {
-	return ft_ns_sat(v);
+	return ftdb_ns_sat(v);
 }
 
 /*

@@ -29,7 +29,7 @@ static char *meta(sqlite3 *db, int64_t trace_id, const char *key)
 	return v;
 }
 
-static int feed_one(const struct ft_event *ev, void *arg)
+static int feed_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_measure_feed(arg, ev);
 	return 0;

@@ -97,7 +97,7 @@ struct rp_measure;
  */
 struct rp_measure *rp_measure_new(const struct rp_replay_map *m, const int32_t *family,
 				  uint32_t nr_procs, unsigned int page_shift);
-void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev);
+void rp_measure_feed(struct rp_measure *w, const struct ftdb_event *ev);
 /* The result into *out (rp_measured_release() it); frees w. */
 void rp_measure_finish(struct rp_measure *w, struct rp_measured *out);
 

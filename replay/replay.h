@@ -172,8 +172,8 @@ enum rp_metric {
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
-	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ft_fallback */
-	RP_NR_METRICS = RP_M_FB_0 + FT_FB_NR
+	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ftdb_fallback */
+	RP_NR_METRICS = RP_M_FB_0 + FTDB_FB_NR
 };
 
 /*
@@ -273,13 +273,13 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			  const struct rp_trace *t);
 void rp_sim_free(struct rp_sim *s);
 /* Replay n events in recorded order. ALLOC records are ignored. */
-void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n);
+void rp_sim_feed(struct rp_sim *s, const struct ftdb_event *ev, size_t n);
 /*
  * The same, with the site slot of each event (slots[i] for ev[i], < t->nr_site_slots;
  * read for touches only): faults, zeroed bytes and the blocks they allocate are charged to
  * it. slots NULL, or a trace without slots: rp_sim_feed().
  */
-void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
 		       size_t n);
 /* End of the trace: final RSS, end-of-trace bloat, intact contpte runs. Call once. */
 void rp_sim_finish(struct rp_sim *s);
@@ -315,8 +315,8 @@ struct rp_oracle;
 struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
 				const struct rp_trace *t);
 void rp_oracle_free(struct rp_oracle *o);
-void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n);
-void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+void rp_oracle_feed(struct rp_oracle *o, const struct ftdb_event *ev, size_t n);
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, const uint32_t *slots,
 			  size_t n);
 void rp_oracle_finish(struct rp_oracle *o);
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id);
@@ -326,7 +326,7 @@ const struct rp_site_counters *rp_oracle_sites(const struct rp_oracle *o, uint32
 /* ---- named synthetic streams (replay/synth.c), for tests and the bench ---- */
 
 struct rp_stream {
-	struct ft_event *ev;	/* events in recorded order */
+	struct ftdb_event *ev;	/* events in recorded order */
 	size_t nr;		/* events used */
 	size_t cap;		/* events allocated */
 	struct rp_vma *vmas;	/* indexed by vma_id */
@@ -344,7 +344,7 @@ const char *const *rp_synth_names(void);
 void rp_stream_release(struct rp_stream *s);
 /* Helpers to build streams by hand (tests). Return the new vma_id. */
 uint32_t rp_stream_add_vma(struct rp_stream *s, uint64_t start, uint64_t end, uint64_t flags);
-void rp_stream_add(struct rp_stream *s, const struct ft_event *ev);
+void rp_stream_add(struct rp_stream *s, const struct ftdb_event *ev);
 /* Fill t from s (free_blocks zero). */
 void rp_stream_trace(const struct rp_stream *s, struct rp_trace *t);
 

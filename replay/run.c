@@ -34,7 +34,7 @@ struct pass {
 	uint32_t nr_procs;
 	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
 	uint32_t touch_cursor;		/* rp_touch_slot()'s */
-	struct ft_event batch[RUN_BATCH];
+	struct ftdb_event batch[RUN_BATCH];
 	uint32_t slots[RUN_BATCH];	/* site slot of each batched event (with slots) */
 	size_t n;
 	uint64_t events;
@@ -72,13 +72,13 @@ static void flush(struct pass *ps)
 	ps->n = 0;
 }
 
-static int on_event(const struct ft_event *ev, void *arg)
+static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct pass *ps = arg;
 
 	if (!(++ps->seen % RP_PROGRESS_EVENTS) && ps->opts->progress)
 		ps->opts->progress(ps->seen, ps->total, ps->opts->progress_arg);
-	if (ev->kind == FT_EV_ALLOC)
+	if (ev->kind == FTDB_EV_ALLOC)
 		return 0;
 	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
 		return 0;

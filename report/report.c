@@ -203,12 +203,12 @@ static void section_orders(struct strbuf *sb, const struct rp_run_set *rs, const
 
 static void section_fallbacks(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
-	struct svg_series s[FT_FB_NR - 1];
-	double *v = xcalloc(FT_FB_NR * rs->nr, sizeof(*v));
+	struct svg_series s[FTDB_FB_NR - 1];
+	double *v = xcalloc(FTDB_FB_NR * rs->nr, sizeof(*v));
 	unsigned int i, r;
 
-	for (r = 1; r < FT_FB_NR; r++) {
-		s[r - 1].name = ft_fallback_name(r);
+	for (r = 1; r < FTDB_FB_NR; r++) {
+		s[r - 1].name = ftdb_fallback_name(r);
 		s[r - 1].color = fb_color[r];
 		s[r - 1].v = v + r * rs->nr;
 		for (i = 0; i < rs->nr; i++)
@@ -216,7 +216,7 @@ static void section_fallbacks(struct strbuf *sb, const struct rp_run_set *rs, co
 	}
 	strbuf_addstr(sb, "<h2>Fallbacks by reason</h2>\n");
 	svg_stacked(sb, chart_id("fallbacks"), "Faults that mapped less than the policy asked for, by "
-		    "reason", rows, rs->nr, s, FT_FB_NR - 1, fmt_n);
+		    "reason", rows, rs->nr, s, FTDB_FB_NR - 1, fmt_n);
 	free(v);
 }
 

@@ -693,7 +693,7 @@ static void span_add(struct sites *s, uint64_t seq, size_t owner)
 	s->span_open = 1;
 }
 
-static int on_event(const struct ft_event *ev, void *arg)
+static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct sites *s = arg;
 	uint64_t block, npages, pg, owner_key, lo = 0, hi = UINT64_MAX;
@@ -703,7 +703,7 @@ static int on_event(const struct ft_event *ev, void *arg)
 
 	while (s->next_rec < s->nr_recs && s->recs[s->next_rec].ts <= ev->ts)
 		apply_rec(s, &s->recs[s->next_rec++]);
-	if (ev->kind != FT_EV_FAULT && ev->kind != FT_EV_ZERO_WP && ev->kind != FT_EV_COW)
+	if (ev->kind != FTDB_EV_FAULT && ev->kind != FTDB_EV_ZERO_WP && ev->kind != FTDB_EV_COW)
 		return 0;
 	p = proc_get(s, pid_of(s, ev->proc_id), 0);
 	if (!p) {
@@ -725,7 +725,7 @@ static int on_event(const struct ft_event *ev, void *arg)
 		owner_key = s->nr_calls + (size_t)(p - s->procs);
 	}
 	span_add(s, seq, (size_t)owner_key);
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;	/* counted by query sites: anon_fault events only */
 	(*faults)++;
 	if (!ev->nr_ptes)

@@ -221,7 +221,7 @@ int store_trace_int(struct store *s, const char *column, int64_t value)
 	return update_trace(s, column, NULL, value);
 }
 
-int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
+int store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq)
 {
 	sqlite3_stmt *st = s->st[ST_CHUNK];
 
@@ -236,7 +236,7 @@ int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
 	return run(s, ST_CHUNK, "store an event chunk");
 }
 
-int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
+int store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev)
 {
 	sqlite3_stmt *st = s->st[ST_ZAP];
 
@@ -246,8 +246,8 @@ int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
 	sqlite3_bind_int64(st, 4, ev->proc_id);
 	sqlite3_bind_int64(st, 5, (int64_t)ev->addr);
 	sqlite3_bind_int64(st, 6, (int64_t)ev->end);
-	sqlite3_bind_text(st, 7, ft_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
-	if (ev->reason == FT_ZAP_MREMAP)
+	sqlite3_bind_text(st, 7, ftdb_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
+	if (ev->reason == FTDB_ZAP_MREMAP)
 		sqlite3_bind_int64(st, 8, (int64_t)ev->aux);
 	return run(s, ST_ZAP, "store a zap");
 }

@@ -314,7 +314,7 @@ int main(void)
 		error_clear();
 	}
 	ok(rp_metric_lookup("alloc_order_4") == RP_M_ALLOC_0 + 4 &&
-		   !strcmp(rp_metric_name(RP_M_FB_0 + FT_FB_VMA_EDGE), "fallback_vma_edge"),
+		   !strcmp(rp_metric_name(RP_M_FB_0 + FTDB_FB_VMA_EDGE), "fallback_vma_edge"),
 	   "metric names");
 	return done_testing();
 }
