@@ -117,18 +117,13 @@ int vm_guest_replay(const struct vm_guest_replay *g, struct vm_guest_replay_resu
 	ra.out = r->dir.buf;
 
 	t0 = now_ns();
-	rc = vm_runner_run(&ra);
+	/* a workload that failed: the replayer's own status is checked by keep_map() */
+	rc = vm_runner_boot(&ra, g->db);
 	if (rc < 0)
 		goto out;
 	if (rc == VM_RUNNER_GUEST_FAILED) {
 		vm_runner_status(rc, r->dir.buf, 0);
 		fail("the %s guest failed; see %s/console.log", g->policy, r->dir.buf);
-		goto out;
-	}
-	/* the replayer's own status is checked by keep_map() */
-	if (rc != VM_RUNNER_OK && rc != VM_RUNNER_WORKLOAD_FAILED) {
-		vm_runner_status(rc, r->dir.buf, 0);
-		vm_discard_trace_dir(r->dir.buf, g->db);
 		goto out;
 	}
 	if (keep_map(r->dir.buf))

@@ -84,17 +84,11 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 		goto out;
 	ra.out = r->dir.buf;
 
-	rc = vm_runner_run(&ra);
+	rc = vm_runner_boot(&ra, o->db);
 	if (rc < 0)
 		goto out;
 	if (rc == VM_RUNNER_GUEST_FAILED) {
 		guest_failed(o, r->dir.buf, rc);
-		goto out;
-	}
-	if (rc != VM_RUNNER_OK && rc != VM_RUNNER_WORKLOAD_FAILED) {
-		vm_runner_status(rc, r->dir.buf, 0);
-		/* nothing ran: no directory per failed attempt */
-		vm_discard_trace_dir(r->dir.buf, o->db);
 		goto out;
 	}
 	if (store(o->db, r->dir.buf, 0, o->site_skip, &r->trace_id)) {

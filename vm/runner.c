@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vm/runner.h"
+#include "vm/tracedir.h"
 #include "vm/spawn.h"
 #include "guest-kernel/fragspec.h"
 #include "lib/error.h"
@@ -71,6 +72,18 @@ int vm_runner_run(const struct vm_runner_args *a)
 	rc = vm_spawn(argv);
 	free(argv);
 	return rc;
+}
+
+int vm_runner_boot(const struct vm_runner_args *a, const char *db)
+{
+	int rc = vm_runner_run(a);
+
+	if (rc < 0 || rc == VM_RUNNER_OK || rc == VM_RUNNER_WORKLOAD_FAILED ||
+	    rc == VM_RUNNER_GUEST_FAILED)
+		return rc;
+	vm_runner_status(rc, a->out, 0);
+	vm_discard_trace_dir(a->out, db);	/* nothing ran: no directory per attempt */
+	return -1;
 }
 
 int vm_runner_run_argv(int argc, char **argv)

@@ -49,6 +49,15 @@ int vm_runner_check_fragment(const char *spec);
 
 /* Run run.sh with a; Return: its exit status (enum vm_runner_exit, or other), or -1. */
 int vm_runner_run(const struct vm_runner_args *a);
+/*
+ * vm_runner_boot - vm_runner_run() of a (whose out is a new trace directory of the
+ * database db, vm/tracedir.h) for a pipeline that stores what comes out: a run that did not
+ * start (any status but OK, WORKLOAD_FAILED, GUEST_FAILED) is an error saying why, and its
+ * directory is discarded, so a failed attempt leaves none.
+ * Return: VM_RUNNER_OK, VM_RUNNER_WORKLOAD_FAILED or VM_RUNNER_GUEST_FAILED (the
+ * directory kept, the caller decides what a failed guest means), or -1 with fail().
+ */
+int vm_runner_boot(const struct vm_runner_args *a, const char *db);
 /* Run run.sh with the user's own arguments (argv[0] ignored, NULL-terminated). */
 int vm_runner_run_argv(int argc, char **argv);
 
