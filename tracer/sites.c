@@ -27,10 +27,12 @@
 
 #include "db/ftdb.h"
 #include "lib/error.h"
+#include "lib/ivmap.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "tracer/idmap.h"
 #include "tracer/sites.h"
+#include "tracer/syscalls.h"
 
 struct frame {
 	char *line;		/* its copy of the F line, which module and proc point into */
@@ -77,18 +79,12 @@ struct sys_exit {
 	int tid;
 	uint64_t ts;		/* trace clock, ns */
 	int64_t ret;
-	const char *call;	/* one of sys_calls[] */
-};
-
-struct range {
-	uint64_t start, end;
-	int owner;		/* call index */
+	const char *call;	/* one of ft_syscall_names[] */
 };
 
 struct proc {
 	int pid;
-	struct range *r;
-	size_t nr, cap;
+	struct ivmap map;	/* addresses (bytes) -> index in calls of their owner */
 	int64_t brk;		/* current break, -1 unknown */
 	uint64_t nocall_faults, nocall_touched;
 	uint64_t last_ts;	/* last event of any of its mms, ns */
@@ -349,14 +345,14 @@ out:
 
 /* --- version 2: each call's exit from the trace ------------------------------------ */
 
-static const char *const sys_calls[] = { "mmap", "munmap", "mremap", "brk", "madvise" };
-
-/* The trace's sys_exit rows of the five calls, by thread then time. Return: 0 or -1. */
+/*
+ * The trace's sys_exit rows of the traced calls (tracer/syscalls.h), by thread then time.
+ * Return: 0 or -1.
+ */
 static int load_exits(sqlite3 *h, int64_t trace_id, struct sys_exit **v, size_t *nr)
 {
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
-	unsigned int k;
 	int rc;
 
 	*v = NULL;
@@ -366,17 +362,14 @@ static int load_exits(sqlite3 *h, int64_t trace_id, struct sys_exit **v, size_t 
 		return error("cannot read the system call exits: %s", sqlite3_errmsg(h));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *call = (const char *)sqlite3_column_text(st, 2);
+		const char *call = ft_syscall_lookup((const char *)sqlite3_column_text(st, 2));
 
-		for (k = 0; k < sizeof(sys_calls) / sizeof(*sys_calls); k++)
-			if (call && !strcmp(call, sys_calls[k]))
-				break;
-		if (k == sizeof(sys_calls) / sizeof(*sys_calls))
+		if (!call)
 			continue;
 		*v = xgrow(*v, &cap, *nr + 1, sizeof(**v));
 		(*v)[(*nr)++] = (struct sys_exit){ .tid = sqlite3_column_int(st, 0),
 			.ts = (uint64_t)sqlite3_column_int64(st, 1),
-			.ret = sqlite3_column_int64(st, 3), .call = sys_calls[k] };
+			.ret = sqlite3_column_int64(st, 3), .call = call };
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 :
@@ -509,61 +502,16 @@ static void find_sites(struct sites *s)
 
 /* --- address maps ----------------------------------------------------------------- */
 
-/* Index of the first range of p ending after addr. */
-static size_t first_after(const struct proc *p, uint64_t addr)
-{
-	size_t lo = 0, hi = p->nr;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->r[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Take [start, end) out of p's map; calls losing a range end at ts (if ts). */
+/* Take [start, end) out of p's map; calls losing a range end at ts. */
 static void map_remove(struct sites *s, struct proc *p, uint64_t start, uint64_t end,
 		       uint64_t ts)
 {
-	size_t i = first_after(p, start), j;
+	size_t j;
 
-	for (j = i; j < p->nr && p->r[j].start < end; j++)
-		if (ts && !s->calls[p->r[j].owner].end_ts)
-			s->calls[p->r[j].owner].end_ts = ts;
-	if (i == j)
-		return;
-	{
-		struct range head = p->r[i], tail = p->r[j - 1];
-		struct range keep[2];
-		int nk = 0;
-
-		if (head.start < start)
-			keep[nk++] = (struct range){ head.start, start, head.owner };
-		if (tail.end > end)
-			keep[nk++] = (struct range){ end, tail.end, tail.owner };
-		p->r = xgrow(p->r, &p->cap, p->nr + 2, sizeof(*p->r));
-		memmove(&p->r[i + nk], &p->r[j], (p->nr - j) * sizeof(*p->r));
-		memcpy(&p->r[i], keep, (size_t)nk * sizeof(*keep));
-		p->nr = p->nr - (j - i) + (size_t)nk;
-	}
-}
-
-static void map_set(struct sites *s, struct proc *p, uint64_t start, uint64_t end, int owner)
-{
-	size_t i;
-
-	if (start >= end)
-		return;
-	map_remove(s, p, start, end, 0);
-	i = first_after(p, start);
-	p->r = xgrow(p->r, &p->cap, p->nr + 1, sizeof(*p->r));
-	memmove(&p->r[i + 1], &p->r[i], (p->nr - i) * sizeof(*p->r));
-	p->r[i] = (struct range){ start, end, owner };
-	p->nr++;
+	for (j = ivmap_lower(&p->map, start); j < p->map.n && p->map.v[j].start < end; j++)
+		if (!s->calls[p->map.v[j].val].end_ts)
+			s->calls[p->map.v[j].val].end_ts = ts;
+	ivmap_remove(&p->map, start, end);
 }
 
 static uint64_t page_up(const struct sites *s, uint64_t a)
@@ -586,7 +534,7 @@ static void apply_call(struct sites *s, int idx)
 		if (c->arg[3] & MAP_ANONYMOUS_FLAG) {
 			c->start = r;
 			c->end = r + page_up(s, c->arg[1]);
-			map_set(s, p, c->start, c->end, idx);
+			ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
 		} else {
 			map_remove(s, p, r, r + page_up(s, c->arg[1]), c->ts);
 		}
@@ -606,13 +554,13 @@ static void apply_call(struct sites *s, int idx)
 		} else {
 			map_remove(s, p, old + new_len, old + old_len, c->ts);
 		}
-		map_set(s, p, c->start, c->end, idx);
+		ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
 	} else if (!strcmp(c->name, "brk")) {
 		/* brk returns the break, old or new: never an error code */
 		if (p->brk >= 0 && r > (uint64_t)p->brk) {
 			c->start = page_up(s, (uint64_t)p->brk);
 			c->end = page_up(s, r);
-			map_set(s, p, c->start, c->end, idx);
+			ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
 		} else if (p->brk >= 0 && r < (uint64_t)p->brk) {
 			map_remove(s, p, page_up(s, r), page_up(s, (uint64_t)p->brk), c->ts);
 		}
@@ -635,19 +583,15 @@ static void apply_rec(struct sites *s, const struct rec *rc)
 		p = proc_get(s, rc->pid, 1);
 		child = proc_get(s, rc->child, 1);
 		p = proc_get(s, rc->pid, 1);	/* the array may have moved */
-		child->nr = 0;
-		child->r = xgrow(child->r, &child->cap, p->nr + 1, sizeof(*p->r));
-		if (p->nr)	/* a parent with no range may have no array */
-			memcpy(child->r, p->r, p->nr * sizeof(*p->r));
-		child->nr = p->nr;
+		ivmap_copy(&child->map, &p->map);
 		child->brk = p->brk;
 		break;
 	case 'X':
 		p = proc_get(s, rc->pid, 1);
-		for (i = 0; i < p->nr; i++)
-			if (!s->calls[p->r[i].owner].end_ts)
-				s->calls[p->r[i].owner].end_ts = rc->ts;
-		p->nr = 0;
+		for (i = 0; i < p->map.n; i++)
+			if (!s->calls[p->map.v[i].val].end_ts)
+				s->calls[p->map.v[i].val].end_ts = rc->ts;
+		p->map.n = 0;
 		p->brk = -1;
 		break;
 	}
@@ -699,7 +643,7 @@ static int on_event(const struct ft_event *ev, void *arg)
 	uint64_t block, npages, pg, owner_key, lo = 0, hi = UINT64_MAX;
 	uint64_t *faults, *touched, seq = s->ev_seq++;
 	struct proc *p;
-	size_t i;
+	ssize_t i;
 
 	while (s->next_rec < s->nr_recs && s->recs[s->next_rec].ts <= ev->ts)
 		apply_rec(s, &s->recs[s->next_rec++]);
@@ -710,15 +654,16 @@ static int on_event(const struct ft_event *ev, void *arg)
 		s->span_open = 0;	/* not a traced process (the tracer itself) */
 		return 0;
 	}
-	i = first_after(p, ev->addr);
-	if (i < p->nr && p->r[i].start <= ev->addr) {
-		struct call *c = &s->calls[p->r[i].owner];
+	i = ivmap_find(&p->map, ev->addr);
+	if (i >= 0) {
+		const struct ivmap_entry *r = &p->map.v[i];
+		struct call *c = &s->calls[r->val];
 
 		faults = &c->faults;
 		touched = &c->touched;
-		owner_key = (uint64_t)p->r[i].owner;
-		lo = p->r[i].start;
-		hi = p->r[i].end;
+		owner_key = r->val;
+		lo = r->start;
+		hi = r->end;
 	} else {
 		faults = &p->nocall_faults;
 		touched = &p->nocall_touched;
@@ -968,7 +913,7 @@ static void sites_release(struct sites *s)
 		free(s->stacks[i].frames);
 	}
 	for (i = 0; i < s->nr_procs; i++)
-		free(s->procs[i].r);
+		ivmap_release(&s->procs[i].map);
 	free(s->stacks);
 	free(s->calls);
 	free(s->recs);
