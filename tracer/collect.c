@@ -476,7 +476,7 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 			name_event(c, (int32_t)v[2].u, v[0].s);
 		return 0;
 	case CK_SYS_FIRST ... CK_SYS_LAST:
-		/* every process's, not only the traced ones': tracer/sites.c picks its calls */
+		/* every process's, not only the traced ones': tracer/sites-pair.c picks its calls */
 		return store_sys_exit(c->store, ts, (int32_t)v[1].u,
 				      ft_syscall_names[kind - CK_SYS_FIRST], (int64_t)v[0].u);
 	default:
