@@ -15,20 +15,11 @@
 #include <string.h>
 
 #include "lib/ivmap.h"
+#include "tests/unit/rng.h"
 #include "tests/unit/tap.h"
 
 #define KEYS	200		/* the model's key space [0, KEYS) */
 #define OPS	20000		/* random operations per map */
-
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 struct naive {
 	int mapped[KEYS];
@@ -169,6 +160,7 @@ int main(void)
 	int merging;
 
 	plan(16);
+	rng = 0x2545f4914f6cdd1dull;
 
 	/* hand-made cases */
 	ok(ivmap_find(&m, 0) == -1 && ivmap_lower(&m, 5) == 0, "an empty map finds nothing");

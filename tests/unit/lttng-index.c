@@ -131,6 +131,38 @@ static int check(unsigned char *buf, size_t len, uint64_t z, uint64_t psize, con
 	return good;
 }
 
+/* Headers and sizes: built with build(), cut bytes off the end, then parsed. */
+static const struct hcase {
+	const char *what;
+	uint32_t magic, major, minor, elen;
+	unsigned int nr;	/* entries built */
+	size_t extra, cut;	/* bytes added after the entries, cut off the end */
+	const char *msg;	/* NULL: parses, to want_nr entries */
+	uint64_t want_nr;
+} hcases[] = {
+	{ "a header cut to 15 bytes", 0xc1f1dcc1u, 1, 0, 56, 0, 0, 1,
+	  "15 bytes is no LTTng index", 0 },
+	{ "a header alone (16 bytes)", 0xc1f1dcc1u, 1, 0, 56, 0, 0, 0, NULL, 0 },
+	{ "another magic", 0xc1f1dcc0u, 1, 0, 56, 2, 0, 0, "bad LTTng index header", 0 },
+	{ "the magic little-endian", 0xc1dcf1c1u, 1, 0, 56, 2, 0, 0, "bad LTTng index header", 0 },
+	{ "major version 0", 0xc1f1dcc1u, 0, 0, 56, 2, 0, 0, "bad LTTng index header", 0 },
+	{ "major version 2", 0xc1f1dcc1u, 2, 0, 56, 2, 0, 0, "bad LTTng index header", 0 },
+	{ "version 1.1, 72-byte entries", 0xc1f1dcc1u, 1, 1, 72, 2, 0, 0, NULL, 2 },
+	{ "an unknown minor version", 0xc1f1dcc1u, 1, 7, 56, 2, 0, 0, NULL, 2 },
+	{ "an entry length of 55 bytes (LTTNG_INDEX_ENTRY_MIN - 1)", 0xc1f1dcc1u, 1, 0, 55, 2,
+	  0, 0, "bad LTTng index header", 0 },
+	{ "an entry length of 0", 0xc1f1dcc1u, 1, 0, 0, 0, 0, 0, "bad LTTng index header", 0 },
+	{ "an entry length of LTTNG_INDEX_ENTRY_MAX", 0xc1f1dcc1u, 1, 0, 4096, 2, 0, 0, NULL, 2 },
+	{ "an entry length of LTTNG_INDEX_ENTRY_MAX + 1", 0xc1f1dcc1u, 1, 0, 4097, 2, 0, 0,
+	  "bad LTTng index header", 0 },
+	{ "the last entry one byte short", 0xc1f1dcc1u, 1, 0, 56, 3, 0, 1,
+	  "bad LTTng index header", 0 },
+	{ "one byte after the last entry", 0xc1f1dcc1u, 1, 0, 56, 3, 1, 0,
+	  "bad LTTng index header", 0 },
+	{ "a single entry cut to 55 bytes", 0xc1f1dcc1u, 1, 0, 56, 1, 0, 1,
+	  "bad LTTng index header", 0 },
+};
+
 int main(void)
 {
 	struct lttng_index ix;
@@ -140,6 +172,7 @@ int main(void)
 	uint64_t nr = 0;
 	const char *path;
 	char other[256];
+	size_t i;
 	int fd, good;
 
 	plan(35);
@@ -149,42 +182,15 @@ int main(void)
 	/* the file's size */
 	ok(parses(xcalloc(1, 1), 0, "0 bytes is no LTTng index", NULL), "0 bytes: refused");
 	b = build(0xc1f1dcc1u, 1, 0, 56, 0, 0, 0, &len);
-	ok(parses(b, 15, "15 bytes is no LTTng index", NULL), "a header cut to 15 bytes: refused");
-	b = build(0xc1f1dcc1u, 1, 0, 56, 0, 0, 0, &len);
-	ok(parses(b, len, NULL, &nr) && nr == 0, "a header alone (16 bytes): no entry");
-	b = build(0xc1f1dcc1u, 1, 0, 56, 0, 0, 0, &len);
 	ok(parses(b, (size_t)LTTNG_INDEX_FILE_MAX + 1, "268435457 bytes is no LTTng index", NULL),
 	   "one byte above LTTNG_INDEX_FILE_MAX: refused before reading");
+	for (i = 0; i < sizeof(hcases) / sizeof(*hcases); i++) {
+		const struct hcase *h = &hcases[i];
 
-	/* the header's fields */
-	ok(bparses(0xc1f1dcc0u, 1, 0, 56, 2, 0, 0, "bad LTTng index header",
-		  NULL), "another magic: refused");
-	ok(bparses(0xc1dcf1c1u, 1, 0, 56, 2, 0, 0, "bad LTTng index header",
-		  NULL), "the magic little-endian: refused");
-	ok(bparses(0xc1f1dcc1u, 0, 0, 56, 2, 0, 0, "bad LTTng index header",
-		  NULL), "major version 0: refused");
-	ok(bparses(0xc1f1dcc1u, 2, 0, 56, 2, 0, 0, "bad LTTng index header",
-		  NULL), "major version 2: refused");
-	ok(bparses(0xc1f1dcc1u, 1, 1, 72, 2, 0, 0, NULL, &nr) && nr == 2,
-	   "version 1.1, 72-byte entries: 2 entries");
-	ok(bparses(0xc1f1dcc1u, 1, 7, 56, 2, 0, 0, NULL, &nr) && nr == 2,
-	   "an unknown minor version: accepted");
-	ok(bparses(0xc1f1dcc1u, 1, 0, 55, 2, 0, 0, "bad LTTng index header",
-		  NULL), "an entry length of 55 bytes (one below LTTNG_INDEX_ENTRY_MIN): refused");
-	ok(bparses(0xc1f1dcc1u, 1, 0, 0, 0, 0, 0, "bad LTTng index header",
-		  NULL), "an entry length of 0: refused");
-	ok(bparses(0xc1f1dcc1u, 1, 0, 4096, 2, 0, 0, NULL, &nr) && nr == 2,
-	   "an entry length of LTTNG_INDEX_ENTRY_MAX: accepted");
-	ok(bparses(0xc1f1dcc1u, 1, 0, 4097, 2, 0, 0, "bad LTTng index header",
-		  NULL), "an entry length one above LTTNG_INDEX_ENTRY_MAX: refused");
-
-	/* truncated entries */
-	ok(bparses(0xc1f1dcc1u, 1, 0, 56, 3, 0, 1, "bad LTTng index header", NULL),
-	   "the last entry one byte short: refused");
-	ok(bparses(0xc1f1dcc1u, 1, 0, 56, 3, 1, 0, "bad LTTng index header",
-		  NULL), "one byte after the last entry: refused");
-	ok(parses(build(0xc1f1dcc1u, 1, 0, 56, 1, 4096, 0, &len), 16 + 55,
-		  "bad LTTng index header", NULL), "a single entry cut to 55 bytes: refused");
+		ok(bparses(h->magic, h->major, h->minor, h->elen, h->nr, h->extra, h->cut, h->msg,
+			   &nr) && (h->msg || nr == h->want_nr), "%s: %s", h->what,
+		   h->msg ? "refused" : "taken");
+	}
 
 	/* the fields of an entry */
 	b = build(0xc1f1dcc1u, 1, 1, 72, 5, 8192, 0, &len);
