@@ -8,7 +8,9 @@
  * Users: the call-site attribution's per-process ownership map (tracer/sites-owner.c:
  * bytes, value a call index) and the exporter's model of the replayer's mappings
  * (replay/export-model.c: pages, value vm_flags, merged by class as the kernel merges
- * VMAs). The keys' unit is the caller's.
+ * VMAs). The keys' unit is the caller's. replay/policy-persite.c's painting of site
+ * ranges is the same operation (one map per process, ivmap_set() in call order, the order
+ * as value) and could use it.
  *
  * Invariant, after every call: v[0, n) sorted by start, v[i].start < v[i].end <=
  * v[i + 1].start. Tuned for: tens to thousands of intervals per map, looked up far more
