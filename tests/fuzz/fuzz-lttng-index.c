@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "tests/fuzz/fuzz.h"
 #include "tracer/lttng-index.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

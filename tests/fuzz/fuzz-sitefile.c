@@ -11,17 +11,14 @@
 
 #include "lib/error.h"
 #include "tracer/sitefile.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sitefile f = { 0 };
-	char *buf = malloc(size + 1);
+	char *buf = fuzz_text(data, size);
 	size_t i, j;
 
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 	if (sitefile_parse(&f, buf, 1000)) {
 		error_clear();
 	} else {
