@@ -20,16 +20,16 @@ int ftdb_sites_trace(sqlite3 *h, int64_t trace_id, struct ftdb_sites_trace *t)
 	if (sqlite3_prepare_v2(h, "SELECT (SELECT value FROM trace_meta WHERE trace_id = ?1 AND "
 			       "key = 'clock_offset_ns'), page_size, last_ts FROM trace "
 			       "WHERE trace_id = ?1", -1, &st, NULL) != SQLITE_OK) {
-		error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
+		fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("trace %lld not found", (long long)trace_id);
+		fail("trace %lld not found", (long long)trace_id);
 		goto out;
 	}
 	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		error("trace %lld has no clock offset to place the calls on", (long long)trace_id);
+		fail("trace %lld has no clock offset to place the calls on", (long long)trace_id);
 		goto out;
 	}
 	t->clock_offset = (uint64_t)sqlite3_column_int64(st, 0);
@@ -52,7 +52,7 @@ int ftdb_sites_pids(sqlite3 *h, int64_t trace_id, struct ftdb_sites_pid **v, siz
 	*nr = 0;
 	if (sqlite3_prepare_v2(h, "SELECT proc_id, pid FROM process WHERE trace_id = ? "
 			       "ORDER BY proc_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(*v, cap, *nr + 1);
@@ -65,7 +65,7 @@ int ftdb_sites_pids(sqlite3 *h, int64_t trace_id, struct ftdb_sites_pid **v, siz
 	free(*v);
 	*v = NULL;
 	*nr = 0;
-	return error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
+	return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
 }
 
 int ftdb_sys_exits(sqlite3 *h, int64_t trace_id, const char *(*intern)(const char *call),
@@ -79,7 +79,7 @@ int ftdb_sys_exits(sqlite3 *h, int64_t trace_id, const char *(*intern)(const cha
 	*nr = 0;
 	if (sqlite3_prepare_v2(h, "SELECT tid, ts, call, ret FROM sys_exit WHERE trace_id = ? "
 			       "ORDER BY tid, ts", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+		return fail("cannot read the system call exits: %s", sqlite3_errmsg(h));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *call = intern((const char *)sqlite3_column_text(st, 2));
@@ -97,7 +97,7 @@ int ftdb_sys_exits(sqlite3 *h, int64_t trace_id, const char *(*intern)(const cha
 	free(*v);
 	*v = NULL;
 	*nr = 0;
-	return error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+	return fail("cannot read the system call exits: %s", sqlite3_errmsg(h));
 }
 
 int ftdb_sites_stored(sqlite3 *h, int64_t trace_id, const char *db)
@@ -107,7 +107,7 @@ int ftdb_sites_stored(sqlite3 *h, int64_t trace_id, const char *db)
 
 	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM site_call WHERE trace_id = ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		return fail("cannot read %s: %s", db, sqlite3_errmsg(h));
 	sqlite3_bind_int64(st, 1, trace_id);
 	n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
 	sqlite3_finalize(st);
@@ -133,7 +133,7 @@ static int step_done(struct ftdb_sites_writer *w, sqlite3_stmt *st, int64_t *id)
 		*id = sqlite3_last_insert_rowid(w->h);
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : error("cannot store the calls: %s", sqlite3_errmsg(w->h));
+	return rc == SQLITE_DONE ? 0 : fail("cannot store the calls: %s", sqlite3_errmsg(w->h));
 }
 
 static void finish(struct ftdb_sites_writer *w)
@@ -164,7 +164,7 @@ int ftdb_sites_begin(struct ftdb_sites_writer *w, sqlite3 *h, int64_t trace_id)
 			       "?17, ?18, ?19, ?20, ?21)", -1, &w->call, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h, "INSERT INTO site_touch(trace_id, ev_first, ev_end, call_id) "
 			       "VALUES (?, ?, ?, ?)", -1, &w->touch, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(h));
 		ftdb_sites_abort(w);
 		return -1;
 	}
@@ -256,7 +256,7 @@ int ftdb_sites_commit(struct ftdb_sites_writer *w, const char *skip)
 	finish(w);
 	if (sqlite3_prepare_v2(w->h, "INSERT OR REPLACE INTO trace_meta(trace_id, key, value) "
 			       "VALUES (?, 'sites.skip', ?)", -1, &st, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(w->h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(w->h));
 		ftdb_rollback(w->h);
 		return -1;
 	}

@@ -56,7 +56,7 @@ void collect_init(struct collect *c, struct store *store)
 {
 	memset(c, 0, sizeof(*c));
 	c->store = store;
-	ft_enc_init(&c->enc);
+	ftdb_enc_init(&c->enc);
 	idmap_init(&c->by_mm);
 	idmap_init(&c->by_pid);
 	idmap_init(&c->by_shape);
@@ -68,7 +68,7 @@ void collect_init(struct collect *c, struct store *store)
 
 void collect_release(struct collect *c)
 {
-	ft_enc_release(&c->enc);
+	ftdb_enc_release(&c->enc);
 	idmap_release(&c->by_mm);
 	idmap_release(&c->by_pid);
 	idmap_release(&c->by_shape);
@@ -166,15 +166,15 @@ static int flush_chunk(struct collect *c)
 	if (c->enc.nr)
 		ret = store_chunk(c->store, &c->enc, c->chunk_first_seq);
 	c->chunk_first_seq = c->seq;
-	ft_enc_reset(&c->enc);
+	ftdb_enc_reset(&c->enc);
 	return ret;
 }
 
-static int emit(struct collect *c, const struct ft_event *ev)
+static int emit(struct collect *c, const struct ftdb_event *ev)
 {
-	ft_enc_add(&c->enc, ev);
+	ftdb_enc_add(&c->enc, ev);
 	c->seq++;
-	if (ft_enc_full(&c->enc))
+	if (ftdb_enc_full(&c->enc))
 		return flush_chunk(c);
 	return 0;
 }
@@ -269,8 +269,8 @@ static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
 
 	while (orders) {
 		unsigned int o = 63 - (unsigned int)__builtin_clzll(orders);
-		struct ft_event ev = {
-			.kind = FT_EV_ALLOC,
+		struct ftdb_event ev = {
+			.kind = FTDB_EV_ALLOC,
 			.ts = ts,
 			.addr = v[F_ADDR].u & ~((c->page_size << o) - 1),
 			.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
@@ -280,7 +280,7 @@ static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
 		orders &= ~(1ULL << o);
 		if (!orders && pfn) {
 			ev.aux = pfn;
-			ev.flags = FT_EVF_SUCCESS;
+			ev.flags = FTDB_EVF_SUCCESS;
 		}
 		if (emit(c, &ev))
 			return -1;
@@ -292,15 +292,15 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
 	struct cvma *vma = get_vma(c, p, v[F_VM_START].u, v[F_VM_END].u, v[F_VM_FLAGS].u, ts);
-	struct ft_event ev = {
-		.kind = FT_EV_FAULT,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_FAULT,
 		.ts = ts,
 		.addr = v[F_ADDR].u,
 		.aux = v[F_LATENCY].u,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
 		.vma_id = c->store->vma_base + (uint32_t)(vma - c->vmas),
 		.nr_ptes = (uint16_t)v[F_NR_PTES].u,
-		.flags = (v[F_WRITE].u ? FT_EVF_WRITE : 0) | (v[F_ZERO].u ? FT_EVF_ZERO_PAGE : 0),
+		.flags = (v[F_WRITE].u ? FTDB_EVF_WRITE : 0) | (v[F_ZERO].u ? FTDB_EVF_ZERO_PAGE : 0),
 		.order = (uint8_t)v[F_ORDER].u,
 		.reason = (uint8_t)v[F_FALLBACK].u,
 		.tid_lo = (uint16_t)(v[F_TID].u - v[F_PID].u),
@@ -319,12 +319,12 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p;
-	struct ft_event ev = {
-		.kind = FT_EV_ALLOC,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_ALLOC,
 		.ts = ts,
 		.addr = v[A_ADDR].u,
 		.aux = v[A_PFN].u,
-		.flags = v[A_SUCCESS].u ? FT_EVF_SUCCESS : 0,
+		.flags = v[A_SUCCESS].u ? FTDB_EVF_SUCCESS : 0,
 		.order = (uint8_t)v[A_ORDER].u,
 	};
 
@@ -336,11 +336,11 @@ static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 	return emit(c, &ev);
 }
 
-static int on_wp(struct collect *c, enum ft_ev_kind kind, uint64_t ts,
+static int on_wp(struct collect *c, enum ftdb_ev_kind kind, uint64_t ts,
 		 const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[W_MM].u, (int32_t)v[W_PID].u, ts, 0, 0);
-	struct ft_event ev = {
+	struct ftdb_event ev = {
 		.kind = kind,
 		.ts = ts,
 		.addr = v[W_ADDR].u,
@@ -349,20 +349,20 @@ static int on_wp(struct collect *c, enum ft_ev_kind kind, uint64_t ts,
 		.tid_lo = (uint16_t)(v[W_TID].u - v[W_PID].u),
 	};
 
-	p->counts[kind == FT_EV_ZERO_WP ? 1 : 2]++;
+	p->counts[kind == FTDB_EV_ZERO_WP ? 1 : 2]++;
 	return emit(c, &ev);
 }
 
 static int on_zap(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
-	int exit_zap = v[Z_CAUSE].u == FT_ZAP_EXIT;
+	int exit_zap = v[Z_CAUSE].u == FTDB_ZAP_EXIT;
 	struct cproc *p = get_proc(c, v[Z_MM].u, (int32_t)v[Z_PID].u, ts, 0, exit_zap);
-	struct ft_event ev = {
-		.kind = FT_EV_ZAP,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_ZAP,
 		.ts = ts,
 		.addr = v[Z_START].u,
 		.end = v[Z_END].u,
-		.aux = v[Z_CAUSE].u == FT_ZAP_MREMAP ? v[Z_NEW_ADDR].u : 0,
+		.aux = v[Z_CAUSE].u == FTDB_ZAP_MREMAP ? v[Z_NEW_ADDR].u : 0,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
 		.reason = (uint8_t)v[Z_CAUSE].u,
 	};
@@ -381,8 +381,8 @@ static int on_mm_dup(struct collect *c, uint64_t ts, const struct collect_val *v
 					0, 0);
 	uint32_t pi = (uint32_t)(parent - c->procs);
 	struct cproc *p = get_proc(c, v[D_MM].u, (int32_t)v[D_PID].u, ts, 1, 0);
-	struct ft_event ev = {
-		.kind = FT_EV_MM_DUP,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_MM_DUP,
 		.ts = ts,
 		.aux = c->store->proc_base + pi,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
@@ -452,9 +452,9 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 	case CK_ALLOC:
 		return on_alloc(c, ts, v);
 	case CK_ZERO_WP:
-		return on_wp(c, FT_EV_ZERO_WP, ts, v);
+		return on_wp(c, FTDB_EV_ZERO_WP, ts, v);
 	case CK_COW:
-		return on_wp(c, FT_EV_COW, ts, v);
+		return on_wp(c, FTDB_EV_COW, ts, v);
 	case CK_ZAP:
 		return on_zap(c, ts, v);
 	case CK_MM_DUP:

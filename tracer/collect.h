@@ -6,7 +6,7 @@
  * collect_event(); store.c writes what this builds.
  *
  * Tuned for hundreds of millions of faults: per fault, two cached lookups (mm, VMA shape)
- * that usually hit the previous event's entries, one ft_enc_add(), no SQL.
+ * that usually hit the previous event's entries, one ftdb_enc_add(), no SQL.
  */
 #ifndef FT_TRACER_COLLECT_H
 #define FT_TRACER_COLLECT_H
@@ -79,7 +79,7 @@ struct cvma {
 
 struct collect {
 	struct store *store;
-	struct ft_enc enc;		/* chunk being filled */
+	struct ftdb_enc enc;		/* chunk being filled */
 	uint64_t seq;			/* stream position of the next anon record */
 	uint64_t chunk_first_seq;	/* stream position of the enc's first record */
 

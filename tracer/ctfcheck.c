@@ -202,7 +202,7 @@ static int check_dir(struct ctf_check *c, const char *top, const char *dir, unsi
 		goto out;
 	dh = opendir(dir);
 	if (!dh) {
-		error("cannot read %s: %s", rel(top, dir), strerror(errno));
+		fail("cannot read %s: %s", rel(top, dir), strerror(errno));
 		goto out;
 	}
 	/* as babeltrace2's src.ctf.fs: every entry but metadata and dot files is a stream */
@@ -267,7 +267,7 @@ static int walk(struct ctf_check *c, const char *top, const char *dir, int depth
 	dh = opendir(dir);
 	if (!dh) {
 		strbuf_release(&path);
-		return error("cannot read %s: %s", dir, strerror(errno));
+		return fail("cannot read %s: %s", dir, strerror(errno));
 	}
 	while (!ret && (de = readdir(dh)) && depth < MAX_DEPTH) {
 		if (de->d_name[0] == '.' || (!depth && !strcmp(de->d_name, "header")))
@@ -293,9 +293,9 @@ int ctf_check(const char *dir, struct ctf_check *c)
 	strbuf_init(&c->missing);
 	strbuf_init(&c->missing_id);
 	if (walk(c, dir, dir, 0, header_cpus(dir)))
-		return error("damaged trace");
+		return fail("damaged trace");
 	if (!c->nr_dirs)
-		return error("no CTF trace (a directory with a metadata file) under %s", dir);
+		return fail("no CTF trace (a directory with a metadata file) under %s", dir);
 	/* the identity part: names without reasons, sorted, so it does not depend on readdir */
 	names = xstrdup(c->missing.buf);
 	for (p = strtok(names, ","); p; p = strtok(NULL, ",")) {
@@ -341,7 +341,7 @@ static int link_into(const char *target_dir, const char *name, const char *link_
 	strbuf_addf(&from, "%s/%s", target_dir, name);
 	strbuf_addf(&to, "%s/%s", link_dir, link_name);
 	if (symlink(from.buf, to.buf))
-		ret = error("cannot create %s: %s", to.buf, strerror(errno));
+		ret = fail("cannot create %s: %s", to.buf, strerror(errno));
 	strbuf_release(&from);
 	strbuf_release(&to);
 	return ret;
@@ -358,13 +358,13 @@ int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs
 		const struct ctf_dir *d = &c->dirs[i];
 
 		if (!realpath(d->path, real)) {
-			error("cannot resolve %s: %s", d->path, strerror(errno));
+			fail("cannot resolve %s: %s", d->path, strerror(errno));
 			goto out;
 		}
 		strbuf_reset(&dir);
 		strbuf_addf(&dir, "%s/%zu", root, i);
 		if (mkdir(dir.buf, 0700)) {
-			error("cannot create %s: %s", dir.buf, strerror(errno));
+			fail("cannot create %s: %s", dir.buf, strerror(errno));
 			goto out;
 		}
 		v[i] = xstrdup(dir.buf);
@@ -378,7 +378,7 @@ int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs
 			strbuf_reset(&name);
 			strbuf_addf(&name, "%s/index", dir.buf);
 			if (mkdir(name.buf, 0700) && errno != EEXIST) {
-				error("cannot create %s: %s", name.buf, strerror(errno));
+				fail("cannot create %s: %s", name.buf, strerror(errno));
 				goto out;
 			}
 			strbuf_reset(&name);

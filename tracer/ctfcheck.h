@@ -45,7 +45,7 @@ struct ctf_check {
 
 /*
  * ctf_check - check every CTF directory under dir (header/ aside, at most 8 levels deep).
- * Return: 0 (c filled; c->nr_missing streams are missing), or -1 (error() names the damage
+ * Return: 0 (c filled; c->nr_missing streams are missing), or -1 (fail() names the damage
  * or the missing trace). Release c either way.
  */
 int ctf_check(const char *dir, struct ctf_check *c);

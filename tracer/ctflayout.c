@@ -34,15 +34,15 @@ int ctf_open_regular(const char *path, const char *name, struct stat *sb)
 	int fd;
 
 	if (stat(path, sb))
-		return error("cannot read %s: %s", name, strerror(errno));
+		return fail("cannot read %s: %s", name, strerror(errno));
 	if (!S_ISREG(sb->st_mode))
-		return error("%s is %s", name, file_kind(sb->st_mode));
+		return fail("%s is %s", name, file_kind(sb->st_mode));
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return error("cannot open %s: %s", name, strerror(errno));
+		return fail("cannot open %s: %s", name, strerror(errno));
 	if (fstat(fd, sb) || !S_ISREG(sb->st_mode)) {
 		close(fd);
-		return error("%s is not a regular file", name);
+		return fail("%s is not a regular file", name);
 	}
 	return fd;
 }
@@ -76,7 +76,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 	size = (uint64_t)sb.st_size;
 	*bytes += size;
 	if (!size) {
-		error("%s is empty", name);
+		fail("%s is empty", name);
 		goto out;
 	}
 	if (quick || size < 4 || ctf_read_at(fd, h, 4, 0)) {
@@ -95,36 +95,36 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 		uint32_t content, psize;
 
 		if (size - off < MD_HEADER_LEN || ctf_read_at(fd, h, MD_HEADER_LEN, off)) {
-			error("%s is truncated: %llu bytes of the packet header at byte %llu",
+			fail("%s is truncated: %llu bytes of the packet header at byte %llu",
 			      name, (unsigned long long)(size - off), (unsigned long long)off);
 			goto out;
 		}
 		if (get32(h, be) != MD_MAGIC) {
-			error("%s: no metadata packet header at byte %llu", name,
+			fail("%s: no metadata packet header at byte %llu", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		if (!off)
 			memcpy(uuid, h + 4, 16);
 		else if (memcmp(uuid, h + 4, 16)) {
-			error("%s: the packet at byte %llu has another trace uuid", name,
+			fail("%s: the packet at byte %llu has another trace uuid", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		content = get32(h + 24, be);	/* bits, header included */
 		psize = get32(h + 28, be);	/* bits */
 		if (content % 8 || psize % 8 || content < MD_HEADER_LEN * 8 || content > psize) {
-			error("%s: the packet at byte %llu has bad sizes (content %u, packet %u bits)",
+			fail("%s: the packet at byte %llu has bad sizes (content %u, packet %u bits)",
 			      name, (unsigned long long)off, content, psize);
 			goto out;
 		}
 		if (h[32] || h[33] || h[34] || h[35] != 1 || h[36] != 8) {
-			error("%s: the packet at byte %llu is not plain CTF 1.8 metadata", name,
+			fail("%s: the packet at byte %llu is not plain CTF 1.8 metadata", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		if (psize / 8 > size - off) {
-			error("%s is truncated: the packet at byte %llu is %u bytes long, the file "
+			fail("%s is truncated: the packet at byte %llu is %u bytes long, the file "
 			      "ends %llu bytes after its start", name, (unsigned long long)off,
 			      psize / 8, (unsigned long long)(size - off));
 			goto out;
@@ -152,13 +152,13 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 		lttng_index_entry(&ix, i, &e);
 		if (e.offset != expect || !e.packet_size || e.packet_size % 8 ||
 		    e.content_size > e.packet_size || e.ts_begin > e.ts_end) {
-			error("%s: entry %llu is inconsistent (packet at byte %llu, expected %llu)",
+			fail("%s: entry %llu is inconsistent (packet at byte %llu, expected %llu)",
 			      name, (unsigned long long)i, (unsigned long long)e.offset,
 			      (unsigned long long)expect);
 			goto out;
 		}
 		if (e.packet_size / 8 > z - e.offset) {
-			error("%s: entry %llu: a packet of %llu bytes at byte %llu runs past the end "
+			fail("%s: entry %llu: a packet of %llu bytes at byte %llu runs past the end "
 			      "of %s (%llu bytes)", name, (unsigned long long)i,
 			      (unsigned long long)(e.packet_size / 8), (unsigned long long)e.offset,
 			      stream, (unsigned long long)z);
@@ -166,7 +166,7 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 		}
 		if (ctf_read_at(sfd, m, 4, e.offset) ||
 		    (get32(m, 0) != PKT_MAGIC && get32(m, 1) != PKT_MAGIC)) {
-			error("%s: no packet header at byte %llu (entry %llu of %s)", stream,
+			fail("%s: no packet header at byte %llu (entry %llu of %s)", stream,
 			      (unsigned long long)e.offset, (unsigned long long)i, name);
 			goto out;
 		}

@@ -76,7 +76,7 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 		if (i < 0) {
 			if (optional)
 				continue;
-			return error("event %s has no %sfield %s (see docs/events.md)", ec->name,
+			return fail("event %s has no %sfield %s (see docs/events.md)", ec->name,
 				     ctx ? "context " : "", want);
 		}
 		fc = bt_field_class_structure_member_borrow_field_class_const(
@@ -91,7 +91,7 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 		else if (t == BT_FIELD_CLASS_TYPE_STRING)
 			ec->type[k] = EVF_STRING;
 		else
-			return error("event %s: field %s has an unexpected type", ec->name, want);
+			return fail("event %s: field %s has an unexpected type", ec->name, want);
 	}
 	ec->nr_fields = k;
 	return 0;

@@ -34,7 +34,7 @@ static int list_dir(const char *dir, char ***names)
 
 	*names = NULL;
 	if (!d)
-		return error("cannot read %s: %s", dir, strerror(errno));
+		return fail("cannot read %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -104,7 +104,7 @@ int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t
 	strbuf_release(&file);
 	strbuf_release(&val);
 	if (ret)
-		return error("cannot load the trace header of %s", ctf_dir);
+		return fail("cannot load the trace header of %s", ctf_dir);
 	return 0;
 }
 
@@ -193,7 +193,7 @@ char *header_files_id(const char *ctf_dir)
 	char buf[32];
 
 	if (hash_tree(ctf_dir, "", &h))
-		return error_null("cannot identify the trace in %s", ctf_dir);
+		return fail_null("cannot identify the trace in %s", ctf_dir);
 	snprintf(buf, sizeof(buf), "files:%016llx", (unsigned long long)h);
 	return xstrdup(buf);
 }

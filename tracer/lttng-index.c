@@ -40,14 +40,14 @@ int lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
 	ix->buf = buf;
 	ix->len = len;
 	if (len < LTTNG_INDEX_HEADER_LEN || len > LTTNG_INDEX_FILE_MAX)
-		return error("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
+		return fail("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
 	ix->major = be32(buf + 4);
 	ix->minor = be32(buf + 8);
 	ix->entry_len = be32(buf + 12);
 	if (be32(buf) != LTTNG_INDEX_MAGIC || ix->major != 1 ||
 	    ix->entry_len < LTTNG_INDEX_ENTRY_MIN || ix->entry_len > LTTNG_INDEX_ENTRY_MAX ||
 	    (len - LTTNG_INDEX_HEADER_LEN) % ix->entry_len)
-		return error("%s: bad LTTng index header", name);
+		return fail("%s: bad LTTng index header", name);
 	ix->nr = (len - LTTNG_INDEX_HEADER_LEN) / ix->entry_len;
 	return 0;
 }
@@ -66,7 +66,7 @@ int lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
 	len = (uint64_t)sb.st_size;
 	if (len < LTTNG_INDEX_HEADER_LEN || len > LTTNG_INDEX_FILE_MAX) {
 		close(fd);
-		return error("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
+		return fail("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
 	}
 	buf = xmalloc(len);
 	errno = 0;
@@ -74,7 +74,7 @@ int lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
 		ret = errno;
 		close(fd);
 		free(buf);
-		return error("cannot read %s: %s", name, ret ? strerror(ret) : "file shrank");
+		return fail("cannot read %s: %s", name, ret ? strerror(ret) : "file shrank");
 	}
 	close(fd);
 	return lttng_index_parse(ix, buf, len, name);

@@ -88,7 +88,7 @@ void lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_in
  * lttng_index_slice - the bytes of an index file of entries [first, first + nr) of ix, with
  * ix's header and every entry's offset lowered by rebase bytes (the index of a piece of the
  * stream copied out from byte rebase: tracer/pdecode.c). Into *out (malloc'd), *len bytes.
- * Never calls error(): decoder threads use it.
+ * Never calls fail(): decoder threads use it.
  */
 void lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr,
 		       uint64_t rebase, unsigned char **out, size_t *len);

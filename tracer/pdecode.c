@@ -7,7 +7,7 @@
  * libbabeltrace2 objects are not thread-safe, their reference counts included: each
  * decoder owns its graph, and building or destroying a graph (which takes references on
  * the shared component classes) happens under bt_lock. Library code here reports errors
- * through lib/error.h, which is not thread-safe either: a decoder never calls error(); a
+ * through lib/error.h, which is not thread-safe either: a decoder never calls fail(); a
  * failed piece makes the whole ingest go to the serial graph instead.
  */
 #include <dirent.h>
@@ -242,7 +242,7 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	unsigned int k;
 
 	if (!ec) {
-		/* resolving may call error(): one thread at a time, the cause dropped */
+		/* resolving may call fail(): one thread at a time, the cause dropped */
 		pthread_mutex_lock(&bt_lock);
 		ec = evclass_get(&p->ecs, msg, event);
 		if (!ec)

@@ -63,7 +63,7 @@ struct ft_sink *ft_sink_new(const char *path, const char *input, const char *par
 	s->result = result ? result : &s->own;
 	memset(s->result, 0, sizeof(*s->result));
 	if (!path) {
-		error("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
+		fail("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
 		goto fail;
 	}
 	s->path = xstrdup(path);
@@ -111,7 +111,7 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 	s->self = self;
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
-		error("cannot add the input port");
+		fail("cannot add the input port");
 		ft_sink_free(s);
 		goto fail;
 	}
@@ -218,7 +218,7 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 		if (!id)
 			return -1;
 	} else {
-		return error("the trace has no UUID: give its directory as parameter input");
+		return fail("the trace has no UUID: give its directory as parameter input");
 	}
 	if (s->partial) {
 		char *full = xmalloc(strlen(id) + strlen(s->partial) + 10);
@@ -256,7 +256,7 @@ int ft_sink_end(struct ft_sink *s)
 	size_t i, j;
 
 	if (!s->started)
-		return error("no trace found in the input");
+		return fail("no trace found in the input");
 	if (collect_finish(c))
 		return -1;
 	/* one row per event name, summed over the classes (streams) that carry it */
@@ -318,7 +318,7 @@ static int event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *t
 	if (bt_clock_snapshot_get_ns_from_origin(
 		    bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) !=
 	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return error("event %s: timestamp out of range", ec->name);
+		return fail("event %s: timestamp out of range", ec->name);
 	*ts = (uint64_t)ns;
 	return 0;
 }
@@ -395,15 +395,15 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		if (ft_sink_end(s)) {
-			error("cannot store the trace in %s", s->path);
+			fail("cannot store the trace in %s", s->path);
 			goto fail;
 		}
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		error("out of memory reading the trace");
+		fail("out of memory reading the trace");
 		goto fail;
 	default:
-		error("cannot read the trace");
+		fail("cannot read the trace");
 		goto fail;
 	}
 	for (i = 0; i < count; i++) {
@@ -420,7 +420,7 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	}
 	if (rc < 0) {
-		error("cannot store the trace in %s", s->path);
+		fail("cannot store the trace in %s", s->path);
 		goto fail;
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
@@ -435,13 +435,13 @@ bt_component_class_sink *ft_sink_class_create(void)
 	bt_component_class_sink *cls = bt_component_class_sink_create("sqlite", ft_sink_consume);
 
 	if (!cls)
-		return error_null("cannot create the sink component class");
+		return fail_null("cannot create the sink component class");
 	if (bt_component_class_sink_set_initialize_method(cls, ft_sink_initialize) ||
 	    bt_component_class_sink_set_finalize_method(cls, ft_sink_finalize) ||
 	    bt_component_class_sink_set_graph_is_configured_method(cls,
 								   ft_sink_graph_is_configured)) {
 		bt_component_class_sink_put_ref(cls);
-		return error_null("cannot set up the sink component class");
+		return fail_null("cannot set up the sink component class");
 	}
 	return cls;
 }

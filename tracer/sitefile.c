@@ -100,7 +100,7 @@ static int add_stack(struct sitefile *f, char **lines, size_t from, int n, const
 		if (split(copy, fl, 6) != 6 || strcmp(fl[0], "F") || num(fl[1], 16, &fr->ip) ||
 		    num(fl[3], 16, &fr->module_offset) || num(fl[5], 16, &fr->proc_offset)) {
 			f->nr_stacks++;	/* released with the others */
-			return error("malformed frame line %zu", from + k + 1);
+			return fail("malformed frame line %zu", from + k + 1);
 		}
 		fr->module = strcmp(fl[2], "-") ? fl[2] : NULL;
 		fr->proc = strcmp(fl[4], "-") ? fl[4] : NULL;
@@ -127,13 +127,13 @@ static int parse_call(struct sitefile *f, char **lines, size_t *i, size_t nr, ui
 	if (split(lines[*i], fl, 14) != 14 || num(fl[1], 10, &ts) || num(fl[2], 10, &pid) ||
 	    num(fl[3], 10, &tid) || num(fl[12], 10, &nf) || nf > nr - *i - 1 ||
 	    (f->version == 1 ? num(fl[11], -10, &res) : strcmp(fl[11], "-")))
-		return error("malformed call line %zu", *i + 1);
+		return fail("malformed call line %zu", *i + 1);
 	f->calls = xgrow(f->calls, &f->cap_calls, f->nr_calls + 1, sizeof(*f->calls));
 	c = &f->calls[f->nr_calls];
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < 6; k++)
 		if (num(fl[5 + k], 16, &c->arg[k]))
-			return error("malformed call line %zu", *i + 1);
+			return fail("malformed call line %zu", *i + 1);
 	c->ts = ts + offset;
 	c->entry = c->ts;
 	c->pid = (int)pid;
@@ -170,7 +170,7 @@ int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 		p = nl + 1;
 	}
 	if (!nr || (strncmp(lines[0], "V\t1\t", 4) && strncmp(lines[0], "V\t2\t", 4))) {
-		error("not a call-site side file of version 1 or 2");
+		fail("not a call-site side file of version 1 or 2");
 		goto out;
 	}
 	f->version = lines[0][2] - '0';
@@ -184,7 +184,7 @@ int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 		case 'K':
 			if (split(lines[i], fl, 5) != 5 || num(fl[1], 10, &ts) ||
 			    num(fl[2], 10, &pid) || num(fl[3], 10, &child)) {
-				error("malformed fork line %zu", i + 1);
+				fail("malformed fork line %zu", i + 1);
 				goto out;
 			}
 			ts += offset;
@@ -194,7 +194,7 @@ int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 		case 'X':
 			if (split(lines[i], fl, 4) != 4 || num(fl[1], 10, &ts) ||
 			    num(fl[2], 10, &pid)) {
-				error("malformed exec line %zu", i + 1);
+				fail("malformed exec line %zu", i + 1);
 				goto out;
 			}
 			ts += offset;
@@ -204,11 +204,11 @@ int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 		case 'E':
 			continue;
 		default:
-			error("malformed line %zu: unknown record '%c'", i + 1, lines[i][0]);
+			fail("malformed line %zu: unknown record '%c'", i + 1, lines[i][0]);
 			goto out;
 		}
 		if (ts < last) {
-			error("line %zu: time goes backwards", i + 1);
+			fail("line %zu: time goes backwards", i + 1);
 			goto out;
 		}
 		last = ts;

@@ -75,7 +75,7 @@ void owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
  * of a traced process to the owner of its address: a span, and for anon_fault the call's
  * (or process's) fault and touched-page counts. Return: 0.
  */
-int owners_event(const struct ft_event *ev, void *arg);
+int owners_event(const struct ftdb_event *ev, void *arg);
 
 /* Apply the records after the last event (ranges that end after it). */
 void owners_finish(struct site_owners *o);

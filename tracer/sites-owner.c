@@ -190,7 +190,7 @@ static void span_add(struct site_owners *o, uint64_t seq, size_t owner)
 	o->span_open = 1;
 }
 
-int owners_event(const struct ft_event *ev, void *arg)
+int owners_event(const struct ftdb_event *ev, void *arg)
 {
 	struct site_owners *o = arg;
 	struct sitefile *f = o->f;
@@ -201,7 +201,7 @@ int owners_event(const struct ft_event *ev, void *arg)
 
 	while (o->next_rec < f->nr_recs && f->recs[o->next_rec].ts <= ev->ts)
 		apply_rec(o, &f->recs[o->next_rec++]);
-	if (ev->kind != FT_EV_FAULT && ev->kind != FT_EV_ZERO_WP && ev->kind != FT_EV_COW)
+	if (ev->kind != FTDB_EV_FAULT && ev->kind != FTDB_EV_ZERO_WP && ev->kind != FTDB_EV_COW)
 		return 0;
 	p = proc_get(o, pid_of(o, ev->proc_id), 0);
 	if (!p) {
@@ -224,7 +224,7 @@ int owners_event(const struct ft_event *ev, void *arg)
 		owner_key = f->nr_calls + (size_t)(p - o->procs);
 	}
 	span_add(o, seq, (size_t)owner_key);
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;	/* counted by query sites: anon_fault events only */
 	(*faults)++;
 	if (!ev->nr_ptes)

@@ -47,7 +47,7 @@ int sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id)
 	if (ftdb_sys_exits(h, trace_id, ft_syscall_lookup, &v, &nr))
 		return -1;
 	if (!nr)
-		return error("the side file's calls need the trace's syscall exit events (sites "
+		return fail("the side file's calls need the trace's syscall exit events (sites "
 			     "channel), which it does not have");
 	idmap_init(&next);
 	for (i = f->nr_calls; i-- > 0; ) {

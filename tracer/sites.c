@@ -162,11 +162,11 @@ static int sites_open(regex_t *re, struct strbuf *buf, const char *path, const c
 	rc = regcomp(re, skip ? skip : FT_SITES_SKIP_DEFAULT, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, re, msg, sizeof(msg));
-		return error("invalid site skip regex '%s': %s", skip, msg);
+		return fail("invalid site skip regex '%s': %s", skip, msg);
 	}
 	if (strbuf_read_file(buf, path) < 0) {
 		regfree(re);
-		return error("cannot read %s: %s", path, strerror(errno));
+		return fail("cannot read %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -184,7 +184,7 @@ int ft_sites_check(const char *path, const char *skip)
 	regfree(&re);
 	sitefile_release(&f);
 	strbuf_release(&buf);
-	return ret ? error("bad call-site side file %s", path) : 0;
+	return ret ? fail("bad call-site side file %s", path) : 0;
 }
 
 int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
@@ -237,6 +237,6 @@ out:
 	free(pm);
 	strbuf_release(&buf);
 	if (ret)
-		error("cannot store the call sites of %s", path);
+		fail("cannot store the call sites of %s", path);
 	return ret;
 }

@@ -35,7 +35,7 @@ static const char *const stmt_sql[ST_NR] = {
 
 static int sql_error(struct store *s, const char *what)
 {
-	return error("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
+	return fail("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
 }
 
 /*
@@ -70,7 +70,7 @@ int store_open(struct store *s, const char *path)
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
 		store_close(s);
-		return error("cannot configure %s", path);
+		return fail("cannot configure %s", path);
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ int store_begin(struct store *s, const char *uuid, const char *path)
 	int i, rc;
 
 	if (ftdb_exec(s->db, "BEGIN IMMEDIATE"))
-		return error("cannot lock %s", s->path);
+		return fail("cannot lock %s", s->path);
 	s->in_txn = 1;
 	rc = query_int(s, "SELECT trace_id FROM trace WHERE uuid = ?1", uuid, &v);
 	if (rc < 0)
@@ -221,7 +221,7 @@ int store_trace_int(struct store *s, const char *column, int64_t value)
 	return update_trace(s, column, NULL, value);
 }
 
-int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
+int store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq)
 {
 	sqlite3_stmt *st = s->st[ST_CHUNK];
 
@@ -236,7 +236,7 @@ int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
 	return run(s, ST_CHUNK, "store an event chunk");
 }
 
-int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
+int store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev)
 {
 	sqlite3_stmt *st = s->st[ST_ZAP];
 
@@ -246,8 +246,8 @@ int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
 	sqlite3_bind_int64(st, 4, ev->proc_id);
 	sqlite3_bind_int64(st, 5, (int64_t)ev->addr);
 	sqlite3_bind_int64(st, 6, (int64_t)ev->end);
-	sqlite3_bind_text(st, 7, ft_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
-	if (ev->reason == FT_ZAP_MREMAP)
+	sqlite3_bind_text(st, 7, ftdb_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
+	if (ev->reason == FTDB_ZAP_MREMAP)
 		sqlite3_bind_int64(st, 8, (int64_t)ev->aux);
 	return run(s, ST_ZAP, "store a zap");
 }
@@ -330,7 +330,7 @@ int store_commit(struct store *s)
 {
 	if (ftdb_exec(s->db, "COMMIT")) {
 		store_rollback(s);
-		return error("cannot commit to %s", s->path);
+		return fail("cannot commit to %s", s->path);
 	}
 	s->in_txn = 0;
 	return 0;

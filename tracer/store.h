@@ -45,8 +45,8 @@ int store_meta(struct store *s, const char *key, const char *value);
 /* Set a trace column from a header value (text; SQLite's affinity makes numbers integers). */
 int store_trace_column(struct store *s, const char *column, const char *value);
 int store_trace_int(struct store *s, const char *column, int64_t value);
-int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq);
-int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev);
+int store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq);
+int store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev);
 int store_count(struct store *s, const char *name, uint64_t count);
 int store_order(struct store *s, unsigned int order, int zero_page, uint64_t faults,
 		uint64_t ptes);
