@@ -11,22 +11,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/ivmap.h"
 #include "lib/strbuf.h"
 #include "replay/export.h"
 #include "replay/guest/ftr.h"
 #include "replay/pageset.h"
-
-/* A mapped range of the model, in pages. Adjacent ranges of one class are merged. */
-struct ival {
-	uint64_t start;		/* first page */
-	uint64_t end;		/* one past the last page */
-	uint64_t flags;		/* vm_flags of the recorded VMA it was made for */
-};
-
-struct model {
-	struct ival *v;		/* sorted by start, disjoint */
-	size_t n, cap;
-};
 
 struct range {
 	uint64_t start, end;	/* pages */
@@ -36,7 +25,11 @@ struct xproc {
 	int64_t index;		/* position in the file, -1 until the process appears */
 	uint32_t parent;	/* proc_id of the process forking it, UINT32_MAX if none */
 	uint8_t dead;		/* it exited: later events are ignored */
-	struct model m;		/* the replayer's mappings, as it will have made them */
+	/*
+	 * the replayer's mappings, as it will have made them: pages, each interval's value
+	 * the vm_flags of the recorded VMA it was made for, adjacent ones of a class merged
+	 */
+	struct ivmap m;
 	struct strbuf ops;	/* encoded operations */
 	uint64_t nr_ops;
 	uint64_t last_touch;	/* page of the previous TOUCH (delta base) */
@@ -87,13 +80,11 @@ static inline void xput_varint(struct strbuf *sb, uint64_t v)
 
 /* ---- the model (export-model.c): a process's mappings, in pages ---- */
 
-/* First interval ending after page. */
-size_t xmodel_lower(const struct model *m, uint64_t page);
-/* Index of the interval holding page, or -1. */
-ssize_t xmodel_find(const struct model *m, uint64_t page);
-/* Unmap [s, e) from the model, splitting intervals at the edges. */
-void xmodel_remove(struct model *m, uint64_t s, uint64_t e);
-/* Map [s, e) with flags in the model, replacing what was there. */
-void xmodel_set(struct model *m, uint64_t s, uint64_t e, uint64_t flags);
+/*
+ * Map [s, e) with flags in the model, replacing what was there, then merge adjacent
+ * intervals of one class (vclass()), as the kernel merges anonymous VMAs. Lookups and
+ * unmapping are lib/ivmap.h's own (ivmap_find(), ivmap_lower(), ivmap_remove()).
+ */
+void xmodel_set(struct ivmap *m, uint64_t s, uint64_t e, uint64_t flags);
 
 #endif /* FT_REPLAY_EXPORT_INT_H */

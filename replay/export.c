@@ -55,22 +55,22 @@ static void note_mapped(struct xproc *p, uint64_t s, uint64_t e)
 static uint64_t noreserve(const struct xproc *p, uint64_t a, uint64_t b, uint64_t s,
 			  uint64_t e, uint64_t flags)
 {
-	ssize_t l = a ? xmodel_find(&p->m, a - 1) : -1, r = xmodel_find(&p->m, b);
-	const struct ival *left = l >= 0 ? &p->m.v[l] : NULL, *right = r >= 0 ? &p->m.v[r] : NULL;
+	ssize_t l = a ? ivmap_find(&p->m, a - 1) : -1, r = ivmap_find(&p->m, b);
+	const struct ivmap_entry *left = l >= 0 ? &p->m.v[l] : NULL, *right = r >= 0 ? &p->m.v[r] : NULL;
 	uint64_t nr = 0;
 
-	if (left && vbase(left->flags) != vbase(flags))
+	if (left && vbase(left->val) != vbase(flags))
 		left = NULL;
-	if (right && vbase(right->flags) != vbase(flags))
+	if (right && vbase(right->val) != vbase(flags))
 		right = NULL;
 	if (left && a > s)
-		return left->flags & FTR_VM_NORESERVE;
+		return left->val & FTR_VM_NORESERVE;
 	if (right && b < e)
-		return right->flags & FTR_VM_NORESERVE;
+		return right->val & FTR_VM_NORESERVE;
 	if (left)
-		nr = (left->flags & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
+		nr = (left->val & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
 	else if (right)
-		nr = (right->flags & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
+		nr = (right->val & FTR_VM_NORESERVE) ^ FTR_VM_NORESERVE;
 	return nr;
 }
 
@@ -87,24 +87,24 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		int map;	/* 1: MAP a hole, 0: PROTECT a part of another class */
 	} *todo = NULL;
 	size_t nt = 0, cap = 0, j, k;
-	ssize_t i = xmodel_find(&p->m, page);
+	ssize_t i = ivmap_find(&p->m, page);
 	uint64_t cur = s;
 
 	flags &= ~FTR_VM_NORESERVE;	/* the recording's own; ours is chosen below */
 	if (i >= 0 && p->m.v[i].start == s && p->m.v[i].end == e &&
-	    vbase(p->m.v[i].flags) == vbase(flags))
+	    vbase(p->m.v[i].val) == vbase(flags))
 		return;
 	if (!recorded && i >= 0)
 		return;
-	for (j = xmodel_lower(&p->m, s); j < p->m.n && p->m.v[j].start < e; j++) {
-		const struct ival *iv = &p->m.v[j];
+	for (j = ivmap_lower(&p->m, s); j < p->m.n && p->m.v[j].start < e; j++) {
+		const struct ivmap_entry *iv = &p->m.v[j];
 		uint64_t lo = iv->start > cur ? iv->start : cur;
 		uint64_t hi = iv->end < e ? iv->end : e;
 
 		XGROW(todo, cap, nt + 2);
 		if (iv->start > cur)
 			todo[nt++] = (struct todo){ cur, iv->start, 1 };
-		if (vbase(iv->flags) != vbase(flags))
+		if (vbase(iv->val) != vbase(flags))
 			todo[nt++] = (struct todo){ lo, hi, 0 };
 		cur = hi;
 	}
@@ -118,9 +118,9 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		if (todo[k].map) {
 			f[2] |= noreserve(p, todo[k].start, todo[k].end, s, e, flags);
 		} else {
-			ssize_t o = xmodel_find(&p->m, todo[k].start);
+			ssize_t o = ivmap_find(&p->m, todo[k].start);
 
-			f[2] |= o >= 0 ? p->m.v[o].flags & FTR_VM_NORESERVE : 0;
+			f[2] |= o >= 0 ? p->m.v[o].val & FTR_VM_NORESERVE : 0;
 		}
 		emit(p, todo[k].map ? FTR_OP_MAP : FTR_OP_PROTECT, 3, f);
 		if (todo[k].map) {
@@ -132,7 +132,7 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		xmodel_set(&p->m, todo[k].start, todo[k].end, f[2]);
 	}
 	free(todo);
-	i = xmodel_find(&p->m, page);
+	i = ivmap_find(&p->m, page);
 	if (recorded && (i < 0 || p->m.v[i].start != s || p->m.v[i].end != e))
 		x->st.shape_mismatch++;
 }
@@ -141,7 +141,7 @@ static void ensure(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 static void for_runs(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		     unsigned int kind)
 {
-	size_t j = xmodel_lower(&p->m, s);
+	size_t j = ivmap_lower(&p->m, s);
 	uint64_t rs = 0, re = 0;
 	int have = 0;
 
@@ -170,24 +170,24 @@ static void for_runs(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t 
 static void do_mremap(struct rp_export *x, struct xproc *p, uint64_t s, uint64_t e,
 		      uint64_t dst)
 {
-	ssize_t i = xmodel_find(&p->m, s);
+	ssize_t i = ivmap_find(&p->m, s);
 	uint64_t flags, f[3];
 
 	if (i < 0 || p->m.v[i].end < e) {
 		/* not one mapping of ours: the pages are lost, as far as we can replay */
-		if (xmodel_lower(&p->m, s) < p->m.n && p->m.v[xmodel_lower(&p->m, s)].start < e)
+		if (ivmap_lower(&p->m, s) < p->m.n && p->m.v[ivmap_lower(&p->m, s)].start < e)
 			x->st.mremap_partial++;
 		for_runs(x, p, s, e, FTR_OP_MUNMAP);
-		xmodel_remove(&p->m, s, e);
+		ivmap_remove(&p->m, s, e);
 		return;
 	}
-	flags = p->m.v[i].flags;
+	flags = p->m.v[i].val;
 	f[0] = s;
 	f[1] = e - s;
 	f[2] = dst;
 	emit(p, FTR_OP_MREMAP, 3, f);
 	x->st.zaps++;
-	xmodel_remove(&p->m, s, e);
+	ivmap_remove(&p->m, s, e);
 	xmodel_set(&p->m, dst, dst + (e - s), flags);
 	note_mapped(p, dst, dst + (e - s));
 }
@@ -291,11 +291,7 @@ void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev)
 		pp = appear(x, parent);
 		p = appear(x, ev->proc_id);
 		p->parent = parent;
-		p->m.n = 0;
-		XGROW(p->m.v, p->m.cap, pp->m.n);
-		if (pp->m.n)	/* m.v is NULL while empty */
-			memcpy(p->m.v, pp->m.v, pp->m.n * sizeof(*pp->m.v));
-		p->m.n = pp->m.n;
+		ivmap_copy(&p->m, &pp->m);
 		{
 			uint64_t idx = (uint64_t)p->index;
 			size_t k, n = rp_pageset_take(&x->seen, parent, 0, RP_PS_ALL_PAGES, &x->tmp,
@@ -401,7 +397,7 @@ void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev)
 			/* fall through */
 		default:
 			for_runs(x, p, s, e, FTR_OP_MUNMAP);
-			xmodel_remove(&p->m, s, e);
+			ivmap_remove(&p->m, s, e);
 			rp_pageset_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
 			break;
 		}
@@ -418,7 +414,7 @@ void rp_export_free(struct rp_export *x)
 	if (!x)
 		return;
 	for (i = 0; i < x->in.nr_procs; i++) {
-		free(x->p[i].m.v);
+		ivmap_release(&x->p[i].m);
 		free(x->p[i].mapped);
 		strbuf_release(&x->p[i].ops);
 	}

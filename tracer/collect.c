@@ -39,15 +39,10 @@ const struct collect_event_desc collect_events[CK_NR] = {
 					      "?parent_pid" } },
 	[CK_EXIT] = { "sched_process_exit", { "comm", "tid" } },
 	[CK_STATEDUMP] = { "lttng_statedump_process_state", { "name", "tid", "pid" } },
-	[CK_SYS_MMAP] = { "syscall_exit_mmap", { "ret", "@tid" } },
-	[CK_SYS_MUNMAP] = { "syscall_exit_munmap", { "ret", "@tid" } },
-	[CK_SYS_MREMAP] = { "syscall_exit_mremap", { "ret", "@tid" } },
-	[CK_SYS_BRK] = { "syscall_exit_brk", { "ret", "@tid" } },
-	[CK_SYS_MADVISE] = { "syscall_exit_madvise", { "ret", "@tid" } },
+#define CK_SYS_DESC(u, l) [CK_SYS_##u] = { "syscall_exit_" #l, { "ret", "@tid" } },
+	FT_SYSCALLS(CK_SYS_DESC)
+#undef CK_SYS_DESC
 };
-
-/* sys_exit.call of the CK_SYS_* kinds: the system call's name */
-static const char *const sys_call_name[] = { "mmap", "munmap", "mremap", "brk", "madvise" };
 
 /* Field positions, as in the table above. */
 enum { F_MM, F_PID, F_TID, F_ADDR, F_VM_START, F_VM_END, F_VM_FLAGS, F_WRITE, F_ORDER,
@@ -480,14 +475,10 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		if (v[1].u == v[2].u)
 			name_event(c, (int32_t)v[2].u, v[0].s);
 		return 0;
-	case CK_SYS_MMAP:
-	case CK_SYS_MUNMAP:
-	case CK_SYS_MREMAP:
-	case CK_SYS_BRK:
-	case CK_SYS_MADVISE:
-		/* every process's, not only the traced ones': tracer/sites.c picks its calls */
+	case CK_SYS_FIRST ... CK_SYS_LAST:
+		/* every process's, not only the traced ones': tracer/sites-pair.c picks its calls */
 		return store_sys_exit(c->store, ts, (int32_t)v[1].u,
-				      sys_call_name[kind - CK_SYS_MMAP], (int64_t)v[0].u);
+				      ft_syscall_names[kind - CK_SYS_FIRST], (int64_t)v[0].u);
 	default:
 		return 0;
 	}

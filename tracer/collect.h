@@ -16,16 +16,21 @@
 #include "db/stream.h"
 #include "tracer/idmap.h"
 #include "tracer/store.h"
+#include "tracer/syscalls.h"
 
 /* What the collector does with an event type; tracer/evclass.c maps names to these. */
 enum collect_kind {
 	CK_OTHER,		/* counted only */
 	CK_FAULT, CK_ALLOC, CK_ZERO_WP, CK_COW, CK_ZAP, CK_MM_DUP,
 	CK_EXEC, CK_FORK, CK_EXIT, CK_STATEDUMP,
-	/* syscall_exit_X of the calls the site tracer stops (docs/sites.md), in this order */
-	CK_SYS_MMAP, CK_SYS_MUNMAP, CK_SYS_MREMAP, CK_SYS_BRK, CK_SYS_MADVISE,
+	/* syscall_exit_X of the calls the site tracer stops (tracer/syscalls.h), in its order */
+#define CK_SYS_ENUM(u, l) CK_SYS_##u,
+	FT_SYSCALLS(CK_SYS_ENUM)
+#undef CK_SYS_ENUM
 	CK_NR
 };
+#define CK_SYS_FIRST	CK_SYS_MMAP	/* kind CK_SYS_FIRST + k: ft_syscall_names[k] */
+#define CK_SYS_LAST	(CK_SYS_FIRST + FT_SYS_NR - 1)
 
 /*
  * The event names and the payload fields each kind reads, in the order collect_event()

@@ -16,27 +16,17 @@
 
 #include "lib/error.h"
 #include "lib/outfile.h"
-#include "lib/xalloc.h"
 #include "tracer/ctflayout.h"
+#include "tracer/lttng-index.h"
 
 #define MD_MAGIC	0x75d11d57u	/* CTF 1.8 packetized metadata */
 #define MD_HEADER_LEN	37		/* bytes: magic, uuid[16], 4 x u32, 5 x u8 */
 #define PKT_MAGIC	0xc1fc1fc1u	/* CTF stream packet header */
-#define IDX_MAGIC	0xc1f1dcc1u	/* LTTng index file header, big-endian */
-#define IDX_HEADER_LEN	16		/* bytes: magic, major, minor, entry length */
-#define IDX_ENTRY_MIN	56		/* bytes: the 7 u64 fields of index format 1.0 */
-#define IDX_ENTRY_MAX	4096		/* bytes: far above any format LTTng wrote */
-#define IDX_FILE_MAX	(256u << 20)	/* bytes: 3.5 M packets */
 
 static uint32_t get32(const unsigned char *p, int be)
 {
 	return be ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] :
 		    (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-
-static uint64_t get64be(const unsigned char *p)
-{
-	return (uint64_t)get32(p, 1) << 32 | get32(p + 4, 1);
 }
 
 int ctf_open_regular(const char *path, const char *name, struct stat *sb)
@@ -57,8 +47,7 @@ int ctf_open_regular(const char *path, const char *name, struct stat *sb)
 	return fd;
 }
 
-/* Read len bytes at off; Return: 0, or -1 if the file is shorter or unreadable. */
-static int read_at(int fd, void *buf, size_t len, uint64_t off)
+int ctf_read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -90,7 +79,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 		fail("%s is empty", name);
 		goto out;
 	}
-	if (quick || size < 4 || read_at(fd, h, 4, 0)) {
+	if (quick || size < 4 || ctf_read_at(fd, h, 4, 0)) {
 		ret = 0;	/* text metadata: babeltrace2's parser fails cleanly on it */
 		goto out;
 	}
@@ -105,7 +94,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 	for (off = 0; off < size;) {
 		uint32_t content, psize;
 
-		if (size - off < MD_HEADER_LEN || read_at(fd, h, MD_HEADER_LEN, off)) {
+		if (size - off < MD_HEADER_LEN || ctf_read_at(fd, h, MD_HEADER_LEN, off)) {
 			fail("%s is truncated: %llu bytes of the packet header at byte %llu",
 			      name, (unsigned long long)(size - off), (unsigned long long)off);
 			goto out;
@@ -151,60 +140,41 @@ out:
 int ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
 		    uint64_t z)
 {
-	unsigned char *buf = NULL, m[4];
-	uint64_t expect = 0, len;
-	uint32_t elen;
-	struct stat sb;
-	size_t i, n;
-	int fd, ret = -1;
+	struct lttng_index ix;
+	struct lttng_index_entry e;
+	unsigned char m[4];
+	uint64_t expect = 0, i;
+	int ret = -1;
 
-	fd = ctf_open_regular(idx_path, name, &sb);
-	if (fd < 0)
-		return -1;
-	len = (uint64_t)sb.st_size;
-	if (len < IDX_HEADER_LEN || len > IDX_FILE_MAX) {
-		fail("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
+	if (lttng_index_read(&ix, idx_path, name))
 		goto out;
-	}
-	buf = xmalloc(len);
-	if (read_at(fd, buf, len, 0)) {
-		fail("cannot read %s: %s", name, errno ? strerror(errno) : "file shrank");
-		goto out;
-	}
-	elen = get32(buf + 12, 1);
-	if (get32(buf, 1) != IDX_MAGIC || get32(buf + 4, 1) != 1 || elen < IDX_ENTRY_MIN ||
-	    elen > IDX_ENTRY_MAX || (len - IDX_HEADER_LEN) % elen) {
-		fail("%s: bad LTTng index header", name);
-		goto out;
-	}
-	n = (len - IDX_HEADER_LEN) / elen;
-	for (i = 0; i < n; i++) {
-		const unsigned char *e = buf + IDX_HEADER_LEN + i * elen;
-		uint64_t off = get64be(e), psize = get64be(e + 8), content = get64be(e + 16);
-
-		if (off != expect || !psize || psize % 8 || content > psize ||
-		    get64be(e + 24) > get64be(e + 32)) {
-			fail("%s: entry %zu is inconsistent (packet at byte %llu, expected %llu)",
-			      name, i, (unsigned long long)off, (unsigned long long)expect);
+	for (i = 0; i < ix.nr; i++) {
+		lttng_index_entry(&ix, i, &e);
+		if (e.offset != expect || !e.packet_size || e.packet_size % 8 ||
+		    e.content_size > e.packet_size || e.ts_begin > e.ts_end) {
+			fail("%s: entry %llu is inconsistent (packet at byte %llu, expected %llu)",
+			      name, (unsigned long long)i, (unsigned long long)e.offset,
+			      (unsigned long long)expect);
 			goto out;
 		}
-		if (psize / 8 > z - off) {
-			fail("%s: entry %zu: a packet of %llu bytes at byte %llu runs past the end "
-			      "of %s (%llu bytes)", name, i, (unsigned long long)(psize / 8),
-			      (unsigned long long)off, stream, (unsigned long long)z);
+		if (e.packet_size / 8 > z - e.offset) {
+			fail("%s: entry %llu: a packet of %llu bytes at byte %llu runs past the end "
+			      "of %s (%llu bytes)", name, (unsigned long long)i,
+			      (unsigned long long)(e.packet_size / 8), (unsigned long long)e.offset,
+			      stream, (unsigned long long)z);
 			goto out;
 		}
-		if (read_at(sfd, m, 4, off) || (get32(m, 0) != PKT_MAGIC && get32(m, 1) != PKT_MAGIC)) {
-			fail("%s: no packet header at byte %llu (entry %zu of %s)",
-			      stream, (unsigned long long)off, i, name);
+		if (ctf_read_at(sfd, m, 4, e.offset) ||
+		    (get32(m, 0) != PKT_MAGIC && get32(m, 1) != PKT_MAGIC)) {
+			fail("%s: no packet header at byte %llu (entry %llu of %s)", stream,
+			      (unsigned long long)e.offset, (unsigned long long)i, name);
 			goto out;
 		}
-		expect = off + psize / 8;
+		expect = e.offset + e.packet_size / 8;
 	}
 	/* a prefix is fine: babeltrace2 reads the indexed packets only */
 	ret = 0;
 out:
-	free(buf);
-	close(fd);
+	lttng_index_release(&ix);
 	return ret;
 }

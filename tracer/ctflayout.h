@@ -8,14 +8,13 @@
  * packet_size (bits, header included), compression, encryption and checksum schemes (0),
  * major 1, minor 8.
  *
- * LTTng index file (index/<stream>.idx): a big-endian header (magic 0xC1F1DCC1, major 1,
- * minor, entry length), then one entry per packet of the stream, each starting with the
- * packet's offset, packet_size and content_size (bits), timestamp_begin, timestamp_end
- * (all big-endian u64).
+ * LTTng index files (index/<stream>.idx) are read by tracer/lttng-index.h, which documents
+ * their format; ctf_check_index() checks what their entries say about the stream.
  */
 #ifndef FT_TRACER_CTFLAYOUT_H
 #define FT_TRACER_CTFLAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -26,6 +25,9 @@
  * Return: the descriptor, or -1 (error set: missing, unreadable, or what it is instead).
  */
 int ctf_open_regular(const char *path, const char *name, struct stat *sb);
+
+/* Read len bytes at off of fd; Return: 0, or -1 if the file is shorter or unreadable. */
+int ctf_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /*
  * ctf_check_metadata - the metadata file path: not empty; if packetized, whole packets

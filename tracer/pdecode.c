@@ -28,11 +28,8 @@
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "tracer/evclass.h"
+#include "tracer/lttng-index.h"
 #include "tracer/pdecode.h"
-
-#define IDX_MAGIC	0xc1f1dcc1u	/* LTTng index file header, big-endian */
-#define IDX_HDR		16		/* bytes: magic, major, minor, entry length (u32 each) */
-#define IDX_ENTRY_MIN	56		/* bytes: the 7 u64 fields of index format 1.0 */
 
 enum piece_state { PS_PENDING, PS_RUNNING, PS_DONE, PS_FAILED };
 
@@ -58,8 +55,7 @@ struct piece {
 struct pstream {
 	char *name;			/* file name in the CTF directory */
 	uint64_t size;			/* bytes */
-	unsigned char *idx;		/* the index file */
-	uint32_t entry_len;		/* bytes per index entry */
+	struct lttng_index idx;		/* its index file */
 	unsigned int first_piece, nr_pieces;
 	unsigned int dispatched;	/* pieces handed to a decoder, in order */
 	unsigned int released;		/* pieces merged and freed, in order */
@@ -92,90 +88,46 @@ struct plan {
 
 static pthread_mutex_t bt_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t be64(const unsigned char *p)
+/* Bytes of packet i of s. */
+static uint64_t packet_bytes(const struct pstream *s, uint64_t i)
 {
-	uint64_t v = 0;
-	int i;
+	struct lttng_index_entry e;
 
-	for (i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static unsigned char *entry(const struct pstream *s, uint64_t i)
-{
-	return s->idx + IDX_HDR + i * s->entry_len;
-}
-
-/* The whole file path into *buf (malloc'd), *len bytes; Return: 0 or -1. */
-static int slurp(const char *path, unsigned char **buf, size_t *len)
-{
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	ssize_t n;
-
-	*buf = NULL;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > (64 << 20)) {
-		close(fd);
-		return -1;
-	}
-	*buf = xmalloc((size_t)sb.st_size + 1);
-	n = read(fd, *buf, (size_t)sb.st_size);
-	close(fd);
-	if (n != sb.st_size) {
-		free(*buf);
-		*buf = NULL;
-		return -1;
-	}
-	*len = (size_t)n;
-	return 0;
+	lttng_index_entry(&s->idx, i, &e);
+	return e.packet_size / 8;
 }
 
 /*
  * A stream file the parallel path can cut: an index whose packets tile the file from byte
- * 0 and report no discarded events. Return: 0 (s filled), or -1 (not cuttable).
+ * 0 and report no discarded events. Return: 0 (s filled), or -1 (not cuttable; the error
+ * set, if any, is the caller's to clear: the serial graph reads the stream instead).
  */
 static int load_stream(const char *dir, const char *name, uint64_t size, struct pstream *s)
 {
 	struct strbuf path = STRBUF_INIT;
-	size_t len = 0;
-	uint64_t i, n, at = 0;
+	struct lttng_index_entry e;
+	uint64_t i, at = 0;
 	int ret = -1;
 
 	memset(s, 0, sizeof(*s));
 	strbuf_addf(&path, "%s/index/%s.idx", dir, name);
-	if (slurp(path.buf, &s->idx, &len) || len < IDX_HDR || be32(s->idx) != IDX_MAGIC)
+	if (lttng_index_read(&s->idx, path.buf, path.buf))
 		goto out;
-	s->entry_len = be32(s->idx + 12);
-	if (s->entry_len < IDX_ENTRY_MIN || (len - IDX_HDR) % s->entry_len)
-		goto out;
-	n = (len - IDX_HDR) / s->entry_len;
-	for (i = 0; i < n; i++) {
-		const unsigned char *e = entry(s, i);
-
-		/* offset in bytes, packet size in bits, events discarded so far (field 6) */
-		if (be64(e) != at || !be64(e + 8) || be64(e + 8) % 8 || be64(e + 40))
+	for (i = 0; i < s->idx.nr; i++) {
+		lttng_index_entry(&s->idx, i, &e);
+		if (e.offset != at || !e.packet_size || e.packet_size % 8 || e.discarded)
 			goto out;
-		at += be64(e + 8) / 8;
+		at += e.packet_size / 8;
 	}
 	if (at != size)
 		goto out;
 	s->name = xstrdup(name);
 	s->size = size;
-	s->nr_pieces = (unsigned int)n;	/* packets, for now: plan() groups them */
+	s->nr_pieces = (unsigned int)s->idx.nr;	/* packets, for now: plan() groups them */
 	ret = 0;
 out:
-	if (ret) {
-		free(s->idx);
-		s->idx = NULL;
-	}
+	if (ret)
+		lttng_index_release(&s->idx);
 	strbuf_release(&path);
 	return ret;
 }
@@ -222,6 +174,7 @@ static int plan_pieces(struct plan *pl, const char *dir)
 	for (i = 0; i < pl->nr_streams; i++) {
 		struct pstream *s = &pl->streams[i];
 		uint64_t packets = s->nr_pieces, p = 0;
+		struct lttng_index_entry e;
 
 		s->first_piece = pl->nr_pieces;
 		s->nr_pieces = 0;
@@ -231,8 +184,8 @@ static int plan_pieces(struct plan *pl, const char *dir)
 
 			/* whole packets, at least one, up to target bytes */
 			do
-				bytes += be64(entry(s, p) + 8) / 8;
-			while (++p < packets && bytes + be64(entry(s, p) + 8) / 8 <= target);
+				bytes += packet_bytes(s, p);
+			while (++p < packets && bytes + packet_bytes(s, p) <= target);
 			pl->pieces = xrealloc(pl->pieces, (pl->nr_pieces + 1) * sizeof(*pl->pieces));
 			pc = &pl->pieces[pl->nr_pieces];
 			memset(pc, 0, sizeof(*pc));
@@ -240,9 +193,10 @@ static int plan_pieces(struct plan *pl, const char *dir)
 			pc->id = pl->nr_pieces++;
 			pc->first = start;
 			pc->nr = p - start;
-			pc->off = be64(entry(s, start));
+			lttng_index_entry(&s->idx, start, &e);
+			pc->off = e.offset;
 			pc->len = bytes;
-			pc->begin = be64(entry(s, start) + 24);
+			pc->begin = e.ts_begin;
 			s->nr_pieces++;
 		}
 	}
@@ -431,14 +385,6 @@ out:
 	return ret;
 }
 
-static void put_be64(unsigned char *p, uint64_t v)
-{
-	int i;
-
-	for (i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
 /*
  * The piece's directory: the metadata (a link), its packets (a link to the stream file
  * when the piece is all of it, else a copy) and their index entries, offsets rebased.
@@ -449,8 +395,7 @@ static int make_piece_dir(const struct plan *pl, const struct piece *p, struct s
 	const struct pstream *s = &pl->streams[p->stream];
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	unsigned char *idx = NULL;
-	size_t idx_len = IDX_HDR + p->nr * s->entry_len;
-	uint64_t i;
+	size_t idx_len;
 	int fd = -1, ret = -1;
 
 	strbuf_addf(dir, "%s/%u", pl->root, p->id);
@@ -474,14 +419,7 @@ static int make_piece_dir(const struct plan *pl, const struct piece *p, struct s
 		if (fd < 0 || copy_range(fd, p->off, p->len, b.buf))
 			goto out;
 	}
-	idx = xmalloc(idx_len);
-	memcpy(idx, s->idx, IDX_HDR);
-	memcpy(idx + IDX_HDR, entry(s, p->first), p->nr * s->entry_len);
-	for (i = 0; i < p->nr; i++) {
-		unsigned char *e = idx + IDX_HDR + i * s->entry_len;
-
-		put_be64(e, be64(e) - p->off);
-	}
+	lttng_index_slice(&s->idx, p->first, p->nr, p->off, &idx, &idx_len);
 	strbuf_reset(&b);
 	strbuf_addf(&b, "%s/index/%s.idx", dir->buf, s->name);
 	{
@@ -836,7 +774,7 @@ static void free_plan(struct plan *pl)
 		free(pl->pool[i].rec);
 	for (i = 0; i < pl->nr_streams; i++) {
 		free(pl->streams[i].name);
-		free(pl->streams[i].idx);
+		lttng_index_release(&pl->streams[i].idx);
 	}
 	if (pl->root) {
 		nftw(pl->root, rm_one, 8, FTW_DEPTH | FTW_PHYS);

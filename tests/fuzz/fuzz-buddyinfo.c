@@ -16,11 +16,10 @@
 #include "lib/error.h"
 #include "replay/frag.h"
 #include "replay/replay.h"
+#include "tests/fuzz/fuzz.h"
 
 /* the recorded memory: 1 GiB of 4K pages, so a seed's bitmaps stay small */
 #define MAX_PAGES	(1ULL << 18)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* text as vmstat.before: the pool beside 64 free 4K pages */
 static void pool(const char *text)
@@ -52,11 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t free_blocks[RP_MAX_ORDER + 1], pages = 0, pfn;
 	struct rp_alloc a;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	int k;
 
-	memcpy(text, data, size);
-	text[size] = '\0';
 	pool(text);
 	if (rp_buddyinfo_parse(text, MAX_PAGES, free_blocks)) {
 		error_clear();

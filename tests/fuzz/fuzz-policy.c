@@ -11,17 +11,14 @@
 
 #include "lib/error.h"
 #include "replay/replay.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rp_policy p, q;
-	char *spec = malloc(size + 1);
+	char *spec = fuzz_text(data, size);
 	size_t i;
 
-	memcpy(spec, data, size);
-	spec[size] = '\0';
 	if (rp_policy_parse(spec, &p)) {
 		error_clear();
 	} else {

@@ -12,17 +12,14 @@
 
 #include "lib/error.h"
 #include "replay/measure.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rp_replay_map m = { 0 };
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	size_t i, k;
 
-	memcpy(text, data, size);
-	text[size] = '\0';
 	if (rp_replay_map_parse(text, &m)) {
 		error_clear();
 	} else {

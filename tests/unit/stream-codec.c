@@ -8,17 +8,8 @@
 
 #include "db/stream.h"
 #include "lib/xalloc.h"
+#include "tests/unit/rng.h"
 #include "tests/unit/tap.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 /* A synthetic event of the given kind; fields the kind does not use stay 0. */
 static void synth(struct ftdb_event *ev, const struct ftdb_event *prev, unsigned int kind)

@@ -22,7 +22,8 @@
  * entry, CLOCK_MONOTONIC, the clock of LTTng's kernel trace (ktime_get_mono_fast_ns),
  * read at the stop: before its exit event on the same clock.
  *
- * Side file, text, one record a line, tab-separated (the reader is tracer/sites.c):
+ * Side file, text, one record a line, tab-separated (its reader and the format's
+ * reference: tracer/sitefile.h):
  *	V	2	TRACER_PID
  *	C	TS	PID	TID	CALL	A0..A5 (6 fields, hex)	-	NFRAMES	STATUS
  *	F	IP	MODULE	MODULE_OFFSET	PROC	PROC_OFFSET	(NFRAMES lines follow a C)
