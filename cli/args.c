@@ -34,6 +34,11 @@ int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v)
 	return 0;
 }
 
+void cli_warn(const char *msg, void *arg)
+{
+	warning("%s", msg);
+}
+
 void cli_warn_lines(const char *text)
 {
 	const char *nl;

@@ -23,6 +23,8 @@ int cli_usage_error(const char *cmd, const char *usage, const char *msg);
  */
 int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v);
 
+/* A library's warn callback (tracer/ingest.h, vm/): msg as a "foliotrace: warning:" line. */
+void cli_warn(const char *msg, void *arg);
 /* Each line of text (notes a library returned) as a "foliotrace: warning:" line. */
 void cli_warn_lines(const char *text);
 

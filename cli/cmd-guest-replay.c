@@ -101,7 +101,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	struct vm_guest_replay g = {
 		.db = o->db, .trace_id = trace_id, .arch = arch, .policy = pol->spec,
 		.mem = o->mem, .cpus = o->cpus, .timeout = o->timeout, .fragment = o->fragment,
-		.file = file, .filter = filter,
+		.file = file, .filter = filter, .warn = cli_warn,
 	};
 	struct vm_guest_replay_result r;
 

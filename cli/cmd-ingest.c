@@ -43,7 +43,7 @@ static void on_progress(uint64_t events, void *arg)
 
 int cmd_ingest(int argc, char **argv)
 {
-	struct ft_ingest_opts o = { 0 };
+	struct ft_ingest_opts o = { .warn = cli_warn };
 	struct ft_ingest_result res;
 	struct cli_progress pr;
 	int c, quiet = 0, rc;

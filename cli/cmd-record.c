@@ -101,6 +101,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct vm_record_opts o = {
 		.guest = { .arch = "x86_64", .policy = "order0", .mem = FT_RECORD_MEM },
+		.warn = cli_warn,
 	};
 	const char **envs = xcalloc((size_t)argc, sizeof(*envs));	/* --env NAMEs */
 	struct vm_runner_args *ra = &o.guest;

@@ -5,7 +5,7 @@
  *
  * This file walks the directories and judges the streams (present, regular, non-empty,
  * one per CPU); the metadata and index formats are checked by ctflayout.c. No file is
- * opened before stat() said it is regular (ctf_open_regular()), so a FIFO never blocks.
+ * opened before stat() said it is regular (ft_ctf_open_regular()), so a FIFO never blocks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -85,14 +85,14 @@ static int check_stream(struct ctf_check *c, struct ctf_dir *d, const char *top,
 		add_missing(c, top, path.buf, "empty");
 		goto out;
 	}
-	fd = ctf_open_regular(path.buf, rel(top, path.buf), &sb);
+	fd = ft_ctf_open_regular(path.buf, rel(top, path.buf), &sb);
 	if (fd < 0) {
 		ret = -1;
 		goto out;
 	}
 	has_idx = !lstat(idx.buf, &isb);
 	if (has_idx && !layout_checks_off)
-		ret = ctf_check_index(idx.buf, rel(top, idx.buf), fd, rel(top, path.buf),
+		ret = ft_ctf_check_index(idx.buf, rel(top, idx.buf), fd, rel(top, path.buf),
 				      (uint64_t)sb.st_size);
 	if (!ret) {
 		c->bytes += (uint64_t)sb.st_size;
@@ -172,7 +172,7 @@ static void check_cpus(struct ctf_check *c, const char *top, const char *dir, ch
 /* header/cpus of the ingested directory, 0 if absent, unreadable or out of range. */
 static unsigned long header_cpus(const char *top)
 {
-	long long cpus = header_int(top, "cpus", 0);
+	long long cpus = ft_header_int(top, "cpus", 0);
 
 	return cpus > 0 && cpus <= 65536 ? (unsigned long)cpus : 0;
 }
@@ -198,7 +198,7 @@ static int check_dir(struct ctf_check *c, const char *top, const char *dir, unsi
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(dir);
 	strbuf_addf(&path, "%s/metadata", dir);
-	if (ctf_check_metadata(path.buf, rel(top, path.buf), &c->bytes, layout_checks_off))
+	if (ft_ctf_check_metadata(path.buf, rel(top, path.buf), &c->bytes, layout_checks_off))
 		goto out;
 	dh = opendir(dir);
 	if (!dh) {
@@ -283,7 +283,7 @@ static int walk(struct ctf_check *c, const char *top, const char *dir, int depth
 	return ret;
 }
 
-int ctf_check(const char *dir, struct ctf_check *c)
+int ft_ctf_check(const char *dir, struct ctf_check *c)
 {
 	char *names, *p, **v = NULL;
 	size_t n = 0, cap = 0, i;
@@ -315,7 +315,7 @@ int ctf_check(const char *dir, struct ctf_check *c)
 	return 0;
 }
 
-void ctf_check_release(struct ctf_check *c)
+void ft_ctf_check_release(struct ctf_check *c)
 {
 	size_t i, j;
 
@@ -347,7 +347,7 @@ static int link_into(const char *target_dir, const char *name, const char *link_
 	return ret;
 }
 
-int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs)
+int ft_ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs)
 {
 	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
 	char real[PATH_MAX], **v = xcalloc(c->nr_dirs + 1, sizeof(*v));

@@ -29,7 +29,7 @@ static uint32_t get32(const unsigned char *p, int be)
 		    (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-int ctf_open_regular(const char *path, const char *name, struct stat *sb)
+int ft_ctf_open_regular(const char *path, const char *name, struct stat *sb)
 {
 	int fd;
 
@@ -47,7 +47,7 @@ int ctf_open_regular(const char *path, const char *name, struct stat *sb)
 	return fd;
 }
 
-int ctf_read_at(int fd, void *buf, size_t len, uint64_t off)
+int ft_ctf_read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 	ssize_t n;
@@ -63,14 +63,14 @@ int ctf_read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick)
+int ft_ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick)
 {
 	unsigned char h[MD_HEADER_LEN], uuid[16];
 	uint64_t size, off;
 	struct stat sb;
 	int fd, be, ret = -1;
 
-	fd = ctf_open_regular(path, name, &sb);
+	fd = ft_ctf_open_regular(path, name, &sb);
 	if (fd < 0)
 		return -1;
 	size = (uint64_t)sb.st_size;
@@ -79,7 +79,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 		fail("%s is empty", name);
 		goto out;
 	}
-	if (quick || size < 4 || ctf_read_at(fd, h, 4, 0)) {
+	if (quick || size < 4 || ft_ctf_read_at(fd, h, 4, 0)) {
 		ret = 0;	/* text metadata: babeltrace2's parser fails cleanly on it */
 		goto out;
 	}
@@ -94,7 +94,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 	for (off = 0; off < size;) {
 		uint32_t content, psize;
 
-		if (size - off < MD_HEADER_LEN || ctf_read_at(fd, h, MD_HEADER_LEN, off)) {
+		if (size - off < MD_HEADER_LEN || ft_ctf_read_at(fd, h, MD_HEADER_LEN, off)) {
 			fail("%s is truncated: %llu bytes of the packet header at byte %llu",
 			      name, (unsigned long long)(size - off), (unsigned long long)off);
 			goto out;
@@ -137,7 +137,7 @@ out:
 	return ret;
 }
 
-int ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
+int ft_ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
 		    uint64_t z)
 {
 	struct lttng_index ix;
@@ -146,10 +146,10 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 	uint64_t expect = 0, i;
 	int ret = -1;
 
-	if (lttng_index_read(&ix, idx_path, name))
+	if (ft_lttng_index_read(&ix, idx_path, name))
 		goto out;
 	for (i = 0; i < ix.nr; i++) {
-		lttng_index_entry(&ix, i, &e);
+		ft_lttng_index_entry(&ix, i, &e);
 		if (e.offset != expect || !e.packet_size || e.packet_size % 8 ||
 		    e.content_size > e.packet_size || e.ts_begin > e.ts_end) {
 			fail("%s: entry %llu is inconsistent (packet at byte %llu, expected %llu)",
@@ -164,7 +164,7 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 			      stream, (unsigned long long)z);
 			goto out;
 		}
-		if (ctf_read_at(sfd, m, 4, e.offset) ||
+		if (ft_ctf_read_at(sfd, m, 4, e.offset) ||
 		    (get32(m, 0) != PKT_MAGIC && get32(m, 1) != PKT_MAGIC)) {
 			fail("%s: no packet header at byte %llu (entry %llu of %s)", stream,
 			      (unsigned long long)e.offset, (unsigned long long)i, name);
@@ -175,6 +175,6 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 	/* a prefix is fine: babeltrace2 reads the indexed packets only */
 	ret = 0;
 out:
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	return ret;
 }

@@ -9,7 +9,7 @@
  * major 1, minor 8.
  *
  * LTTng index files (index/<stream>.idx) are read by tracer/lttng-index.h, which documents
- * their format; ctf_check_index() checks what their entries say about the stream.
+ * their format; ft_ctf_check_index() checks what their entries say about the stream.
  */
 #ifndef FT_TRACER_CTFLAYOUT_H
 #define FT_TRACER_CTFLAYOUT_H
@@ -24,10 +24,10 @@
  * name is the path for messages; sb gets the fstat().
  * Return: the descriptor, or -1 (error set: missing, unreadable, or what it is instead).
  */
-int ctf_open_regular(const char *path, const char *name, struct stat *sb);
+int ft_ctf_open_regular(const char *path, const char *name, struct stat *sb);
 
 /* Read len bytes at off of fd; Return: 0, or -1 if the file is shorter or unreadable. */
-int ctf_read_at(int fd, void *buf, size_t len, uint64_t off);
+int ft_ctf_read_at(int fd, void *buf, size_t len, uint64_t off);
 
 /*
  * ctf_check_metadata - the metadata file path: not empty; if packetized, whole packets
@@ -36,7 +36,7 @@ int ctf_read_at(int fd, void *buf, size_t len, uint64_t off);
  * it is a non-empty regular file.
  * Return: 0, or -1 (error names the file and the damage).
  */
-int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick);
+int ft_ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick);
 
 /*
  * ctf_check_index - the index idx_path of the stream open as sfd (z bytes, named stream):
@@ -45,7 +45,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
  * may cover only a prefix of the stream: babeltrace2 reads the indexed packets only.
  * Return: 0, or -1 (error names the entry and the damage).
  */
-int ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
+int ft_ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
 		    uint64_t z);
 
 #endif /* FT_TRACER_CTFLAYOUT_H */

@@ -9,6 +9,7 @@
  * instead of on the terminal.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
@@ -240,9 +241,26 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 	return 0;
 }
 
-/* Undo the creation of a database that did not exist (or was empty) before. */
-static void restore_missing(const char *db, int was_empty)
+/* Tell o's caller, if it asked, what a clean-up could not do. */
+__attribute__((format(printf, 2, 3)))
+static void warn(const struct ft_ingest_opts *o, const char *fmt, ...)
 {
+	char msg[512];
+	va_list ap;
+
+	if (!o->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->warn(msg, o->warn_arg);
+}
+
+/* Undo the creation of a database that did not exist (or was empty) before. */
+static void restore_missing(const struct ft_ingest_opts *o, int was_empty)
+{
+	const char *db = o->db;
+
 	struct strbuf journal = STRBUF_INIT;
 
 	strbuf_addf(&journal, "%s-journal", db);
@@ -250,7 +268,7 @@ static void restore_missing(const char *db, int was_empty)
 	strbuf_release(&journal);
 	if (was_empty) {
 		if (truncate(db, 0))
-			warning("cannot empty %s again: %s", db, strerror(errno));
+			warn(o, "cannot empty %s again: %s", db, strerror(errno));
 	} else {
 		unlink(db);
 	}
@@ -319,14 +337,14 @@ static int store_sites(const struct ft_ingest_opts *o, int64_t trace_id, int was
 		goto out;
 	ret = -1;
 	if (was_empty >= 0) {
-		restore_missing(o->db, was_empty);
+		restore_missing(o, was_empty);
 	} else if (!ftdb_open(o->db, FTDB_WRITE, &h)) {
 		struct strbuf sql = STRBUF_INIT;
 
 		strbuf_addf(&sql, "PRAGMA foreign_keys = ON; DELETE FROM trace WHERE trace_id = %lld",
 			    (long long)trace_id);
 		if (ftdb_exec(h, sql.buf))
-			warning("the trace stored without its call sites stays: %s", error_text());
+			warn(o, "the trace stored without its call sites stays: %s", error_text());
 		strbuf_release(&sql);
 		ftdb_close(h);
 	}
@@ -355,7 +373,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 		return fail("cannot read %s: %s", o->dir, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
 		return fail("%s is not a directory (give the CTF trace directory)", o->dir);
-	if (ctf_check(o->dir, &chk))
+	if (ft_ctf_check(o->dir, &chk))
 		goto out;
 	if (chk.nr_missing && !o->allow_partial) {
 		fail("incomplete trace, %u stream%s missing: %s (--allow-partial stores it "
@@ -380,7 +398,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	}
 	if (chk.nr_missing) {
 		/* babeltrace2 reads every file of a CTF directory: show it the good ones only */
-		if (ctf_check_shadow(&chk, shadow.buf, &inputs))
+		if (ft_ctf_check_shadow(&chk, shadow.buf, &inputs))
 			goto out;
 		gp.ctf_dirs = inputs;
 		gp.partial = chk.missing_id.buf;
@@ -410,7 +428,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	rc = run_watched(&gp, stall_limit_ms(chk.bytes), o, &sr);
 	if (rc) {
 		if (was_empty >= 0)
-			restore_missing(o->db, was_empty);
+			restore_missing(o, was_empty);
 		else
 			roll_back(o->db);
 	}
@@ -439,7 +457,7 @@ out:
 	for (i = 0; inputs && i < chk.nr_dirs; i++)
 		free(inputs[i]);
 	free(inputs);
-	ctf_check_release(&chk);
+	ft_ctf_check_release(&chk);
 	if (ret)
 		fail("cannot ingest %s", o->dir);
 	return ret;

@@ -43,6 +43,12 @@ struct ft_ingest_opts {
 	 */
 	void (*progress)(uint64_t events, void *arg);
 	void *progress_arg;
+	/*
+	 * Optional: told what went wrong while cleaning up after a failure (one line, no
+	 * newline), which the failure's own causes do not say; NULL: not told.
+	 */
+	void (*warn)(const char *msg, void *arg);
+	void *warn_arg;
 };
 
 struct ft_ingest_result {

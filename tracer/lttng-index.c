@@ -33,7 +33,7 @@ static void put_be64(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)v;
 }
 
-int lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
+int ft_lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
 		      const char *name)
 {
 	memset(ix, 0, sizeof(*ix));
@@ -52,7 +52,7 @@ int lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
 	return 0;
 }
 
-int lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
+int ft_lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
 {
 	unsigned char *buf;
 	struct stat sb;
@@ -60,7 +60,7 @@ int lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
 	int fd, ret;
 
 	memset(ix, 0, sizeof(*ix));
-	fd = ctf_open_regular(path, name, &sb);
+	fd = ft_ctf_open_regular(path, name, &sb);
 	if (fd < 0)
 		return -1;
 	len = (uint64_t)sb.st_size;
@@ -70,17 +70,17 @@ int lttng_index_read(struct lttng_index *ix, const char *path, const char *name)
 	}
 	buf = xmalloc(len);
 	errno = 0;
-	if (ctf_read_at(fd, buf, len, 0)) {
+	if (ft_ctf_read_at(fd, buf, len, 0)) {
 		ret = errno;
 		close(fd);
 		free(buf);
 		return fail("cannot read %s: %s", name, ret ? strerror(ret) : "file shrank");
 	}
 	close(fd);
-	return lttng_index_parse(ix, buf, len, name);
+	return ft_lttng_index_parse(ix, buf, len, name);
 }
 
-void lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_index_entry *e)
+void ft_lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_index_entry *e)
 {
 	const unsigned char *p = ix->buf + LTTNG_INDEX_HEADER_LEN + i * ix->entry_len;
 
@@ -93,7 +93,7 @@ void lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_in
 	e->stream_id = be64(p + 48);
 }
 
-void lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr,
+void ft_lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr,
 		       uint64_t rebase, unsigned char **out, size_t *len)
 {
 	const unsigned char *from = ix->buf + LTTNG_INDEX_HEADER_LEN + first * ix->entry_len;
@@ -110,7 +110,7 @@ void lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr
 	}
 }
 
-void lttng_index_release(struct lttng_index *ix)
+void ft_lttng_index_release(struct lttng_index *ix)
 {
 	free(ix->buf);
 	memset(ix, 0, sizeof(*ix));

@@ -65,24 +65,24 @@ struct lttng_index_entry {
 /*
  * lttng_index_parse - check the header and the size of the len bytes at buf, named name
  * in messages, and fill ix. ix takes buf (malloc'd) on success and on failure alike:
- * release it with lttng_index_release().
+ * release it with ft_lttng_index_release().
  * Return: 0, or -1 (error: "NAME: N bytes is no LTTng index" for a size outside the
  * limits, "NAME: bad LTTng index header" for a wrong magic, major version, entry length,
  * or entries that do not fill the file).
  */
-int lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
+int ft_lttng_index_parse(struct lttng_index *ix, unsigned char *buf, size_t len,
 		      const char *name);
 
 /*
- * lttng_index_read - read the index file at path (opened as ctf_open_regular() opens a
+ * lttng_index_read - read the index file at path (opened as ft_ctf_open_regular() opens a
  * trace's files, so a FIFO never blocks) and parse it; name is the path for messages.
  * Return: 0, or -1 (error set: missing, not a regular file, too large, unreadable, or as
- * lttng_index_parse()). ix needs lttng_index_release() either way.
+ * ft_lttng_index_parse()). ix needs ft_lttng_index_release() either way.
  */
-int lttng_index_read(struct lttng_index *ix, const char *path, const char *name);
+int ft_lttng_index_read(struct lttng_index *ix, const char *path, const char *name);
 
 /* Entry i (< ix->nr) of ix into e. */
-void lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_index_entry *e);
+void ft_lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_index_entry *e);
 
 /*
  * lttng_index_slice - the bytes of an index file of entries [first, first + nr) of ix, with
@@ -90,10 +90,10 @@ void lttng_index_entry(const struct lttng_index *ix, uint64_t i, struct lttng_in
  * stream copied out from byte rebase: tracer/pdecode.c). Into *out (malloc'd), *len bytes.
  * Never calls fail(): decoder threads use it.
  */
-void lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr,
+void ft_lttng_index_slice(const struct lttng_index *ix, uint64_t first, uint64_t nr,
 		       uint64_t rebase, unsigned char **out, size_t *len);
 
 /* Free ix's buffer; ix is then empty. */
-void lttng_index_release(struct lttng_index *ix);
+void ft_lttng_index_release(struct lttng_index *ix);
 
 #endif /* FT_TRACER_LTTNG_INDEX_H */

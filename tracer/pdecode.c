@@ -93,7 +93,7 @@ static uint64_t packet_bytes(const struct pstream *s, uint64_t i)
 {
 	struct lttng_index_entry e;
 
-	lttng_index_entry(&s->idx, i, &e);
+	ft_lttng_index_entry(&s->idx, i, &e);
 	return e.packet_size / 8;
 }
 
@@ -111,10 +111,10 @@ static int load_stream(const char *dir, const char *name, uint64_t size, struct 
 
 	memset(s, 0, sizeof(*s));
 	strbuf_addf(&path, "%s/index/%s.idx", dir, name);
-	if (lttng_index_read(&s->idx, path.buf, path.buf))
+	if (ft_lttng_index_read(&s->idx, path.buf, path.buf))
 		goto out;
 	for (i = 0; i < s->idx.nr; i++) {
-		lttng_index_entry(&s->idx, i, &e);
+		ft_lttng_index_entry(&s->idx, i, &e);
 		if (e.offset != at || !e.packet_size || e.packet_size % 8 || e.discarded)
 			goto out;
 		at += e.packet_size / 8;
@@ -127,7 +127,7 @@ static int load_stream(const char *dir, const char *name, uint64_t size, struct 
 	ret = 0;
 out:
 	if (ret)
-		lttng_index_release(&s->idx);
+		ft_lttng_index_release(&s->idx);
 	strbuf_release(&path);
 	return ret;
 }
@@ -193,7 +193,7 @@ static int plan_pieces(struct plan *pl, const char *dir)
 			pc->id = pl->nr_pieces++;
 			pc->first = start;
 			pc->nr = p - start;
-			lttng_index_entry(&s->idx, start, &e);
+			ft_lttng_index_entry(&s->idx, start, &e);
 			pc->off = e.offset;
 			pc->len = bytes;
 			pc->begin = e.ts_begin;
@@ -237,14 +237,14 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *cls = bt_event_borrow_class_const(event);
 	struct collect_val vals[COLLECT_MAX_FIELDS];
-	struct evclass *ec = evclass_find(&p->ecs, cls);
+	struct evclass *ec = ft_evclass_find(&p->ecs, cls);
 	uint64_t ts, *w;
 	unsigned int k;
 
 	if (!ec) {
 		/* resolving may call fail(): one thread at a time, the cause dropped */
 		pthread_mutex_lock(&bt_lock);
-		ec = evclass_get(&p->ecs, msg, event);
+		ec = ft_evclass_get(&p->ecs, msg, event);
 		if (!ec)
 			error_clear();
 		pthread_mutex_unlock(&bt_lock);
@@ -265,7 +265,7 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	if (ec->kind == CK_OTHER) {
 		w = rec_words(p, 2);
 	} else {
-		evclass_read(ec, event, vals);
+		ft_evclass_read(ec, event, vals);
 		w = rec_words(p, 2 + ec->nr_fields);
 		for (k = 0; k < ec->nr_fields; k++)
 			w[2 + k] = ec->type[k] == EVF_STRING ?
@@ -419,7 +419,7 @@ static int make_piece_dir(const struct plan *pl, const struct piece *p, struct s
 		if (fd < 0 || copy_range(fd, p->off, p->len, b.buf))
 			goto out;
 	}
-	lttng_index_slice(&s->idx, p->first, p->nr, p->off, &idx, &idx_len);
+	ft_lttng_index_slice(&s->idx, p->first, p->nr, p->off, &idx, &idx_len);
 	strbuf_reset(&b);
 	strbuf_addf(&b, "%s/index/%s.idx", dir->buf, s->name);
 	{
@@ -459,7 +459,7 @@ static int decode_piece(struct plan *pl, struct piece *p)
 	bt_graph_run_status st;
 	int ret = -1;
 
-	evclass_cache_init(&p->ecs);
+	ft_evclass_cache_init(&p->ecs);
 	pthread_mutex_lock(&pl->lock);
 	if (pl->nr_pool) {
 		pl->nr_pool--;
@@ -593,7 +593,7 @@ static void release_piece(struct plan *pl, struct piece *p)
 	pthread_mutex_unlock(&bt_lock);
 	p->graph = NULL;
 	p->bt_stream = NULL;
-	evclass_cache_release(&p->ecs);
+	ft_evclass_cache_release(&p->ecs);
 	free(p->strs);
 	p->strs = NULL;
 	pthread_mutex_lock(&pl->lock);
@@ -630,7 +630,7 @@ static uint32_t *map_classes(struct ft_sink *s, struct piece *p)
 	size_t i;
 
 	for (i = 0; i < p->ecs.nr; i++)
-		map[i] = (uint32_t)(evclass_named(classes, &p->ecs.v[i]) - classes->v);
+		map[i] = (uint32_t)(ft_evclass_named(classes, &p->ecs.v[i]) - classes->v);
 	return map;
 }
 
@@ -764,7 +764,7 @@ static void free_plan(struct plan *pl)
 
 		if (p->graph) {
 			bt_graph_put_ref(p->graph);
-			evclass_cache_release(&p->ecs);
+			ft_evclass_cache_release(&p->ecs);
 		}
 		free(p->rec);
 		free(p->strs);
@@ -774,7 +774,7 @@ static void free_plan(struct plan *pl)
 		free(pl->pool[i].rec);
 	for (i = 0; i < pl->nr_streams; i++) {
 		free(pl->streams[i].name);
-		lttng_index_release(&pl->streams[i].idx);
+		ft_lttng_index_release(&pl->streams[i].idx);
 	}
 	if (pl->root) {
 		nftw(pl->root, rm_one, 8, FTW_DEPTH | FTW_PHYS);

@@ -44,9 +44,9 @@ static void name_pid(struct sitefile *f, int pid)
 {
 	uint64_t key = (uint32_t)pid;
 
-	if (idmap_get(&f->pid_seen, key) != IDMAP_NONE)
+	if (ft_idmap_get(&f->pid_seen, key) != IDMAP_NONE)
 		return;
-	idmap_add(&f->pid_seen, key, 1);
+	ft_idmap_add(&f->pid_seen, key, 1);
 	XGROW(f->pids, f->cap_pids, f->nr_pids + 1);
 	f->pids[f->nr_pids++] = pid;
 }
@@ -78,13 +78,13 @@ static int add_stack(struct sitefile *f, char **lines, size_t from, int n, const
 	strbuf_addstr(&key, status);
 	/* one lookup per traced call: hashed, as a long run has tens of thousands of stacks */
 	hash = str_hash(key.buf);
-	pos = idmap_hash(hash);
-	while ((i = idmap_next(&f->stack_index, hash, &pos)) != IDMAP_NONE)
+	pos = ft_idmap_hash(hash);
+	while ((i = ft_idmap_next(&f->stack_index, hash, &pos)) != IDMAP_NONE)
 		if (!strcmp(f->stacks[i].key, key.buf)) {
 			strbuf_release(&key);
 			return (int)i;
 		}
-	idmap_add(&f->stack_index, hash, (uint32_t)f->nr_stacks);
+	ft_idmap_add(&f->stack_index, hash, (uint32_t)f->nr_stacks);
 	f->stacks = xgrow(f->stacks, &f->cap_stacks, f->nr_stacks + 1, sizeof(*f->stacks));
 	st = &f->stacks[f->nr_stacks];
 	memset(st, 0, sizeof(*st));
@@ -150,15 +150,15 @@ static int parse_call(struct sitefile *f, char **lines, size_t *i, size_t nr, ui
 	return 0;
 }
 
-int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
+int ft_sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 {
 	char **lines = NULL, *p, *fl[5];
 	size_t nr = 0, cap = 0, i;
 	uint64_t ts, pid, child, last = 0;
 	int ret = -1;
 
-	idmap_init(&f->stack_index);
-	idmap_init(&f->pid_seen);
+	ft_idmap_init(&f->stack_index);
+	ft_idmap_init(&f->pid_seen);
 	for (p = buf; *p; ) {
 		char *nl = strchr(p, '\n');
 
@@ -219,7 +219,7 @@ out:
 	return ret;
 }
 
-void sitefile_release(struct sitefile *f)
+void ft_sitefile_release(struct sitefile *f)
 {
 	size_t i;
 
@@ -236,7 +236,7 @@ void sitefile_release(struct sitefile *f)
 	free(f->calls);
 	free(f->recs);
 	free(f->pids);
-	idmap_release(&f->stack_index);
-	idmap_release(&f->pid_seen);
+	ft_idmap_release(&f->stack_index);
+	ft_idmap_release(&f->pid_seen);
 	memset(f, 0, sizeof(*f));
 }

@@ -119,10 +119,10 @@ struct sitefile {
  * sitefile_parse - parse the side file in buf (NUL-terminated; modified and kept: the
  * names point into it) into f (zeroed by the caller), adding offset (ns) to every time.
  * Return: 0, or -1 (error set: the first malformed line, as above). f needs
- * sitefile_release() either way.
+ * ft_sitefile_release() either way.
  */
-int sitefile_parse(struct sitefile *f, char *buf, uint64_t offset);
+int ft_sitefile_parse(struct sitefile *f, char *buf, uint64_t offset);
 
-void sitefile_release(struct sitefile *f);
+void ft_sitefile_release(struct sitefile *f);
 
 #endif /* FT_TRACER_SITEFILE_H */

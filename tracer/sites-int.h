@@ -29,7 +29,7 @@
  * their times; a dropped call's record goes.
  * Return: 0, or -1 (error set: SQLite error, calls but no sys_exit row at all).
  */
-int sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id);
+int ft_sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id);
 
 /* A traced process's address map. */
 struct owner_proc {
@@ -57,7 +57,7 @@ struct site_owners {
 	struct idmap seen;		/* set of owner << 40 | page number (values unused) */
 	struct owner_span *spans;	/* in event order */
 	size_t nr_spans, cap_spans;
-	uint64_t ev_seq;		/* ordinal of the event owners_event() sees */
+	uint64_t ev_seq;		/* ordinal of the event ft_owners_event() sees */
 	int span_open;			/* the last span may grow: no foreign touch since */
 	size_t next_rec;		/* f's next record to apply */
 };
@@ -66,7 +66,7 @@ struct site_owners {
  * owners_init - the maps of the processes f names (in its order: their '[no call]' rows
  * follow it), for a trace of page_size bytes pages whose processes' pids are pm.
  */
-void owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
+void ft_owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
 		 const struct ftdb_sites_pid *pm, size_t nr_pm);
 
 /*
@@ -75,11 +75,11 @@ void owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
  * of a traced process to the owner of its address: a span, and for anon_fault the call's
  * (or process's) fault and touched-page counts. Return: 0.
  */
-int owners_event(const struct ftdb_event *ev, void *arg);
+int ft_owners_event(const struct ftdb_event *ev, void *arg);
 
 /* Apply the records after the last event (ranges that end after it). */
-void owners_finish(struct site_owners *o);
+void ft_owners_finish(struct site_owners *o);
 
-void owners_release(struct site_owners *o);
+void ft_owners_release(struct site_owners *o);
 
 #endif /* FT_TRACER_SITES_INT_H */

@@ -28,12 +28,12 @@ static struct owner_proc *proc_get(struct site_owners *o, int pid, int create)
 	uint64_t key = (uint32_t)pid;
 	uint32_t i;
 
-	i = idmap_get(&o->proc_index, key);
+	i = ft_idmap_get(&o->proc_index, key);
 	if (i != IDMAP_NONE)
 		return &o->procs[i];
 	if (!create)
 		return NULL;
-	idmap_add(&o->proc_index, key, (uint32_t)o->nr_procs);
+	ft_idmap_add(&o->proc_index, key, (uint32_t)o->nr_procs);
 	o->procs = xgrow(o->procs, &o->cap_procs, o->nr_procs + 1, sizeof(*o->procs));
 	memset(&o->procs[o->nr_procs], 0, sizeof(*o->procs));
 	o->procs[o->nr_procs].pid = pid;
@@ -41,7 +41,7 @@ static struct owner_proc *proc_get(struct site_owners *o, int pid, int create)
 	return &o->procs[o->nr_procs++];
 }
 
-void owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
+void ft_owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
 		 const struct ftdb_sites_pid *pm, size_t nr_pm)
 {
 	size_t i;
@@ -51,8 +51,8 @@ void owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_size,
 	o->page_size = page_size;
 	o->pm = pm;
 	o->nr_pm = nr_pm;
-	idmap_init(&o->proc_index);
-	idmap_init(&o->seen);
+	ft_idmap_init(&o->proc_index);
+	ft_idmap_init(&o->seen);
 	for (i = 0; i < f->nr_pids; i++)
 		proc_get(o, f->pids[i], 1);
 }
@@ -155,9 +155,9 @@ static void apply_rec(struct site_owners *o, const struct sf_rec *rc)
 /* Add key to the touched set; Return: 1 if it was new. */
 static int seen_add(struct site_owners *o, uint64_t key)
 {
-	if (idmap_get(&o->seen, key) != IDMAP_NONE)
+	if (ft_idmap_get(&o->seen, key) != IDMAP_NONE)
 		return 0;
-	idmap_add(&o->seen, key, 1);
+	ft_idmap_add(&o->seen, key, 1);
 	return 1;
 }
 
@@ -190,7 +190,7 @@ static void span_add(struct site_owners *o, uint64_t seq, size_t owner)
 	o->span_open = 1;
 }
 
-int owners_event(const struct ftdb_event *ev, void *arg)
+int ft_owners_event(const struct ftdb_event *ev, void *arg)
 {
 	struct site_owners *o = arg;
 	struct sitefile *f = o->f;
@@ -241,13 +241,13 @@ int owners_event(const struct ftdb_event *ev, void *arg)
 	return 0;
 }
 
-void owners_finish(struct site_owners *o)
+void ft_owners_finish(struct site_owners *o)
 {
 	while (o->next_rec < o->f->nr_recs)
 		apply_rec(o, &o->f->recs[o->next_rec++]);
 }
 
-void owners_release(struct site_owners *o)
+void ft_owners_release(struct site_owners *o)
 {
 	size_t i;
 
@@ -255,7 +255,7 @@ void owners_release(struct site_owners *o)
 		ivmap_release(&o->procs[i].map);
 	free(o->procs);
 	free(o->spans);
-	idmap_release(&o->seen);
-	idmap_release(&o->proc_index);
+	ft_idmap_release(&o->seen);
+	ft_idmap_release(&o->proc_index);
 	memset(o, 0, sizeof(*o));
 }

@@ -36,7 +36,7 @@ static int rec_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-int sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id)
+int ft_sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id)
 {
 	struct ftdb_sys_exit *v;
 	struct idmap next;	/* tid -> index of its call after the one being paired */
@@ -49,14 +49,14 @@ int sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id)
 	if (!nr)
 		return fail("the side file's calls need the trace's syscall exit events (sites "
 			     "channel), which it does not have");
-	idmap_init(&next);
+	ft_idmap_init(&next);
 	for (i = f->nr_calls; i-- > 0; ) {
 		struct sf_call *c = &f->calls[i];
-		uint32_t n = idmap_get(&next, (uint32_t)c->tid);
+		uint32_t n = ft_idmap_get(&next, (uint32_t)c->tid);
 		uint64_t bound = n == IDMAP_NONE ? UINT64_MAX : f->calls[n].entry;
 		size_t e;
 
-		idmap_set(&next, (uint32_t)c->tid, (uint32_t)i);
+		ft_idmap_set(&next, (uint32_t)c->tid, (uint32_t)i);
 		c->dropped = 1;
 		for (e = exit_after(v, nr, c->tid, c->entry);
 		     e < nr && v[e].tid == c->tid && v[e].ts < bound; e++) {
@@ -68,7 +68,7 @@ int sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id)
 			break;
 		}
 	}
-	idmap_release(&next);
+	ft_idmap_release(&next);
 	free(v);
 	for (i = r = 0; i < f->nr_recs; i++) {
 		struct sf_rec *rc = &f->recs[i];

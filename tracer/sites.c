@@ -180,9 +180,9 @@ int ft_sites_check(const char *path, const char *skip)
 
 	if (sites_open(&re, &buf, path, skip))
 		return -1;
-	ret = sitefile_parse(&f, buf.buf, 0);
+	ret = ft_sitefile_parse(&f, buf.buf, 0);
 	regfree(&re);
-	sitefile_release(&f);
+	ft_sitefile_release(&f);
 	strbuf_release(&buf);
 	return ret ? fail("bad call-site side file %s", path) : 0;
 }
@@ -211,14 +211,14 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		ret = rc > 0 ? 0 : -1;	/* stored before */
 		goto out;
 	}
-	rc = sitefile_parse(&f, buf.buf, t.clock_offset);
-	owners_init(&o, &f, t.page_size, pm, nr_pm);
-	if (rc || (f.version == 2 && sites_pair_exits(&f, h, trace_id)))
+	rc = ft_sitefile_parse(&f, buf.buf, t.clock_offset);
+	ft_owners_init(&o, &f, t.page_size, pm, nr_pm);
+	if (rc || (f.version == 2 && ft_sites_pair_exits(&f, h, trace_id)))
 		goto out;
 	site_depth = find_sites(&f, &re);
-	if (ftdb_stream_foreach(h, trace_id, owners_event, &o))
+	if (ftdb_stream_foreach(h, trace_id, ft_owners_event, &o))
 		goto out;
-	owners_finish(&o);
+	ft_owners_finish(&o);
 	if (ftdb_sites_begin(&w, h, trace_id))
 		goto out;
 	if (write_rows(&w, &f, &o, site_depth, t.last_ts)) {
@@ -231,8 +231,8 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 out:
 	ftdb_close(h);
 	regfree(&re);
-	owners_release(&o);
-	sitefile_release(&f);
+	ft_owners_release(&o);
+	ft_sitefile_release(&f);
 	free(site_depth);
 	free(pm);
 	strbuf_release(&buf);

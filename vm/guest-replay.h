@@ -24,6 +24,8 @@ struct vm_guest_replay {
 	const char *fragment;		/* --fragment SPEC, or NULL */
 	const char *file;		/* the replay file on the host (vm_replay_file()) */
 	const char *filter;		/* the selection's stored form, "" for none */
+	void (*warn)(const char *msg, void *arg);	/* ft_ingest_opts.warn, or NULL */
+	void *warn_arg;
 };
 
 struct vm_guest_replay_result {

@@ -17,11 +17,12 @@
 #include "vm/tracedir.h"
 
 /* Store what the guest wrote in dir; Return: 0 with *trace_id, or -1 (error set). */
-static int store(const char *db, const char *dir, int partial, const char *site_skip,
+static int store(const struct vm_record_opts *o, const char *dir, int partial,
 		 int64_t *trace_id)
 {
-	struct ft_ingest_opts io = { .db = db, .dir = dir, .allow_partial = partial,
-				     .site_skip = site_skip };
+	struct ft_ingest_opts io = { .db = o->db, .dir = dir, .allow_partial = partial,
+				     .site_skip = o->site_skip, .warn = o->warn,
+				     .warn_arg = o->warn_arg };
 	struct ft_ingest_result res;
 
 	if (ft_ingest(&io, &res))
@@ -40,7 +41,7 @@ static int guest_failed(const struct vm_record_opts *o, const char *dir, int rc)
 
 	strbuf_addf(&trace, "%s/trace", dir);
 	if (!stat(trace.buf, &st)) {
-		stored = !store(o->db, dir, 1, o->site_skip, &id);
+		stored = !store(o, dir, 1, &id);
 		error_clear();
 	}
 	strbuf_release(&trace);
@@ -91,7 +92,7 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 		guest_failed(o, r->dir.buf, rc);
 		goto out;
 	}
-	if (store(o->db, r->dir.buf, 0, o->site_skip, &r->trace_id)) {
+	if (store(o, r->dir.buf, 0, &r->trace_id)) {
 		fail("the trace in %s could not be stored", r->dir.buf);
 		goto out;
 	}

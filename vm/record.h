@@ -27,6 +27,8 @@ struct vm_record_opts {
 	int nr_envs;
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* 1..VM_RUNNER_MAX_CMD */
+	void (*warn)(const char *msg, void *arg);	/* ft_ingest_opts.warn, or NULL */
+	void *warn_arg;
 };
 
 struct vm_record_result {

@@ -22,18 +22,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t i;
 
 	memcpy(buf, data, size);
-	if (lttng_index_parse(&ix, buf, size, "fuzz.idx")) {
+	if (ft_lttng_index_parse(&ix, buf, size, "fuzz.idx")) {
 		error_clear();
 	} else {
 		if (LTTNG_INDEX_HEADER_LEN + ix.nr * ix.entry_len != size || ix.major != 1)
 			abort();
 		for (i = 0; i < ix.nr; i++)
-			lttng_index_entry(&ix, i, &e);
-		lttng_index_slice(&ix, 0, ix.nr, 0, &slice, &len);
+			ft_lttng_index_entry(&ix, i, &e);
+		ft_lttng_index_slice(&ix, 0, ix.nr, 0, &slice, &len);
 		if (len != size || memcmp(slice, data, size))
 			abort();
 		free(slice);
 	}
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	return 0;
 }

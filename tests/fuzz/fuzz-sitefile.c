@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = fuzz_text(data, size);
 	size_t i, j;
 
-	if (sitefile_parse(&f, buf, 1000)) {
+	if (ft_sitefile_parse(&f, buf, 1000)) {
 		error_clear();
 	} else {
 		if (f.version != 1 && f.version != 2)
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (f.pids[i] == f.pids[j])
 					abort();
 	}
-	sitefile_release(&f);
+	ft_sitefile_release(&f);
 	free(buf);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * lttng-index.c - the LTTng index reader (tracer/lttng-index.c): every limit and truncation
  * of its header and size, both sides of each bound, the fields of an entry of format 1.0
  * and 1.1, a slice's rebased offsets, files that are not regular, and what the trace
- * checker (ctf_check_index()) makes of the entries. Index files are built here byte by
+ * checker (ft_ctf_check_index()) makes of the entries. Index files are built here byte by
  * byte, independent of the reader.
  */
 #include <errno.h>
@@ -68,7 +68,7 @@ static unsigned char *build(uint32_t magic, uint32_t major, uint32_t minor, uint
 static int parses(unsigned char *buf, size_t len, const char *msg, uint64_t *nr)
 {
 	struct lttng_index ix;
-	int rc = lttng_index_parse(&ix, buf, len, "t.idx");
+	int rc = ft_lttng_index_parse(&ix, buf, len, "t.idx");
 	int good;
 
 	if (nr)
@@ -76,7 +76,7 @@ static int parses(unsigned char *buf, size_t len, const char *msg, uint64_t *nr)
 	good = msg ? rc < 0 && strstr(error_text(), msg) != NULL : rc == 0;
 	if (!good)
 		diag("  rc %d, error '%s'", rc, error_text());
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
 	return good;
 }
@@ -106,7 +106,7 @@ static const char *put_file(const char *name, const void *buf, size_t len)
 	return path;
 }
 
-/* ctf_check_index() of the index buf against a stream of z bytes with packet magics. */
+/* ft_ctf_check_index() of the index buf against a stream of z bytes with packet magics. */
 static int check(unsigned char *buf, size_t len, uint64_t z, uint64_t psize, const char *msg)
 {
 	unsigned char *stream = xcalloc(1, z ? z : 1);
@@ -120,7 +120,7 @@ static int check(unsigned char *buf, size_t len, uint64_t z, uint64_t psize, con
 	snprintf(spath, sizeof(spath), "%s", put_file("stream", stream, z));
 	idx = put_file("stream.idx", buf, len);
 	fd = open(spath, O_RDONLY);
-	rc = ctf_check_index(idx, "index/stream.idx", fd, "stream", z);
+	rc = ft_ctf_check_index(idx, "index/stream.idx", fd, "stream", z);
 	close(fd);
 	good = msg ? rc < 0 && strstr(error_text(), msg) != NULL : rc == 0;
 	if (!good)
@@ -194,70 +194,70 @@ int main(void)
 
 	/* the fields of an entry */
 	b = build(0xc1f1dcc1u, 1, 1, 72, 5, 8192, 0, &len);
-	good = !lttng_index_parse(&ix, b, len, "t.idx") && ix.major == 1 && ix.minor == 1 &&
+	good = !ft_lttng_index_parse(&ix, b, len, "t.idx") && ix.major == 1 && ix.minor == 1 &&
 	       ix.entry_len == 72 && ix.nr == 5;
 	ok(good, "the header's fields");
-	lttng_index_entry(&ix, 3, &e);
+	ft_lttng_index_entry(&ix, 3, &e);
 	ok(e.offset == 3 * 8192 && e.packet_size == 8192 * 8 && e.content_size == 8192 * 8 - 64 &&
 	   e.ts_begin == 1030 && e.ts_end == 1035 && e.discarded == 1 && e.stream_id == 7,
 	   "entry 3 of a 1.1 index: every field, in its unit");
-	lttng_index_slice(&ix, 2, 3, 2 * 8192, &slice, &slen);
+	ft_lttng_index_slice(&ix, 2, 3, 2 * 8192, &slice, &slen);
 	good = slen == 16 + 3 * 72 && !memcmp(slice, b, 16);
 	{
 		struct lttng_index sx;
 		struct lttng_index_entry f;
 
-		good = good && !lttng_index_parse(&sx, slice, slen, "slice") && sx.nr == 3;
-		lttng_index_entry(&sx, 0, &f);
+		good = good && !ft_lttng_index_parse(&sx, slice, slen, "slice") && sx.nr == 3;
+		ft_lttng_index_entry(&sx, 0, &f);
 		good = good && f.offset == 0 && f.ts_begin == 1020;
-		lttng_index_entry(&sx, 2, &f);
+		ft_lttng_index_entry(&sx, 2, &f);
 		good = good && f.offset == 2 * 8192 && f.discarded == 2 &&
 		       !memcmp(slice + 16 + 2 * 72 + 8, b + 16 + 4 * 72 + 8, 64);
-		lttng_index_release(&sx);
+		ft_lttng_index_release(&sx);
 	}
 	ok(good, "a slice: the header kept, offsets rebased, the other bytes untouched");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 
 	/* files */
 	b = build(0xc1f1dcc1u, 1, 0, 56, 4, 4096, 0, &len);
 	path = put_file("a.idx", b, len);
 	free(b);
-	ok(!lttng_index_read(&ix, path, "index/a.idx") && ix.nr == 4, "a file: read whole");
-	lttng_index_release(&ix);
+	ok(!ft_lttng_index_read(&ix, path, "index/a.idx") && ix.nr == 4, "a file: read whole");
+	ft_lttng_index_release(&ix);
 	snprintf(other, sizeof(other), "%s/none.idx", dir);
 	path = other;
-	ok(lttng_index_read(&ix, path, "index/none.idx") < 0 &&
+	ok(ft_lttng_index_read(&ix, path, "index/none.idx") < 0 &&
 	   strstr(error_text(), "cannot read index/none.idx"), "a missing file: its name");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
-	ok(lttng_index_read(&ix, dir, "index") < 0 && strstr(error_text(), "index is a directory"),
+	ok(ft_lttng_index_read(&ix, dir, "index") < 0 && strstr(error_text(), "index is a directory"),
 	   "a directory: refused");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
 	snprintf(other, sizeof(other), "%s/fifo.idx", dir);
 	path = other;
 	mkfifo(path, 0600);
-	ok(lttng_index_read(&ix, path, "index/fifo.idx") < 0 &&
+	ok(ft_lttng_index_read(&ix, path, "index/fifo.idx") < 0 &&
 	   strstr(error_text(), "index/fifo.idx is a FIFO"), "a FIFO: refused, not waited on");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
 	snprintf(other, sizeof(other), "%s/big.idx", dir);
 	path = other;
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	good = fd >= 0 && !ftruncate(fd, (off_t)LTTNG_INDEX_FILE_MAX + 1);
 	close(fd);
-	ok(good && lttng_index_read(&ix, path, "index/big.idx") < 0 &&
+	ok(good && ft_lttng_index_read(&ix, path, "index/big.idx") < 0 &&
 	   strstr(error_text(), "268435457 bytes is no LTTng index"),
 	   "a (sparse) file above LTTNG_INDEX_FILE_MAX: refused by its size");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
 	unlink(path);
 	b = build(0xc1f1dcc1u, 1, 0, 56, 0, 0, 0, &len);
 	path = put_file("short.idx", b, 10);
 	free(b);
-	ok(lttng_index_read(&ix, path, "index/short.idx") < 0 &&
+	ok(ft_lttng_index_read(&ix, path, "index/short.idx") < 0 &&
 	   strstr(error_text(), "10 bytes is no LTTng index"), "a 10-byte file: refused");
-	lttng_index_release(&ix);
+	ft_lttng_index_release(&ix);
 	error_clear();
 
 	/* the checker's reading of the entries */

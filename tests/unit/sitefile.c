@@ -138,11 +138,11 @@ int main(void)
 
 		memset(&f, 0, sizeof(f));
 		buf = xstrdup(bad[i].text);
-		rc = sitefile_parse(&f, buf, 0);
+		rc = ft_sitefile_parse(&f, buf, 0);
 		if (!ok(rc < 0 && strstr(error_text(), bad[i].msg), "refused: %s", bad[i].what))
 			diag("  rc %d, error '%s', want '%s'", rc, error_text(), bad[i].msg);
 		error_clear();
-		sitefile_release(&f);
+		ft_sitefile_release(&f);
 		free(buf);
 	}
 	for (i = 0; i < sizeof(good) / sizeof(*good); i++) {
@@ -150,20 +150,20 @@ int main(void)
 
 		memset(&f, 0, sizeof(f));
 		buf = xstrdup(good[i].text);
-		rc = sitefile_parse(&f, buf, 0);
+		rc = ft_sitefile_parse(&f, buf, 0);
 		if (!ok(!rc && f.nr_calls == good[i].calls && f.nr_stacks == good[i].stacks &&
 			f.nr_recs == good[i].recs && f.nr_pids == good[i].pids, "taken: %s",
 			good[i].what))
 			diag("  rc %d (%s), %zu calls, %zu stacks, %zu records, %zu pids", rc,
 			     error_text(), f.nr_calls, f.nr_stacks, f.nr_recs, f.nr_pids);
 		error_clear();
-		sitefile_release(&f);
+		ft_sitefile_release(&f);
 		free(buf);
 	}
 
 	memset(&f, 0, sizeof(f));
 	buf = xstrdup(detail);
-	ok(!sitefile_parse(&f, buf, 1000000) && f.version == 2 && f.nr_calls == 4 &&
+	ok(!ft_sitefile_parse(&f, buf, 1000000) && f.version == 2 && f.nr_calls == 4 &&
 	   f.nr_recs == 6, "the detailed file: version 2, 4 calls, 6 records");
 	g = &f;
 	ok(g->calls[0].ts == 1000100 && g->calls[0].entry == 1000100 &&
@@ -196,7 +196,7 @@ int main(void)
 	   g->recs[5].line == 5, "the records in file order: calls, the fork, the exec");
 	ok(f.nr_pids == 3 && f.pids[0] == 10 && f.pids[1] == 20 && f.pids[2] == 30,
 	   "the processes named, in order of first appearance (a fork's parent is not named)");
-	sitefile_release(&f);
+	ft_sitefile_release(&f);
 	free(buf);
 	return done_testing();
 }
