@@ -59,6 +59,7 @@ int ft_runner_run(const struct ft_runner_args *a)
 	OPT("--cwd", a->cwd);
 	OPT("--rootfs", a->rootfs);
 	OPT("--fragment", a->fragment);
+	OPT("--clock", a->clock);
 	for (i = 0; i < a->nr_env; i++)
 		OPT("--env", a->env[i]);
 #undef OPT
