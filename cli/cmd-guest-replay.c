@@ -43,7 +43,8 @@
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
 	"                               [--comm NAME] [--pid N] [--mem SIZE] [--cpus N]\n"
-	"                               [--timeout S] [--fragment SPEC] [--export FILE]\n"
+	"                               [--timeout S] [--fragment SPEC] [--clock tcg|icount]\n"
+	"                               [--export FILE]\n"
 	"\n"
 	"Replay the recorded processes' anonymous memory behaviour (VMAs, first touches, zaps,\n"
 	"forks) in a guest per policy and store each guest's trace in DB, linked to the\n"
@@ -60,6 +61,8 @@ static const char usage_text[] =
 	"    -T, --timeout S    guest timeout, seconds (run.sh default)\n"
 	"    -F, --fragment SPEC  fragment each guest's free memory before the replay:\n"
 	"                       order:N[,pct:P][,seed:S] (docs/guest.md, \"Fragmenter\")\n"
+	"    -C, --clock CLOCK  guest time: tcg (default) or icount, instructions at 1 ns\n"
+	"                       (x86_64: 1 cpu; docs/guest.md, \"Clock\")\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
 	"    -h, --help         show this help\n";
 
@@ -73,6 +76,7 @@ static const struct option options[] = {
 	{ "cpus", required_argument, NULL, 'n' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "fragment", required_argument, NULL, 'F' },
+	{ "clock", required_argument, NULL, 'C' },
 	{ "export", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -81,7 +85,7 @@ static const struct option options[] = {
 struct opts {
 	struct rp_policy pol[RP_MAX_POLICIES];
 	unsigned int nr_pol;
-	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment;
+	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment, *clock;
 	int64_t trace, pid;
 };
 
@@ -241,7 +245,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	struct ft_runner_args ra = {
 		.arch = arch, .policy = pol->spec, .mem = o->mem, .cpus = o->cpus,
-		.timeout = o->timeout, .file = file, .fragment = o->fragment,
+		.timeout = o->timeout, .file = file, .fragment = o->fragment, .clock = o->clock,
 	};
 	struct ft_ingest_opts io = { .db = o->db };
 	struct ft_ingest_result ir;
@@ -343,7 +347,7 @@ int cmd_guest_replay(int argc, char **argv)
 	int c, ret = 1, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o.nr_pol == RP_MAX_POLICIES)
@@ -375,6 +379,11 @@ int cmd_guest_replay(int argc, char **argv)
 				return ret;
 			}
 			o.fragment = optarg;
+			break;
+		case 'C':
+			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount"))
+				return usage_error("--clock is tcg or icount");
+			o.clock = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
