@@ -194,9 +194,11 @@ ICOUNT=
 if [ "$CLOCK" = icount ]; then
 	ICOUNT="-icount shift=0,align=off,sleep=off"
 	[ -z "$LIBVIRT" ] || die "--clock icount cannot run through --libvirt: libvirt.sh has no icount"
-	# x86_64 SMP: see docs/guest.md, "Clock" (the secondary CPU never comes up under icount)
+	# x86_64 SMP: QEMU 7.2 gives the first vCPU the whole icount budget, and the boot CPU
+	# busy-waits for the second, which never comes up (docs/guest.md, "Clock")
 	if [ "$ARCH" = x86_64 ] && [ "$CPUS" != 1 ]; then
-		echo "run.sh: --clock icount on x86_64 runs 1 cpu, not $CPUS (the guest's second cpu does not come up under icount: docs/guest.md)" >&2
+		echo "run.sh: --clock icount on x86_64 runs 1 cpu, not $CPUS" \
+			"(QEMU 7.2 starves the second under icount: docs/guest.md, Clock)" >&2
 		CPUS=1
 	fi
 fi

@@ -25,9 +25,9 @@ for c in tcg icount; do
 	done
 done
 "$FT" ingest -q -o "$T/ho.db" "$(fixture pf-loop-order0 icount)"
-check "trace.clock stored from header/clock" test \
-	"$(q "$T/ho.db" "SELECT clock FROM trace") $(q "$T/cal-tcg.db" "SELECT group_concat(clock, ' ') FROM trace")" \
-	= "icount tcg tcg"
+clocks="$(q "$T/ho.db" "SELECT clock FROM trace")"
+clocks="$clocks $(q "$T/cal-tcg.db" "SELECT group_concat(clock, ' ') FROM trace")"
+check "trace.clock stored from header/clock" test "$clocks" = "icount tcg tcg"
 "$FT" query "$T/ho.db" summary --format json > "$T/s.json"
 check "query summary JSON: \"clock\": \"icount\"" python3 -c \
 	"import json, sys; sys.exit(json.load(open('$T/s.json'))['clock'] != 'icount')"
@@ -39,7 +39,9 @@ check "query summary CSV: clock,icount" grep -qx 'clock,icount' "$T/s.csv"
 # a model of the tcg clock, stored beside the icount trace
 "$FT" calibrate -f csv -o "$T/ho.db" "$T/cal-tcg.db" > "$T/cal.csv"
 ok $? "calibrate on tcg-clock traces exits 0"
-check "calibrate prints the model's clock" sh -c "head -1 '$T/cal.csv' | grep -q '^arch,kernel,accel,clock,' && sed -n 2p '$T/cal.csv' | grep -q '^x86_64,[^,]*,tcg,tcg,'"
+check "calibrate prints the model's clock" sh -c \
+	"head -1 '$T/cal.csv' | grep -q '^arch,kernel,accel,clock,' &&
+	 sed -n 2p '$T/cal.csv' | grep -q '^x86_64,[^,]*,tcg,tcg,'"
 check "cost_model keyed by clock: x86_64 tcg tcg" test \
 	"$(q "$T/ho.db" "SELECT arch || ' ' || accel || ' ' || clock FROM cost_model")" = "x86_64 tcg tcg"
 cp "$T/ho.db" "$T/ho.before"
@@ -47,14 +49,15 @@ cp "$T/ho.db" "$T/ho.before"
 ok $(( $? != 1 )) "replay of an icount trace with only a tcg-clock model: exit 1"
 diag "$(cat "$T/err")"
 check "the refusal is one line naming both clocks" sh -c \
-	"[ \$(wc -l < '$T/err') = 1 ] && grep -q 'fitted on the tcg clock' '$T/err' && grep -q 'recorded on the icount clock' '$T/err'"
+	"[ \$(wc -l < '$T/err') = 1 ] && grep -q 'fitted on the tcg clock' '$T/err' &&
+	 grep -q 'recorded on the icount clock' '$T/err'"
 check "the refusal stores nothing (database byte-identical)" cmp "$T/ho.db" "$T/ho.before"
 
 # the trace's own clock's model is used, the other one left alone
 "$FT" calibrate -o "$T/ho.db" "$T/cal-icount.db" > /dev/null
 ok $? "calibrate on icount-clock traces exits 0"
-check "two models now, one per clock" test \
-	"$(q "$T/ho.db" "SELECT group_concat(clock, ' ') FROM (SELECT clock FROM cost_model ORDER BY clock)")" = "icount tcg"
+check "two models now, one per clock" test "$(q "$T/ho.db" \
+	"SELECT group_concat(clock, ' ') FROM (SELECT clock FROM cost_model ORDER BY clock)")" = "icount tcg"
 "$FT" replay "$T/ho.db" --policy order0 > /dev/null 2> "$T/err"
 ok $? "replay with an icount model beside the tcg one exits 0"
 check "fault_time_ns stored for the run" test \
