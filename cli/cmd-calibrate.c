@@ -71,7 +71,7 @@ static int add_db(struct fits *fs, const char *path)
 		return -1;
 	if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace ORDER BY trace_id", -1, &st,
 			       NULL) != SQLITE_OK) {
-		error("cannot read traces: %s", sqlite3_errmsg(db));
+		fail("cannot read traces: %s", sqlite3_errmsg(db));
 		goto out;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -83,7 +83,7 @@ static int add_db(struct fits *fs, const char *path)
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
-		error("cannot read traces: %s", sqlite3_errmsg(db));
+		fail("cannot read traces: %s", sqlite3_errmsg(db));
 		goto out;
 	}
 	ret = 0;
@@ -91,7 +91,7 @@ out:
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -117,9 +117,9 @@ static int store(const char *path, const struct fits *fs)
 	ret = 0;
 out:
 	if (sqlite3_close(db) != SQLITE_OK && !ret)
-		ret = error("cannot close %s", path);
+		ret = fail("cannot close %s", path);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -187,12 +187,12 @@ int cmd_calibrate(int argc, char **argv)
 		if (add_db(&fs, argv[i]))
 			goto out;
 	if (!fs.n) {
-		error("no trace to calibrate from");
+		fail("no trace to calibrate from");
 		goto out;
 	}
 	for (i = 0; i < fs.n; i++)
 		if (rp_cost_fit(fs.f[i].s, &fs.f[i].m)) {
-			error("%s %s %s %s", fs.f[i].m.key.arch, fs.f[i].m.key.kernel,
+			fail("%s %s %s %s", fs.f[i].m.key.arch, fs.f[i].m.key.kernel,
 			      fs.f[i].m.key.accel, fs.f[i].m.key.clock);
 			goto out;
 		}

@@ -115,9 +115,9 @@ static int write_file(const char *path, const void *data, size_t len)
 	FILE *f = fopen(path, "wb");
 
 	if (!f)
-		return error("cannot create %s: %s", path, strerror(errno));
+		return fail("cannot create %s: %s", path, strerror(errno));
 	if (fwrite(data, 1, len, f) != len || fclose(f))
-		return error("cannot write %s: %s", path, strerror(errno));
+		return fail("cannot write %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -151,7 +151,7 @@ static int keep_map(const char *dir)
 	strbuf_addf(&path, "%s/header/replay_map", dir);
 	ret = write_file(path.buf, map.buf, map.len);
 	if (!ret && !ok)
-		ret = error("the replayer did not finish cleanly; see %s/workload.out", dir);
+		ret = fail("the replayer did not finish cleanly; see %s/workload.out", dir);
 	strbuf_release(&out);
 	strbuf_release(&map);
 	strbuf_release(&path);
@@ -179,7 +179,7 @@ static int64_t link_run(const char *dbpath, const char *dir, int64_t trace_id,
 	sqlite3_finalize(st);
 	st = NULL;
 	if (!*guest_id) {
-		error("the guest trace of %s is not in %s", dir, dbpath);
+		fail("the guest trace of %s is not in %s", dir, dbpath);
 		goto out;
 	}
 	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
@@ -216,13 +216,13 @@ static int64_t link_run(const char *dbpath, const char *dir, int64_t trace_id,
 		run = -1;
 	goto out;
 sql_rollback:
-	error("cannot link the guest trace: %s", sqlite3_errmsg(db));
+	fail("cannot link the guest trace: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	st = NULL;
 	ftdb_rollback(db);
 	goto out;
 sql_error:
-	error("cannot find the guest trace: %s", sqlite3_errmsg(db));
+	fail("cannot find the guest trace: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 out:
 	ftdb_close(db);
@@ -269,7 +269,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 		goto out;
 	if (rc == FT_RUNNER_GUEST_FAILED) {
 		ft_runner_status(rc, dir.buf, 0);
-		error("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
+		fail("the %s guest failed; see %s/console.log", pol->spec, dir.buf);
 		goto out;
 	}
 	/* the replayer's own status is checked by keep_map() */
@@ -282,7 +282,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 		goto out;
 	io.dir = dir.buf;
 	if (ft_ingest(&io, &ir)) {
-		error("the guest trace in %s could not be stored", dir.buf);
+		fail("the guest trace in %s could not be stored", dir.buf);
 		goto out;
 	}
 	run_id = link_run(o->db, dir.buf, trace_id, pol, filter, now_ns() - t0, &guest_id);
@@ -473,7 +473,7 @@ int cmd_guest_replay(int argc, char **argv)
 	if (nr_sim && simulate(&o, trace_id, sim, nr_sim))
 		goto out;
 	if (failed) {
-		error("%d of %u guest replays failed", failed, nr_guest);
+		fail("%d of %u guest replays failed", failed, nr_guest);
 		goto out;
 	}
 	ret = 0;

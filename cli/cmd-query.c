@@ -110,7 +110,7 @@ static int sql_rows(const struct query_opts *o, sqlite3_stmt *st, struct out_tab
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("query failed: %s", sqlite3_errmsg(o->db));
+		return fail("query failed: %s", sqlite3_errmsg(o->db));
 	return 0;
 }
 
@@ -121,7 +121,7 @@ static int sql_table(const struct query_opts *o, const char *sql, struct out_tab
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("query failed: %s", sqlite3_errmsg(o->db));
+		return fail("query failed: %s", sqlite3_errmsg(o->db));
 	return sql_rows(o, st, t, hex_cols);
 }
 
@@ -161,7 +161,7 @@ static int query_summary(const struct query_opts *o)
 		goto out;
 	rows = t.nr_cells / t.nr_cols;
 	if (rows != 1) {
-		error("trace %lld not found", (long long)o->trace_id);
+		fail("trace %lld not found", (long long)o->trace_id);
 		goto out;
 	}
 	if (o->format == OUT_JSON) {
@@ -291,7 +291,7 @@ static int sql_auth_cb(void *arg, int action, const char *a1, const char *a2, co
 	return SQLITE_OK;
 }
 
-/* 1 if the trace says which processes are the workload's; else 0 with error() said. */
+/* 1 if the trace says which processes are the workload's; else 0 with fail() said. */
 static int trace_marks_workload(const struct query_opts *o)
 {
 	sqlite3_stmt *st;
@@ -299,7 +299,7 @@ static int trace_marks_workload(const struct query_opts *o)
 
 	if (sqlite3_prepare_v2(o->db, "SELECT count(*) FROM process WHERE trace_id = ? AND "
 			       "workload IS NOT NULL", -1, &st, NULL) != SQLITE_OK) {
-		error("query failed: %s", sqlite3_errmsg(o->db));
+		fail("query failed: %s", sqlite3_errmsg(o->db));
 		return 0;
 	}
 	sqlite3_bind_int64(st, 1, o->trace_id);
@@ -307,7 +307,7 @@ static int trace_marks_workload(const struct query_opts *o)
 		marked = sqlite3_column_int64(st, 0) > 0;
 	sqlite3_finalize(st);
 	if (!marked)
-		error("trace %lld does not mark its workload's processes (recorded without "
+		fail("trace %lld does not mark its workload's processes (recorded without "
 		      "header/workload_pid); use --pid or --comm", (long long)o->trace_id);
 	return marked;
 }
@@ -330,20 +330,20 @@ static int query_sql(const struct query_opts *o, const char *sql)
 	rc = sqlite3_prepare_v2(o->db, sql, -1, &st, &tail);
 	sqlite3_set_authorizer(o->db, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return error("invalid SQL: %s", sqlite3_errmsg(o->db));
+		return fail("invalid SQL: %s", sqlite3_errmsg(o->db));
 	if (!st)
-		return error("empty SQL statement");
+		return fail("empty SQL statement");
 	/* what follows may only be comments, blanks and semicolons: SQLite's own lexer says */
 	while (*tail) {
 		if (sqlite3_prepare_v2(o->db, tail, -1, &next, &tail) != SQLITE_OK || next) {
 			sqlite3_finalize(next);
 			sqlite3_finalize(st);
-			return error("only one SQL statement at a time");
+			return fail("only one SQL statement at a time");
 		}
 	}
 	if (!sqlite3_stmt_readonly(st) && !(auth.pragma_read && !auth.pragma_set)) {
 		sqlite3_finalize(st);
-		return error("refusing a statement that writes: query is read-only");
+		return fail("refusing a statement that writes: query is read-only");
 	}
 	/* stream: the first row is out before the last is read, memory stays flat */
 	out_stream(&t, o->format, stdout);

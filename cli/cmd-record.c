@@ -86,7 +86,7 @@ static int print_sites(sqlite3 *h, const char *db)
 
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW)
-		ret = error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		ret = fail("cannot read %s: %s", db, sqlite3_errmsg(h));
 	else
 		printf("  %lld memory calls traced, %lld distinct stacks, %lld did not unwind to "
 		       "the end; try: foliotrace query %s sites\n", sqlite3_column_int64(st, 0),
@@ -111,11 +111,11 @@ static int print_summary(const char *db, int sites)
 	if (ftdb_open(db, FTDB_READONLY, &h))
 		return -1;
 	if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
-		error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		fail("cannot read %s: %s", db, sqlite3_errmsg(h));
 		goto out;
 	}
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("%s holds no recorded trace", db);
+		fail("%s holds no recorded trace", db);
 		goto out;
 	}
 	printf("trace %lld: %s %s, policy %s, clocksource %s\n"
@@ -217,7 +217,7 @@ int cmd_record(int argc, char **argv)
 	/* a command that cannot run is an error before anything is created or booted */
 	for (i = optind; i < argc; i++)
 		if (strchr(argv[i], '\n')) {
-			error("argument %d of the command has a newline", i - optind);
+			fail("argument %d of the command has a newline", i - optind);
 			goto out;
 		}
 	if (ft_resolve_cmd(ra.arch, ra.rootfs, argv[optind], envs, nr_envs, &cmd))
@@ -267,12 +267,12 @@ int cmd_record(int argc, char **argv)
 		}
 		strbuf_release(&trace);
 		ft_runner_status(rc, dir.buf, 0);
-		error("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
+		fail("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
 				       "nothing was stored; what the guest wrote is in", dir.buf);
 		goto out;
 	}
 	if (store(db, dir.buf, 0, site_skip)) {
-		error("the trace in %s could not be stored", dir.buf);
+		fail("the trace in %s could not be stored", dir.buf);
 		goto out;
 	}
 	if (print_summary(db, ra.sites))

@@ -128,7 +128,7 @@ static int trace_header(sqlite3 *db, int64_t trace_id, struct strbuf *sb)
 
 	if (sqlite3_prepare_v2(db, "SELECT arch, kernel, policy, workload, events, mem_bytes, "
 			       "uuid FROM trace WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace: %s", sqlite3_errmsg(db));
+		return fail("cannot read trace: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	strbuf_addstr(sb, "<table class=\"meta\">\n");
 	snprintf(buf, sizeof(buf), "%lld", (long long)trace_id);
@@ -241,12 +241,12 @@ static void section_orders(struct strbuf *sb, const struct run_set *rs, const ch
 
 static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const char **rows)
 {
-	struct svg_series s[FT_FB_NR - 1];
-	double *v = xcalloc(FT_FB_NR * rs->nr, sizeof(*v));
+	struct svg_series s[FTDB_FB_NR - 1];
+	double *v = xcalloc(FTDB_FB_NR * rs->nr, sizeof(*v));
 	unsigned int i, r;
 
-	for (r = 1; r < FT_FB_NR; r++) {
-		s[r - 1].name = ft_fallback_name(r);
+	for (r = 1; r < FTDB_FB_NR; r++) {
+		s[r - 1].name = ftdb_fallback_name(r);
 		s[r - 1].color = fb_color[r];
 		s[r - 1].v = v + r * rs->nr;
 		for (i = 0; i < rs->nr; i++)
@@ -254,7 +254,7 @@ static void section_fallbacks(struct strbuf *sb, const struct run_set *rs, const
 	}
 	strbuf_addstr(sb, "<h2>Fallbacks by reason</h2>\n");
 	svg_stacked(sb, chart_id("fallbacks"), "Faults that mapped less than the policy asked for, by "
-		    "reason", rows, rs->nr, s, FT_FB_NR - 1, fmt_n);
+		    "reason", rows, rs->nr, s, FTDB_FB_NR - 1, fmt_n);
 	free(v);
 }
 
@@ -347,7 +347,7 @@ static void section_metrics(struct strbuf *sb, const struct run_set *rs)
  * sites by faults under the baseline, per policy their faults with the change against the
  * site's own baseline faults, bloat and share of the peak RSS. Runs without per-site
  * metrics get a note saying how to make them, not a failure.
- * Return: 0, or -1 with error() (the database cannot be read).
+ * Return: 0, or -1 with fail() (the database cannot be read).
  */
 static int section_sites(struct strbuf *sb, sqlite3 *db, const struct run_set *rs)
 {
@@ -485,14 +485,14 @@ static int list_traces(sqlite3 *db, int64_t **ids, size_t *nr)
 	*nr = 0;
 	if (sqlite3_prepare_v2(db, "SELECT trace_id FROM trace WHERE parent_trace_id IS NULL "
 			       "ORDER BY trace_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(*ids, cap, *nr + 1);
 		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -610,7 +610,7 @@ static int build_all(sqlite3 *db, const struct runs_opts *ro, const int64_t *ids
 		with += rs[t].base >= 0;
 	}
 	if (!with) {
-		error("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
+		fail("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
 		      "replay DB --trace ID --policy ... first", ro->base.spec, n);
 		goto out;
 	}
@@ -718,7 +718,7 @@ int cmd_report(int argc, char **argv)
 	if (runs_open(argv[optind], &ro, &db, &rs))
 		return 1;
 	if (rs.base < 0) {
-		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
+		fail("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
 		      "foliotrace replay DB --policy ... first", ro.base.spec,
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out_runs;

@@ -34,7 +34,7 @@ static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
 	memset(m, 0, sizeof(*m));
 	if (sqlite3_prepare_v2(db, "SELECT min(proc_id), max(proc_id) FROM process "
 			       "WHERE trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
+		return fail("cannot read processes: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		lo = sqlite3_column_int64(st, 0);
@@ -46,13 +46,13 @@ static int load_pids(sqlite3 *db, int64_t trace_id, struct pid_map *m)
 	m->pid = xcalloc(m->n ? m->n : 1, sizeof(*m->pid));
 	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid FROM process WHERE trace_id = ?1", -1,
 			       &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
+		return fail("cannot read processes: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		m->pid[sqlite3_column_int64(st, 0) - lo] = sqlite3_column_int(st, 1);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
+		return fail("cannot read processes: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -70,12 +70,12 @@ struct faults_ctx {
 	int64_t rows;
 };
 
-static int fault_row(const struct ft_event *ev, void *arg)
+static int fault_row(const struct ftdb_event *ev, void *arg)
 {
 	struct faults_ctx *c = arg;
 	int32_t pid;
 
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	pid = pid_of(&c->pids, ev->proc_id);
 	if (c->o->pid >= 0 && pid != c->o->pid)
@@ -87,11 +87,11 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	out_int(c->t, pid);
 	out_int(c->t, pid + ev->tid_lo);
 	out_hex(c->t, ev->addr);
-	out_int(c->t, !!(ev->flags & FT_EVF_WRITE));
+	out_int(c->t, !!(ev->flags & FTDB_EVF_WRITE));
 	out_int(c->t, ev->order);
 	out_int(c->t, ev->nr_ptes);
-	out_int(c->t, !!(ev->flags & FT_EVF_ZERO_PAGE));
-	out_text(c->t, ft_fallback_name(ev->reason));
+	out_int(c->t, !!(ev->flags & FTDB_EVF_ZERO_PAGE));
+	out_text(c->t, ftdb_fallback_name(ev->reason));
 	out_int(c->t, rp_latency_sat(ev->aux));
 	out_int(c->t, ev->proc_id);
 	out_int(c->t, ev->vma_id);

@@ -75,7 +75,7 @@ int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT coalesce(filter, '') FROM replay_run WHERE "
 			       "trace_id = ?1 AND kind = 'sim' AND (?2 IS NULL OR frag = ?2) "
 			       "ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (frag)
 		sqlite3_bind_text(st, 2, frag, -1, SQLITE_STATIC);
@@ -96,13 +96,13 @@ int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		ret = error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	else if (!has_default && n == 1)
 		*sel = seen[0];
 	else if (!has_default && n > 1) {
 		for (i = 0; i < n; i++)
 			add_selection(&sb, &seen[i]);
-		ret = error("no replay run of trace %lld for the workload's processes; runs exist "
+		ret = fail("no replay run of trace %lld for the workload's processes; runs exist "
 			    "for %s: give one", (long long)trace_id, sb.buf);
 	}
 	strbuf_release(&sb);

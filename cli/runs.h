@@ -27,7 +27,7 @@ struct run_set {
 /*
  * runs_load - the latest sim run of every policy for trace_id with the selection sel and
  * frag model (NULL: that of the most recent run with sel). The baseline, if run, is moved
- * first. Return: 0 (rs->nr may be 0), or -1 with error().
+ * first. Return: 0 (rs->nr may be 0), or -1 with fail().
  */
 int runs_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, const char *frag,
 	      const char *baseline, struct run_set *rs);
@@ -37,7 +37,7 @@ void runs_release(struct run_set *rs);
  * runs_default_sel - the selection compare and report read when given no --comm/--pid:
  * none (the workload's processes) if trace_id has such sim runs (of frag, NULL: any), else
  * the one other selection its runs were made with. Return: 0 with *sel set (none when
- * there are no runs at all), or -1 with error() naming the selections when there are
+ * there are no runs at all), or -1 with fail() naming the selections when there are
  * several and none is the default.
  */
 int runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag, struct rp_filter *sel);
@@ -61,13 +61,13 @@ int runs_option(struct runs_opts *ro, int c, const char *arg, const char *cmd,
 		const char *usage);
 /*
  * runs_read - runs_load() of trace_id with ro's frag and baseline, and ro's --comm/--pid
- * selection or, without one, runs_default_sel()'s. Return: 0, or -1 with error().
+ * selection or, without one, runs_default_sel()'s. Return: 0, or -1 with fail().
  */
 int runs_read(sqlite3 *db, int64_t trace_id, const struct runs_opts *ro, struct run_set *rs);
 /*
  * runs_open - open the database at path read-only, pick the trace ro->want and load its
  * runs as runs_load() does with ro's filter, frag and baseline. Return: 0 with *db open
- * (the caller closes it) and rs loaded, or -1 with error() and nothing left open.
+ * (the caller closes it) and rs loaded, or -1 with fail() and nothing left open.
  */
 int runs_open(const char *path, const struct runs_opts *ro, sqlite3 **db, struct run_set *rs);
 

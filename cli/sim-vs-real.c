@@ -66,7 +66,7 @@ static void guest_rows(struct out_table *t, const char *policy, const struct rp_
 	/* the prediction exists only for runs replayed with a cost model (replay/cost.h) */
 	row(t, policy, rp_metric_name(RP_M_FAULT_TIME), s->v[RP_M_FAULT_TIME] > 0,
 	    s->v[RP_M_FAULT_TIME], 1, r->c.v[RP_M_FAULT_TIME], "guest");
-	for (k = 1; k < FT_FB_NR; k++)
+	for (k = 1; k < FTDB_FB_NR; k++)
 		row(t, policy, rp_metric_name(RP_M_FB_0 + k), 1, s->v[RP_M_FB_0 + k], 1,
 		    r->c.v[RP_M_FB_0 + k], "guest");
 	for (k = 0; k <= RP_PMD_ORDER; k++) {
@@ -105,7 +105,7 @@ static void shell_word(struct strbuf *sb, const char *s)
 }
 
 /*
- * The simulations missing (names: "p1, p2", flags: " --policy p1 --policy p2"): error()
+ * The simulations missing (names: "p1, p2", flags: " --policy p1 --policy p2"): fail()
  * naming the one command that stores them.
  */
 static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_filter *sel,
@@ -125,7 +125,7 @@ static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_fi
 		snprintf(pid, sizeof(pid), " --pid %lld", (long long)sel->pid);
 		strbuf_addstr(&cmd, pid);
 	}
-	error("no stored simulation of %s (frag none%s%s) to set against the guest replay: run "
+	fail("no stored simulation of %s (frag none%s%s) to set against the guest replay: run "
 	      "%s", names, *what ? ", " : "", what, cmd.buf);
 	strbuf_release(&cmd);
 	return -1;
@@ -179,7 +179,7 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 			runs[rc++] = runs[i];
 	nr = (size_t)rc;
 	if (!nr) {
-		error("no guest replay of trace %lld: run foliotrace guest replay DB --policy P "
+		fail("no guest replay of trace %lld: run foliotrace guest replay DB --policy P "
 		      "first", (long long)trace_id);
 		goto out_db;
 	}

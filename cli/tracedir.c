@@ -21,7 +21,7 @@ int ft_ctf_dir(struct strbuf *dir, const char *db)
 {
 	strbuf_addf(dir, "%s.ctf", db);
 	if (mkdir(dir->buf, 0777) && errno != EEXIST)
-		return error("cannot create %s: %s", dir->buf, strerror(errno));
+		return fail("cannot create %s: %s", dir->buf, strerror(errno));
 	return 0;
 }
 
@@ -43,7 +43,7 @@ int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const
 	base = dir->len;
 	for (i = 1; mkdir(dir->buf, 0777); i++) {
 		if (errno != EEXIST || i > 99)
-			return error("cannot create %s: %s", dir->buf, strerror(errno));
+			return fail("cannot create %s: %s", dir->buf, strerror(errno));
 		dir->len = base;
 		strbuf_addf(dir, ".%d", i);
 	}

@@ -8,13 +8,13 @@
 
 #include "lib/strbuf.h"
 
-/* Append "DB.ctf" to dir and create it if missing. Return: 0 or error(). */
+/* Append "DB.ctf" to dir and create it if missing. Return: 0 or fail(). */
 int ft_ctf_dir(struct strbuf *dir, const char *db);
 
 /*
  * Append DB.ctf/<time>-<arch>-<policy>-<tag> to dir (characters outside [A-Za-z0-9.-]
  * become '_'; ".N" added if two runs start in the same second) and create it empty.
- * Return: 0 or error().
+ * Return: 0 or fail().
  */
 int ft_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
 		     const char *tag);

@@ -38,20 +38,20 @@ int outfile_check(const char *path, const char *what)
 	struct stat sb;
 
 	if (!path || !*path)
-		return error("empty %s path", what);
+		return fail("empty %s path", what);
 	/* lstat first: a concurrent writer's rename() never makes path vanish in between */
 	if (lstat(path, &sb)) {
 		if (errno != ENOENT)
-			return error("cannot use %s as the %s: %s", path, what, strerror(errno));
+			return fail("cannot use %s as the %s: %s", path, what, strerror(errno));
 		return 1;
 	}
 	if (S_ISLNK(sb.st_mode) && stat(path, &sb)) {
 		if (errno == ENOENT)
-			return error("%s is a dangling symlink: not written through", path);
-		return error("cannot use %s as the %s: %s", path, what, strerror(errno));
+			return fail("%s is a dangling symlink: not written through", path);
+		return fail("cannot use %s as the %s: %s", path, what, strerror(errno));
 	}
 	if (!S_ISREG(sb.st_mode))
-		return error("%s is %s, not a regular file: not used as the %s", path,
+		return fail("%s is %s, not a regular file: not used as the %s", path,
 			     file_kind(sb.st_mode), what);
 	return 0;
 }
@@ -68,7 +68,7 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	strbuf_addf(&o->tmp, "%s.tmp-XXXXXX", path);
 	o->fd = mkostemp(o->tmp.buf, O_CLOEXEC);
 	if (o->fd < 0) {
-		error("cannot create %s: %s", o->tmp.buf, strerror(errno));
+		fail("cannot create %s: %s", o->tmp.buf, strerror(errno));
 		strbuf_release(&o->tmp);
 		return -1;
 	}
@@ -76,7 +76,7 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(o->fd, 0666 & ~mask)) {
-		error("cannot chmod %s: %s", o->tmp.buf, strerror(errno));
+		fail("cannot chmod %s: %s", o->tmp.buf, strerror(errno));
 		outfile_abort(o);
 		return -1;
 	}
@@ -106,7 +106,7 @@ int outfile_commit(struct outfile *o, const char *path, enum outfile_how how)
 	if (o->fd >= 0) {
 		if (fsync(o->fd) || close(o->fd)) {
 			o->fd = -1;
-			error("cannot write %s: %s", o->tmp.buf, strerror(errno));
+			fail("cannot write %s: %s", o->tmp.buf, strerror(errno));
 			outfile_abort(o);
 			return -1;
 		}
@@ -121,7 +121,7 @@ int outfile_commit(struct outfile *o, const char *path, enum outfile_how how)
 		if (how == OUTFILE_LINK && errno == EEXIST)
 			ret = 1;
 		else
-			ret = error("cannot create %s: %s", path, strerror(errno));
+			ret = fail("cannot create %s: %s", path, strerror(errno));
 	} else {
 		sync_dir(path);
 	}
@@ -152,7 +152,7 @@ int write_file_atomic(const char *path, const void *buf, size_t len, const char 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			error("cannot write %s: %s", o.tmp.buf,
+			fail("cannot write %s: %s", o.tmp.buf,
 			      n ? strerror(errno) : "short write");
 			outfile_abort(&o);
 			return -1;

@@ -32,7 +32,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
  * each byte of s that is not part of a well-formed UTF-8 sequence becomes \ufffd.
  */
 void strbuf_add_json_str(struct strbuf *sb, const char *s);
-/* Read a whole file; Return: 0, or error() naming the file. */
+/* Read a whole file; Return: 0, or fail() naming the file. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Detach the buffer; the caller frees it. */
 char *strbuf_detach(struct strbuf *sb);

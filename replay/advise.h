@@ -38,7 +38,7 @@ struct rp_advice {
  * falls back to 4K and gains nothing). Then the advice as one persite policy, order0, and
  * mcpage:1..RP_MAX_FOLIO_ORDER over the whole trace; global is the mcpage with the fewest
  * faults whose bloat stays within pct percent of the program's touched bytes.
- * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with error()
+ * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with fail()
  * (no call sites in the trace, SQL).
  */
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);

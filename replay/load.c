@@ -154,7 +154,7 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, ''), "
 			       "coalesce(page_size, 4096) FROM trace WHERE trace_id = ?", -1, &q,
 			       NULL) != SQLITE_OK)
-		return error("cannot read trace %lld: %s", (long long)trace_id,
+		return fail("cannot read trace %lld: %s", (long long)trace_id,
 			     sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, trace_id);
 	rc = sqlite3_step(q);
@@ -165,7 +165,7 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW)
-		return error("no trace %lld", (long long)trace_id);
+		return fail("no trace %lld", (long long)trace_id);
 	return 0;
 }
 
@@ -292,7 +292,7 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 		goto sql_error;
 	return 0;
 sql_error:
-	error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
 	sqlite3_finalize(q);
 	free(parent);
 	rp_load_release(t);

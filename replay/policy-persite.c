@@ -126,28 +126,28 @@ void rp_persite_policy(struct rp_policy *p, const char *label, const char *const
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", label);
 }
 
-/* One line "ORDER SITE" of FILE into m. Return: 0, or error() naming the problem. */
+/* One line "ORDER SITE" of FILE into m. Return: 0, or fail() naming the problem. */
 static int parse_line(struct rp_persite *m, char *line, int *seen_star)
 {
 	char *end;
 	long o;
 
 	if (line[0] < '0' || line[0] > '9')
-		return error("no order at the start");
+		return fail("no order at the start");
 	o = strtol(line, &end, 10);
 	if (o > RP_MAX_FOLIO_ORDER)
-		return error("order %ld is not 0..%u", o, RP_MAX_FOLIO_ORDER);
+		return fail("order %ld is not 0..%u", o, RP_MAX_FOLIO_ORDER);
 	if ((*end != ' ' && *end != '\t') || !end[1])
-		return error("no site after the order");
+		return fail("no site after the order");
 	end++;
 	if (strcmp(end, "*")) {
 		size_t i;
 
 		for (i = 0; i < m->n; i++)
 			if (!strcmp(m->names[i], end))
-				return error("site '%s' given twice", end);
+				return fail("site '%s' given twice", end);
 	} else if ((*seen_star)++) {
-		return error("'*' given twice");
+		return fail("'*' given twice");
 	}
 	map_add(m, end, (unsigned int)o);
 	return 0;
@@ -164,21 +164,21 @@ static int persite_parse(struct rp_policy *p, const char *args)
 	int fd;
 
 	if (!args)
-		return error("persite needs a file: persite:FILE (lines 'ORDER SITE', docs/sites.md)");
+		return fail("persite needs a file: persite:FILE (lines 'ORDER SITE', docs/sites.md)");
 	if (strlen(args) + sizeof("persite:") > sizeof(p->spec))
-		return error("file name longer than %zu bytes", sizeof(p->spec) - sizeof("persite:"));
+		return fail("file name longer than %zu bytes", sizeof(p->spec) - sizeof("persite:"));
 	/* O_NONBLOCK: a FIFO must not block the parser before it is refused */
 	fd = open(args, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return error("cannot read '%s': %s", args, strerror(errno));
+		return fail("cannot read '%s': %s", args, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return error("'%s' is not a regular file", args);
+		return fail("'%s' is not a regular file", args);
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
-		return error("cannot read '%s': %s", args, strerror(errno));
+		return fail("cannot read '%s': %s", args, strerror(errno));
 	}
 	m = map_new();
 	while (fgets(line, sizeof(line), f)) {
@@ -190,7 +190,7 @@ static int persite_parse(struct rp_policy *p, const char *args)
 		else if (!feof(f)) {
 			fclose(f);
 			map_drop(m);
-			return error("%s line %u: longer than %zu bytes", args, nr, sizeof(line) - 2);
+			return fail("%s line %u: longer than %zu bytes", args, nr, sizeof(line) - 2);
 		}
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
@@ -199,13 +199,13 @@ static int persite_parse(struct rp_policy *p, const char *args)
 		if (parse_line(m, line, &seen_star)) {
 			fclose(f);
 			map_drop(m);
-			return error("%s line %u", args, nr);
+			return fail("%s line %u", args, nr);
 		}
 	}
 	if (ferror(f)) {
 		fclose(f);
 		map_drop(m);
-		return error("cannot read '%s'", args);
+		return fail("cannot read '%s'", args);
 	}
 	fclose(f);
 	p->persite = map_dedup(m);

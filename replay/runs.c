@@ -41,7 +41,7 @@ static int load_metrics(sqlite3 *db, struct rp_stored_run *r, size_t n)
 
 	if (sqlite3_prepare_v2(db, "SELECT name, value FROM replay_metric WHERE run_id = ? AND "
 			       "proc_id IS NULL", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay metrics: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay metrics: %s", sqlite3_errmsg(db));
 	for (i = 0; i < n; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, r[i].run_id);
@@ -72,7 +72,7 @@ int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 			       "coalesce(guest_trace_id, 0) FROM replay_run WHERE trace_id = ?1 AND "
 			       "kind = ?2 AND (?3 IS NULL OR frag = ?3) AND (?4 IS NULL OR "
 			       "policy = ?4) ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	if (frag)
@@ -106,7 +106,7 @@ int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		free(r);
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	}
 	n = latest_only(r, n);
 	if (load_metrics(db, r, n)) {
@@ -130,7 +130,7 @@ int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, si
 	if (sqlite3_prepare_v2(db, "SELECT site, site_module, faults, bloat_bytes, zeroed_bytes, "
 			       "rss_at_peak_bytes FROM replay_site WHERE run_id = ? ORDER BY site, "
 			       "site_module", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+		return fail("cannot read per-site metrics: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *m = sqlite3_column_text(st, 1);
@@ -147,7 +147,7 @@ int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, si
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		rp_runs_sites_free(r, n);
-		return error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+		return fail("cannot read per-site metrics: %s", sqlite3_errmsg(db));
 	}
 	*sites = r;
 	*nr = n;

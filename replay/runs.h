@@ -30,7 +30,7 @@ struct rp_stored_run {
  * trace_id of this kind ("sim" or "guest") made with frag (NULL: any), selection sel
  * (compared parsed, filter.h; NULL: any) and policy (NULL: any), in run_id order, with
  * their total metrics. Return: 0 with *runs (free() it, NULL if none) and *nr, or -1 with
- * error().
+ * fail().
  */
 int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *frag,
 		   const struct rp_filter *sel, const char *policy, struct rp_stored_run **runs,
@@ -45,7 +45,7 @@ struct rp_stored_site {
 
 /*
  * rp_runs_sites - the replay_site rows of run_id, by site and module. Return: 0 with
- * *sites (rp_runs_sites_free() it; NULL if none) and *nr, or -1 with error().
+ * *sites (rp_runs_sites_free() it; NULL if none) and *nr, or -1 with fail().
  */
 int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, size_t *nr);
 void rp_runs_sites_free(struct rp_stored_site *sites, size_t nr);

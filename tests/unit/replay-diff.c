@@ -224,8 +224,8 @@ int main(void)
 	 * is the cost model's, computed from the others after both engines (replay/cost.h)
 	 */
 	for (j = 0, good = 1; j < RP_NR_METRICS; j++) {
-		if (!covered[j] && j != RP_M_FB_0 + FT_FB_NONE &&
-		    j != RP_M_FB_0 + FT_FB_RACE && j != RP_M_FAULT_TIME) {
+		if (!covered[j] && j != RP_M_FB_0 + FTDB_FB_NONE &&
+		    j != RP_M_FB_0 + FTDB_FB_RACE && j != RP_M_FAULT_TIME) {
 			diag("metric %s never non-zero", rp_metric_name(j));
 			good = 0;
 		}
