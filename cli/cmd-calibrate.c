@@ -2,7 +2,7 @@
 /*
  * cmd-calibrate.c - foliotrace calibrate: fit the fault cost model (replay/calibrate.h,
  * docs/cost-model.md) to the recorded latencies of every trace of the databases given, one
- * model per (arch, kernel, accelerator), and store the models in one database, where replay
+ * model per (arch, kernel, accelerator, clock), and store the models in one database, where replay
  * finds them to predict fault_time_ns.
  *
  * Exit status: 0; 1 if a trace is refused (jiffies clocksource, no clocksource) or a model
@@ -34,12 +34,12 @@ static const struct option options[] = {
 
 static void print(const struct rp_calibration *fs, enum out_format format)
 {
-	static const char *const cols[] = { "arch", "kernel", "accel" };
+	static const char *const cols[] = { "arch", "kernel", "accel", "clock" };
 	struct out_table t;
 	size_t i;
 	unsigned int k;
 
-	out_init(&t, cols, 3);
+	out_init(&t, cols, 4);
 	for (k = 0; k < RP_COST_NR; k++)
 		out_add_col(&t, rp_cost_coef_name(k));
 	out_add_col(&t, "samples");
@@ -50,6 +50,7 @@ static void print(const struct rp_calibration *fs, enum out_format format)
 		out_text(&t, m->key.arch);
 		out_text(&t, m->key.kernel);
 		out_text(&t, m->key.accel);
+		out_text(&t, m->key.clock);
 		for (k = 0; k < RP_COST_NR; k++)
 			if (m->has[k])
 				out_real(&t, m->c[k]);

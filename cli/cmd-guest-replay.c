@@ -41,7 +41,8 @@
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
 	"                               [--comm NAME] [--pid N] [--mem SIZE] [--cpus N]\n"
-	"                               [--timeout S] [--fragment SPEC] [--export FILE]\n"
+	"                               [--timeout S] [--fragment SPEC] [--clock tcg|icount]\n"
+	"                               [--export FILE]\n"
 	"\n"
 	"Replay the recorded processes' anonymous memory behaviour (VMAs, first touches, zaps,\n"
 	"forks) in a guest per policy and store each guest's trace in DB, linked to the\n"
@@ -58,6 +59,8 @@ static const char usage_text[] =
 	"    -T, --timeout S    guest timeout, seconds (run.sh default)\n"
 	"    -F, --fragment SPEC  fragment each guest's free memory before the replay:\n"
 	"                       order:N[,pct:P][,seed:S] (docs/guest.md, \"Fragmenter\")\n"
+	"    -C, --clock CLOCK  guest time: tcg (default) or icount, instructions at 1 ns\n"
+	"                       (x86_64: 1 cpu; docs/guest.md, \"Clock\")\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
 	"    -h, --help         show this help\n";
 
@@ -71,6 +74,7 @@ static const struct option options[] = {
 	{ "cpus", required_argument, NULL, 'n' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "fragment", required_argument, NULL, 'F' },
+	{ "clock", required_argument, NULL, 'C' },
 	{ "export", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -79,7 +83,7 @@ static const struct option options[] = {
 struct opts {
 	struct rp_policy pol[RP_MAX_POLICIES];
 	unsigned int nr_pol;
-	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment;
+	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment, *clock;
 	int64_t trace, pid;
 };
 
@@ -101,6 +105,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	struct vm_guest_replay g = {
 		.db = o->db, .trace_id = trace_id, .arch = arch, .policy = pol->spec,
 		.mem = o->mem, .cpus = o->cpus, .timeout = o->timeout, .fragment = o->fragment,
+		.clock = o->clock,
 		.file = file, .filter = filter, .warn = cli_warn,
 	};
 	struct vm_guest_replay_result r;
@@ -164,7 +169,7 @@ int cmd_guest_replay(int argc, char **argv)
 	int c, ret = 1, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o.nr_pol == RP_MAX_POLICIES)
@@ -196,6 +201,11 @@ int cmd_guest_replay(int argc, char **argv)
 				return ret;
 			}
 			o.fragment = optarg;
+			break;
+		case 'C':
+			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount"))
+				return usage_error("--clock is tcg or icount");
+			o.clock = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
 	"                         [--env NAME[=VALUE]]... [--sites [--site-skip REGEX]]\n"
-	"                         [--fragment SPEC] -o DB -- CMD [ARG...]\n"
+	"                         [--fragment SPEC] [--clock tcg|icount] -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
@@ -41,7 +41,9 @@ static const char usage_text[] =
 	"frame whose procedure and module names do not match the --site-skip REGEX (POSIX\n"
 	"extended; default: glibc malloc, jemalloc, operator new, libc's wrappers).\n"
 	"--fragment order:N[,pct:P][,seed:S] fragments the guest's free memory before CMD\n"
-	"starts: no free block above order N (docs/guest.md, \"Fragmenter\").\n";
+	"starts: no free block above order N (docs/guest.md, \"Fragmenter\").\n"
+	"--clock icount counts guest time in instructions (1 ns each, idle skipped): times\n"
+	"that repeat; x86_64 then runs 1 cpu (docs/guest.md, \"Clock\"). Default: tcg.\n";
 
 /* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
 #define FT_RECORD_MEM "2G"
@@ -59,6 +61,7 @@ static const struct option options[] = {
 	{ "sites", no_argument, NULL, 's' },
 	{ "site-skip", required_argument, NULL, 'S' },
 	{ "fragment", required_argument, NULL, 'F' },
+	{ "clock", required_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -123,6 +126,14 @@ int cmd_record(int argc, char **argv)
 		case 's': ra->sites = 1; break;
 		case 'S': o.site_skip = optarg; break;
 		case 'F': ra->fragment = optarg; break;
+		case 'C':
+			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount")) {
+				free(envs);
+				return cli_usage_error("record", usage_text,
+						       "--clock is tcg or icount");
+			}
+			ra->clock = optarg;
+			break;
 		case 'h':
 			free(envs);
 			fputs(usage_text, stdout);

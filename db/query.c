@@ -15,7 +15,7 @@
 
 static const char summary_sql[] =
 	"SELECT t.trace_id, t.uuid, t.path, t.arch, t.page_size, t.kernel, t.policy, "
-	"t.mem_bytes, t.cpus, t.workload, t.workload_status, t.clocksource, "
+	"t.mem_bytes, t.cpus, t.workload, t.workload_status, t.clocksource, t.clock, "
 	"t.discarded_events, t.partial, t.parent_trace_id, t.first_ts, t.last_ts, "
 	"t.last_ts - t.first_ts AS duration_ns, t.events AS events_total, "
 	"(SELECT count(*) FROM process WHERE trace_id = t.trace_id) AS processes, "

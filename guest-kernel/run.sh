@@ -2,7 +2,8 @@
 # Run a command in a foliotrace guest and bring its trace out.
 #
 # usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
-#               [--timeout SECONDS] [--libvirt URI] [--mode record|run|ready] [--file PATH]...
+#               [--clock tcg|icount] [--timeout SECONDS] [--libvirt URI]
+#               [--mode record|run|ready] [--file PATH]...
 #               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
 #               [--fragment SPEC]
 #               --out DIR -- CMD [ARG...]
@@ -21,15 +22,20 @@
 # TCG, and always under `timeout`; with --libvirt the same machine is a transient domain
 # of the libvirt daemon at URI (libvirt.sh), stopped when the timeout passes.
 #
+# --clock icount runs QEMU's instruction counter (TCG only, never KVM): guest time advances
+# 1 ns per guest instruction and idle time is skipped, so time figures repeat whatever the
+# host's load (docs/guest.md, "Clock"). The default, tcg, is the accelerator's own clock.
+# header/clock says which: icount, or the accelerator (tcg, kvm).
+#
 # Exit status: 0 the workload ran and exited 0; 3 it exited non-zero (its status is in
 # header/workload_status); 4 the guest failed (panic, timeout, killed, setup error): the
 # trace is kept and header/partial is 1; 1 the run could not start; 2 usage.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
-LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT=
+LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT= CLOCK=tcg
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--clock tcg|icount] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 # Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
@@ -46,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--policy) POLICY=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
 	--cpus) CPUS=$2; shift 2 ;;
+	--clock) CLOCK=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--libvirt) LIBVIRT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
@@ -68,6 +75,7 @@ done
 [ -n "$OUT" ] && [ $# -gt 0 ] || usage
 [ -z "$EXEC" ] || [ -n "$CWD" ] || usage
 case "$MODE" in record|run|ready) ;; *) usage ;; esac
+case "$CLOCK" in tcg|icount) ;; *) echo "run.sh: bad --clock '$CLOCK' (tcg or icount)" >&2; exit 2 ;; esac
 case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2; exit 2 ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
@@ -179,8 +187,24 @@ if [ "${FT_IDLE_POLL:-0}" = 1 ]; then
 	esac
 fi
 
+# --clock icount: shift=0, one instruction = 1 ns of guest time; sleep=off, an idle guest's
+# clock jumps to its next timer instead of following the host's; align=off, guest time
+# never waits for the host's. What that time is and is not: docs/guest.md, "Clock".
+ICOUNT=
+if [ "$CLOCK" = icount ]; then
+	ICOUNT="-icount shift=0,align=off,sleep=off"
+	[ -z "$LIBVIRT" ] || die "--clock icount cannot run through --libvirt: libvirt.sh has no icount"
+	# x86_64 SMP: QEMU 7.2 gives the first vCPU the whole icount budget, and the boot CPU
+	# busy-waits for the second, which never comes up (docs/guest.md, "Clock")
+	if [ "$ARCH" = x86_64 ] && [ "$CPUS" != 1 ]; then
+		echo "run.sh: --clock icount on x86_64 runs 1 cpu, not $CPUS" \
+			"(QEMU 7.2 starves the second under icount: docs/guest.md, Clock)" >&2
+		CPUS=1
+	fi
+fi
+
 qemu() { # qemu ACCEL TIMEOUT CONSOLE_LOG
-	timeout -k 5 "$2" $QEMU -accel "$1" -smp "$CPUS" -m "$MEM" -nographic -no-reboot \
+	timeout -k 5 "$2" $QEMU -accel "$1" $ICOUNT -smp "$CPUS" -m "$MEM" -nographic -no-reboot \
 		-nic none -kernel "$IMAGE" -initrd "$GDIR/initrd.cpio" \
 		-virtfs local,path="$OUT",mount_tag=out,security_model=none $ROOTSHARE \
 		-append "$APPEND" > "$3" 2>&1 < /dev/null
@@ -188,7 +212,8 @@ qemu() { # qemu ACCEL TIMEOUT CONSOLE_LOG
 
 # KVM only if a probe boot under it works here; the answer is cached with the guest.
 ACCEL=tcg
-if [ "$ARCH" = x86_64 ] && [ -w /dev/kvm ] && [ "${FT_ACCEL:-}" != tcg ]; then
+# icount is TCG's: a KVM guest runs on the host's clock.
+if [ "$ARCH" = x86_64 ] && [ -w /dev/kvm ] && [ "${FT_ACCEL:-}" != tcg ] && [ "$CLOCK" != icount ]; then
 	if [ ! -f "$GDIR/kvm-probe" ]; then
 		write_job probe
 		qemu kvm 60 "$OUT/kvm-probe.log" || :
@@ -201,7 +226,9 @@ fi
 write_job "$MODE"
 via=
 [ -n "$LIBVIRT" ] && via=" as a libvirt domain on $LIBVIRT"
-echo "run.sh: booting the $ARCH guest$via ($ACCEL, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
+clk=
+[ "$CLOCK" = icount ] && clk=" icount"
+echo "run.sh: booting the $ARCH guest$via ($ACCEL$clk, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
 start=$(date +%s)
 set +e
 if [ -n "$LIBVIRT" ]; then
@@ -224,6 +251,8 @@ H=$OUT/header
 mkdir -p "$H"
 # kvm or tcg: in the trace header, part of the cost model's key (docs/cost-model.md)
 echo "$ACCEL" > "$H/accel"
+# the guest's time: icount (instructions), else the accelerator's (part of the same key)
+if [ "$CLOCK" = icount ]; then echo icount; else echo "$ACCEL"; fi > "$H/clock"
 if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")
 	[ "$st" = 0 ] && exit 0

@@ -85,8 +85,9 @@ int rp_calibrate_fit(struct rp_calibration *fs)
 		return fail("no trace to calibrate from");
 	for (i = 0; i < fs->n; i++)
 		if (rp_cost_fit(fs->f[i].s, &fs->f[i].m))
-			return fail("%s %s %s", fs->f[i].m.key.arch, fs->f[i].m.key.kernel,
-				     fs->f[i].m.key.accel);
+			return fail("%s %s %s %s", fs->f[i].m.key.arch,
+				    fs->f[i].m.key.kernel, fs->f[i].m.key.accel,
+				    fs->f[i].m.key.clock);
 	return 0;
 }
 

@@ -81,9 +81,9 @@ int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
 	int rc, ret = -1;
 
 	if (sqlite3_prepare_v2(db, "SELECT t.arch, t.kernel, t.clocksource, coalesce(m.value, "
-			       "'unknown') FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
-			       "t.trace_id AND m.key = 'accel' WHERE t.trace_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
+			       "'unknown'), coalesce(t.clock, m.value, 'unknown') FROM trace t "
+			       "LEFT JOIN trace_meta m ON m.trace_id = t.trace_id AND m.key = "
+			       "'accel' WHERE t.trace_id = ?", -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot read trace: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	rc = sqlite3_step(st);
@@ -110,6 +110,7 @@ int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
 	copy_text(key->arch, sizeof(key->arch), sqlite3_column_text(st, 0));
 	copy_text(key->kernel, sizeof(key->kernel), sqlite3_column_text(st, 1));
 	copy_text(key->accel, sizeof(key->accel), sqlite3_column_text(st, 3));
+	copy_text(key->clock, sizeof(key->clock), sqlite3_column_text(st, 4));
 	ret = 0;
 out:
 	sqlite3_finalize(st);
@@ -306,13 +307,14 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cost_model(arch, kernel, accel, new_ns, "
 			       "byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, samples, traces, "
-			       "fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-			       "?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?12)", -1,
-			       &st, NULL) != SQLITE_OK)
+			       "fitted_at, tool_version, clock) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+			       "?8, ?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?12, ?13)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 13, m->key.clock, -1, SQLITE_STATIC);
 	for (k = 0; k < RP_COST_NR; k++)
 		if (m->has[k])
 			sqlite3_bind_double(st, 4 + (int)k, m->c[k]);
@@ -328,8 +330,35 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 	return 0;
 }
 
+/*
+ * The clock of a model of key's arch, kernel and accel fitted on another clock, into
+ * other. Return: 1 if there is one, 0 if not, -1 with fail().
+ */
+static int other_clock(sqlite3 *db, const struct rp_cost_key *key, char *other, size_t n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT clock FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
+			       "AND accel = ?3 AND clock <> ?4 ORDER BY clock LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, key->arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key->kernel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, key->accel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, key->clock, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		copy_text(other, n, sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_ROW;
+}
+
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 {
+	char other[sizeof(m->key.clock)];
 	sqlite3_stmt *st;
 	unsigned int k;
 	int rc;
@@ -341,11 +370,12 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 	}
 	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
 			       "samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
-			       "AND accel = ?3", -1, &st, NULL) != SQLITE_OK)
+			       "AND accel = ?3 AND clock = ?4", -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, m->key.clock, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		for (k = 0; k < RP_COST_NR; k++) {
@@ -358,7 +388,17 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	return rc == SQLITE_ROW;
+	if (rc == SQLITE_ROW)
+		return 1;
+	rc = other_clock(db, &m->key, other, sizeof(other));
+	if (rc < 0)
+		return -1;
+	if (rc)
+		return fail("the cost model of %s %s %s was fitted on the %s clock, trace %lld was "
+			     "recorded on the %s clock: calibrate on %s recordings",
+			     m->key.arch, m->key.kernel, m->key.accel, other, (long long)trace_id,
+			     m->key.clock, m->key.clock);
+	return 0;
 }
 
 int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)

@@ -2,7 +2,7 @@
 /*
  * cost.h - the fault cost model (docs/cost-model.md): per-fault costs fitted from the
  * latency_ns of recorded faults by `foliotrace calibrate`, stored per (arch, kernel,
- * accelerator) in cost_model, and the predicted fault_time_ns of a replayed run.
+ * accelerator, clock) in cost_model, and the predicted fault_time_ns of a replayed run.
  *
  * Model, in ns, for one fault:
  *   allocates a folio of B bytes writing P PTEs:  new + byte * B + pte * P
@@ -43,6 +43,7 @@ struct rp_cost_key {
 	char arch[32];		/* trace.arch */
 	char kernel[64];	/* trace.kernel */
 	char accel[16];		/* trace_meta accel, "unknown" if absent */
+	char clock[16];		/* trace.clock (tcg, kvm, icount); if absent accel */
 };
 
 struct rp_cost {
@@ -63,8 +64,10 @@ void rp_cost_samples_free(struct rp_cost_samples *s);
 const char *rp_cost_coef_name(unsigned int c);
 
 /*
- * rp_cost_trace_key - the (arch, kernel, accel) of trace_id. Refuses a trace whose latencies
- * are not ns measurements: no clocksource recorded, or jiffies/refined-jiffies.
+ * rp_cost_trace_key - the (arch, kernel, accel, clock) of trace_id. A trace whose header
+ * has no clock was recorded before icount existed, on its accelerator's clock: its clock
+ * is its accel. Refuses a trace whose latencies are not ns measurements: no clocksource
+ * recorded, or jiffies/refined-jiffies.
  * Return: 0, or -1 with fail().
  */
 int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key);
@@ -86,8 +89,11 @@ int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
 int rp_cost_store(sqlite3 *db, const struct rp_cost *m);
 
 /*
- * rp_cost_lookup - the model for trace_id's (arch, kernel, accel), if any.
- * Return: 1 with *m filled, 0 if the database has none, -1 with fail().
+ * rp_cost_lookup - the model for trace_id's (arch, kernel, accel, clock), if any. A model of
+ * the trace's arch, kernel and accel fitted on another clock is refused: its costs are in
+ * another time (icount instructions against emulated host time, docs/cost-model.md).
+ * Return: 1 with *m filled; 0 if the database has none of the trace's arch, kernel and
+ * accel; -1 with fail() naming both clocks, or a database error.
  */
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m);
 

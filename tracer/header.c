@@ -17,7 +17,7 @@
 /* Header keys that are also trace columns (same name). */
 static const char *const columns[] = {
 	"arch", "page_size", "kernel", "policy", "mem_bytes", "cpus", "workload",
-	"workload_status", "clocksource", "partial", NULL
+	"workload_status", "clocksource", "clock", "partial", NULL
 };
 
 static int cmp_str(const void *a, const void *b)

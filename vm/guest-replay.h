@@ -22,6 +22,7 @@ struct vm_guest_replay {
 	const char *policy;		/* canonical spec of a policy the guest knob expresses */
 	const char *mem, *cpus, *timeout;	/* NULL: run.sh's defaults */
 	const char *fragment;		/* --fragment SPEC, or NULL */
+	const char *clock;		/* --clock tcg|icount, or NULL: run.sh's default */
 	const char *file;		/* the replay file on the host (vm_replay_file()) */
 	const char *filter;		/* the selection's stored form, "" for none */
 	void (*warn)(const char *msg, void *arg);	/* ft_ingest_opts.warn, or NULL */

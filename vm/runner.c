@@ -60,6 +60,7 @@ int vm_runner_run(const struct vm_runner_args *a)
 	OPT("--cwd", a->cwd);
 	OPT("--rootfs", a->rootfs);
 	OPT("--fragment", a->fragment);
+	OPT("--clock", a->clock);
 	for (i = 0; i < a->nr_env; i++)
 		OPT("--env", a->env[i]);
 #undef OPT

@@ -32,6 +32,7 @@ struct vm_runner_args {
 	int nr_env;
 	int sites;			/* run the workload under the call-site tracer */
 	const char *fragment;		/* --fragment SPEC (guest-kernel/fragspec.h), or NULL */
+	const char *clock;		/* --clock tcg|icount (docs/guest.md, Clock), or NULL */
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most VM_RUNNER_MAX_CMD */
 };

@@ -7,7 +7,7 @@
 # Everything here stops before guest-kernel/run.sh builds or boots anything.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 21
+plan 24
 cd "$T" || exit 1
 
 for verb in run build knob replay; do
@@ -31,6 +31,7 @@ record_refused() {
 record_refused "--policy bogus" "unknown policy 'bogus'" --policy bogus
 record_refused "--policy faultaround:4" "simulation-only" --policy faultaround:4
 record_refused "--arch mips" "unknown arch 'mips'" --arch mips
+record_refused "--clock wall" "--clock is tcg or icount" --clock wall
 
 # run.sh fails before the guest (no guest image here): exit 1, and the directory record
 # made for the run is gone again

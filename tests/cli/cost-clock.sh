@@ -1,0 +1,83 @@
+#!/bin/sh
+# cost-clock.sh - the guest clock (header/clock, schema 007) without a guest: copies of the
+# REAL x86_64 fixtures given a header clock (tcg or icount, as run.sh writes it) are stored
+# with it (trace.clock, `query summary` field clock in table, CSV and JSON), calibrate keys
+# its models by it, and replay refuses a model of another clock with one line naming both,
+# storing nothing; a model of the trace's own clock is used even beside one of another. A
+# schema-6 database migrates: its models keep their accelerator as their clock, its traces
+# have no clock, and a fixture without one (recorded before it) still finds its model.
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 18
+D=$TOP/tests/data
+q() { "$FT" query "$1" --format csv sql "$2" | tail -n +2; }
+# fixture NAME CLOCK: a copy of the fixture whose header says accel tcg and clock CLOCK
+fixture() {
+	cp -r "$D/x86_64-$1" "$T/$1-$2"
+	echo tcg > "$T/$1-$2/header/accel"
+	echo "$2" > "$T/$1-$2/header/clock"
+	echo "$T/$1-$2"
+}
+
+for c in tcg icount; do
+	for p in anon-touch-order0 anon-touch-mcpage2; do
+		"$FT" ingest -q -o "$T/cal-$c.db" "$(fixture $p $c)"
+	done
+done
+"$FT" ingest -q -o "$T/ho.db" "$(fixture pf-loop-order0 icount)"
+clocks="$(q "$T/ho.db" "SELECT clock FROM trace")"
+clocks="$clocks $(q "$T/cal-tcg.db" "SELECT group_concat(clock, ' ') FROM trace")"
+check "trace.clock stored from header/clock" test "$clocks" = "icount tcg tcg"
+"$FT" query "$T/ho.db" summary --format json > "$T/s.json"
+check "query summary JSON: \"clock\": \"icount\"" python3 -c \
+	"import json, sys; sys.exit(json.load(open('$T/s.json'))['clock'] != 'icount')"
+"$FT" query "$T/ho.db" summary > "$T/s.txt"
+check "query summary table: a clock row saying icount" grep -Eq '^clock +icount *$' "$T/s.txt"
+"$FT" query "$T/ho.db" summary --format csv > "$T/s.csv"
+check "query summary CSV: clock,icount" grep -qx 'clock,icount' "$T/s.csv"
+
+# a model of the tcg clock, stored beside the icount trace
+"$FT" calibrate -f csv -o "$T/ho.db" "$T/cal-tcg.db" > "$T/cal.csv"
+ok $? "calibrate on tcg-clock traces exits 0"
+check "calibrate prints the model's clock" sh -c \
+	"head -1 '$T/cal.csv' | grep -q '^arch,kernel,accel,clock,' &&
+	 sed -n 2p '$T/cal.csv' | grep -q '^x86_64,[^,]*,tcg,tcg,'"
+check "cost_model keyed by clock: x86_64 tcg tcg" test \
+	"$(q "$T/ho.db" "SELECT arch || ' ' || accel || ' ' || clock FROM cost_model")" = "x86_64 tcg tcg"
+cp "$T/ho.db" "$T/ho.before"
+"$FT" replay "$T/ho.db" --policy order0 > "$T/out" 2> "$T/err"
+ok $(( $? != 1 )) "replay of an icount trace with only a tcg-clock model: exit 1"
+diag "$(cat "$T/err")"
+check "the refusal is one line naming both clocks" sh -c \
+	"[ \$(wc -l < '$T/err') = 1 ] && grep -q 'fitted on the tcg clock' '$T/err' &&
+	 grep -q 'recorded on the icount clock' '$T/err'"
+check "the refusal stores nothing (database byte-identical)" cmp "$T/ho.db" "$T/ho.before"
+
+# the trace's own clock's model is used, the other one left alone
+"$FT" calibrate -o "$T/ho.db" "$T/cal-icount.db" > /dev/null
+ok $? "calibrate on icount-clock traces exits 0"
+check "two models now, one per clock" test "$(q "$T/ho.db" \
+	"SELECT group_concat(clock, ' ') FROM (SELECT clock FROM cost_model ORDER BY clock)")" = "icount tcg"
+"$FT" replay "$T/ho.db" --policy order0 > /dev/null 2> "$T/err"
+ok $? "replay with an icount model beside the tcg one exits 0"
+check "fault_time_ns stored for the run" test \
+	"$(q "$T/ho.db" "SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns' AND proc_id IS NULL")" = 1
+
+# schema 6: build one from migrations 001-006 with a model row, then let ingest migrate it
+old=$T/v6.db
+cat "$TOP"/schema/00[1-6]-*.sql > "$T/v6.sql"
+printf 'PRAGMA application_id = 1181707348;\nPRAGMA user_version = 6;\n' >> "$T/v6.sql"
+printf "INSERT INTO cost_model VALUES ('x86_64', '%s', 'unknown', 2000, 0.25, NULL, NULL, NULL, NULL, 100, 2, '2026-11-30T00:00:00Z', 'old');\n" \
+	"$(cat "$D/x86_64-pf-loop-order0/header/kernel")" >> "$T/v6.sql"
+sqlite3 "$old" < "$T/v6.sql"
+"$FT" ingest -q -o "$old" "$D/x86_64-pf-loop-order0"
+ok $? "ingest migrates a schema-6 database"
+check "migrated: user_version 7, the old model's clock is its accel (unknown)" test \
+	"$(sqlite3 "$old" 'PRAGMA user_version') $(q "$old" "SELECT accel || ' ' || clock || ' ' || new_ns FROM cost_model")" \
+	= "7 unknown unknown 2000.0"
+check "a trace whose header has no clock: trace.clock NULL" test \
+	"$(q "$old" "SELECT clock IS NULL FROM trace")" = 1
+"$FT" replay "$old" --policy order0 > /dev/null
+check "the migrated model still applies to a trace recorded before clocks (keyed by its accel)" test \
+	"$(q "$old" "SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns' AND proc_id IS NULL")" = 1
+done_testing
