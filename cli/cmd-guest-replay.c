@@ -59,8 +59,8 @@ static const char usage_text[] =
 	"    -T, --timeout S    guest timeout, seconds (run.sh default)\n"
 	"    -F, --fragment SPEC  fragment each guest's free memory before the replay:\n"
 	"                       order:N[,pct:P][,seed:S] (docs/guest.md, \"Fragmenter\")\n"
-	"    -C, --clock CLOCK  guest time: tcg (default) or icount, instructions at 1 ns\n"
-	"                       (x86_64: 1 cpu; docs/guest.md, \"Clock\")\n"
+	"    -C, --clock CLOCK  guest time: tcg or icount, instructions at 1 ns (x86_64:\n"
+	"                       1 cpu; docs/guest.md, \"Clock\"); default: the recording's\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
 	"    -h, --help         show this help\n";
 
@@ -163,6 +163,7 @@ int cmd_guest_replay(int argc, char **argv)
 	struct rp_export_stats st;
 	char filter[160];
 	struct rp_trace_head head;
+	struct ftdb_trace t;
 	struct rp_filter sel;
 	int64_t trace_id;
 	sqlite3 *db;
@@ -234,10 +235,14 @@ int cmd_guest_replay(int argc, char **argv)
 		ftdb_close(db);
 		return 1;
 	}
-	if (rp_load_head(db, trace_id, &head)) {
+	if (rp_load_head(db, trace_id, &head) || ftdb_trace_get(db, trace_id, &t)) {
 		ftdb_close(db);
 		return 1;
 	}
+	/* without --clock, the recording's clock: a replay's times compare with its own */
+	if (!o.clock && !strcmp(t.clock, "icount"))
+		o.clock = "icount";
+	ftdb_trace_release(&t);
 	if (!rp_policy_records_all(head.policy))
 		fprintf(stderr, "foliotrace: warning: trace %lld was recorded under %s, not "
 			"order0: it misses first touches, so will the replay\n",

@@ -56,7 +56,7 @@ int ftdb_trace_get(sqlite3 *db, int64_t trace_id, struct ftdb_trace *t)
 		"coalesce(t.mem_bytes, 0), coalesce(t.workload_status, -1), t.partial, t.events, "
 		"t.discarded_events, (SELECT count(*) FROM process p WHERE p.trace_id = "
 		"t.trace_id), (SELECT coalesce(sum(anon_faults), 0) FROM process p WHERE "
-		"p.trace_id = t.trace_id) FROM trace t WHERE t.trace_id = ?";
+		"p.trace_id = t.trace_id), t.clock FROM trace t WHERE t.trace_id = ?";
 	sqlite3_stmt *st;
 	int rc;
 
@@ -91,6 +91,7 @@ int ftdb_trace_get(sqlite3 *db, int64_t trace_id, struct ftdb_trace *t)
 	t->discarded_events = sqlite3_column_int64(st, 14);
 	t->processes = sqlite3_column_int64(st, 15);
 	t->anon_faults = sqlite3_column_int64(st, 16);
+	t->clock = col_dup(st, 17);
 	sqlite3_finalize(st);
 	return 0;
 }
@@ -104,6 +105,7 @@ void ftdb_trace_release(struct ftdb_trace *t)
 	free(t->policy);
 	free(t->workload);
 	free(t->clocksource);
+	free(t->clock);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -20,6 +20,7 @@ struct ftdb_trace {
 	int64_t trace_id;
 	int64_t parent_trace_id;	/* 0 for a recording */
 	char *uuid, *path, *arch, *kernel, *policy, *workload, *clocksource;
+	char *clock;			/* the guest clock (schema 7): tcg, icount, ...; "" if unknown */
 	int64_t page_size;		/* bytes, 0 if unknown */
 	int64_t mem_bytes;		/* guest memory, bytes, 0 if unknown */
 	int workload_status;		/* -1 if unknown */
