@@ -321,6 +321,25 @@ void ftdb_close(sqlite3 *db)
 	sqlite3_close(db);
 }
 
+int ftdb_stream_events(sqlite3 *db, int64_t trace_id, uint64_t *total)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*total = 0;
+	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(nr_events), 0) FROM event_chunk WHERE "
+			       "trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return fail("cannot read the event stream: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*total = (uint64_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return fail("cannot read the event stream: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg)
 {

@@ -48,6 +48,9 @@ int ftdb_schema_version(void);
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg);
 
+/* Events in a trace's stream (the chunks' counts: no blob is read). Return: 0 or -1. */
+int ftdb_stream_events(sqlite3 *db, int64_t trace_id, uint64_t *total);
+
 /* Run a statement that returns no rows; Return: 0 or fail() with SQLite's message. */
 int ftdb_exec(sqlite3 *db, const char *sql);
 

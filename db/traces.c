@@ -135,6 +135,47 @@ int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr)
 	return 0;
 }
 
+int ftdb_trace_meta(sqlite3 *db, int64_t trace_id, const char *key, char **value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*value = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+		*value = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int ftdb_trace_site_rows(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *touches)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM site_call WHERE trace_id = ?1), "
+			       "(SELECT count(*) FROM site_touch WHERE trace_id = ?1)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*calls = sqlite3_column_int64(st, 0);
+		*touches = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
+	return 0;
+}
+
 int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *stacks,
 		     int64_t *unwind_failed)
 {

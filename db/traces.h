@@ -49,6 +49,20 @@ void ftdb_trace_release(struct ftdb_trace *t);
 int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr);
 
 /*
+ * ftdb_trace_meta - the trace header's value of key (trace_meta: buddyinfo.before,
+ * vmstat.before, replay_map...). Return: 0 with *value (free() it; NULL if the trace has
+ * no such key), or -1 with fail().
+ */
+int ftdb_trace_meta(sqlite3 *db, int64_t trace_id, const char *key, char **value);
+
+/*
+ * ftdb_trace_site_rows - a trace's site_call rows (*calls; 0: recorded without --sites)
+ * and site_touch rows (*touches; 0 with calls: stored before schema 5's attribution).
+ * Return: 0 or -1 with fail().
+ */
+int ftdb_trace_site_rows(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *touches);
+
+/*
  * ftdb_trace_sites - a trace's memory calls (site_call rows that are a call), their
  * distinct stacks, and the calls whose stack did not unwind to the end.
  * Return: 0 or -1.

@@ -8,24 +8,21 @@
 #include <stdlib.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/load.h"
 #include "replay/measure.h"
 
+/* trace_id's header value of key, or NULL (absent, or unreadable: the caller says so). */
 static char *meta(sqlite3 *db, int64_t trace_id, const char *key)
 {
-	sqlite3_stmt *st;
-	char *v = NULL;
+	char *v;
 
-	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (ftdb_trace_meta(db, trace_id, key, &v)) {
+		error_clear();
 		return NULL;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	}
 	return v;
 }
 

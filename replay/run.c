@@ -15,6 +15,7 @@
 
 #include "db/ftdb.h"
 #include "db/runs.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/cost.h"
@@ -91,20 +92,6 @@ static int on_event(const struct ftdb_event *ev, void *arg)
 	return 0;
 }
 
-/* Events in the trace's stream (the chunks' counts: no blob is read). */
-static int stream_total(sqlite3 *db, int64_t trace_id, uint64_t *total)
-{
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(nr_events), 0) FROM event_chunk WHERE "
-			       "trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read the event stream: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	*total = sqlite3_step(st) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	return 0;
-}
-
 /*
  * The compaction pool of the buddyinfo model: the LRU pages of vmstat.before (taken after
  * a --fragment guest's fragmenter, as buddyinfo.fragmented). A trace without it: 0, no
@@ -112,17 +99,15 @@ static int stream_total(sqlite3 *db, int64_t trace_id, uint64_t *total)
  */
 static int load_movable(sqlite3 *db, int64_t trace_id, uint64_t mem_pages, uint64_t *pages)
 {
-	sqlite3_stmt *st;
+	char *vmstat;
 	int rc = 0;
 
 	*pages = 0;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = "
-			       "'vmstat.before'", -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		rc = rp_vmstat_movable((const char *)sqlite3_column_text(st, 0), mem_pages, pages);
-	sqlite3_finalize(st);
+	if (ftdb_trace_meta(db, trace_id, "vmstat.before", &vmstat))
+		return -1;
+	if (vmstat)
+		rc = rp_vmstat_movable(vmstat, mem_pages, pages);
+	free(vmstat);
 	return rc;
 }
 
@@ -131,8 +116,8 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		      const struct rp_loaded *l, struct rp_trace *t, struct pass *ps,
 		      struct rp_trace_info *info)
 {
-	sqlite3_stmt *st;
-	const char *bi = NULL;
+	struct ftdb_trace tr;
+	char *bi = NULL;
 	uint32_t id;
 	int rc;
 
@@ -158,26 +143,20 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		uint64_t mem_pages = 0;	/* recorded memory bounds the seed; 0 unknown */
 
 		/* a --fragment recording's buddyinfo.fragmented first (docs/guest.md) */
-		if (sqlite3_prepare_v2(db, "SELECT m.value, t.mem_bytes / coalesce(t.page_size, "
-				       "4096) FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
-				       "t.trace_id AND m.key IN ('buddyinfo.fragmented', "
-				       "'buddyinfo.before') WHERE t.trace_id = ? ORDER BY m.key = "
-				       "'buddyinfo.fragmented' DESC LIMIT 1", -1, &st, NULL) !=
-		    SQLITE_OK)
-			return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
-		sqlite3_bind_int64(st, 1, trace_id);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			bi = (const char *)sqlite3_column_text(st, 0);
-			if (sqlite3_column_int64(st, 1) > 0)
-				mem_pages = (uint64_t)sqlite3_column_int64(st, 1);
-		}
-		if (!bi) {
-			sqlite3_finalize(st);
+		if (ftdb_trace_get(db, trace_id, &tr))
+			return -1;
+		if (tr.mem_bytes > 0)
+			mem_pages = (uint64_t)tr.mem_bytes / (tr.page_size ? (uint64_t)tr.page_size :
+							       4096);
+		ftdb_trace_release(&tr);
+		if (ftdb_trace_meta(db, trace_id, "buddyinfo.fragmented", &bi) ||
+		    (!bi && ftdb_trace_meta(db, trace_id, "buddyinfo.before", &bi)))
+			return -1;
+		if (!bi)
 			return fail("frag model buddyinfo: trace %lld has no buddyinfo.before "
-				     "in trace_meta", (long long)trace_id);
-		}
+				    "in trace_meta", (long long)trace_id);
 		rc = rp_buddyinfo_parse(bi, mem_pages, t->free_blocks);
-		sqlite3_finalize(st);
+		free(bi);
 		if (rc)
 			return fail("frag model buddyinfo: trace %lld", (long long)trace_id);
 		if (load_movable(db, trace_id, mem_pages, &t->movable_pages))
@@ -412,7 +391,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		if (o->check_oracle)
 			ps->orc[i] = rp_oracle_new(&o->pol[i], o->frag, &t);
 	}
-	if (o->progress && stream_total(db, trace_id, &ps->total))
+	if (o->progress && ftdb_stream_events(db, trace_id, &ps->total))
 		goto out;
 	if (ftdb_stream_foreach(db, trace_id, on_event, ps))
 		goto out;

@@ -8,31 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/site-runs.h"
 
-static int count(sqlite3 *db, const char *sql, int64_t id, int64_t *n)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : fail("cannot read the call sites: %s", sqlite3_errmsg(db));
-}
-
 int rp_site_runs_has_sites(sqlite3 *db, int64_t trace_id)
 {
-	int64_t n;
+	int64_t calls, touches;
 
-	if (count(db, "SELECT EXISTS (SELECT 1 FROM site_call WHERE trace_id = ?)", trace_id, &n))
+	if (ftdb_trace_site_rows(db, trace_id, &calls, &touches))
 		return -1;
-	return n > 0;
+	return calls > 0;
 }
 
 /* (site, module) order: by site, then module, no module first. */
@@ -84,13 +71,12 @@ static int add_run(sqlite3 *db, int64_t trace_id, const struct rp_stored_run *ru
 {
 	struct rp_stored_site *ss;
 	size_t n, k;
-	int64_t touch;
+	int64_t calls, touch;
 
 	if (rp_runs_sites(db, run->run_id, &ss, &n))
 		return -1;
 	if (!n) {
-		if (count(db, "SELECT count(*) FROM site_touch WHERE trace_id = ?", trace_id,
-			  &touch))
+		if (ftdb_trace_site_rows(db, trace_id, &calls, &touch))
 			return -1;
 		if (!touch)
 			return fail("trace %lld's call sites were stored before per-site "
