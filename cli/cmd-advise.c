@@ -164,6 +164,7 @@ int cmd_advise(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (pct < 0)
 		return usage_error("expected --bloat-budget PCT");
+	outfile_input(argv[optind]);
 	if (out && outfile_check(out, "advice file") < 0)
 		return 1;
 	if (ftdb_open(argv[optind], FTDB_READONLY, &db))

@@ -209,6 +209,9 @@ int cmd_guest_replay(int argc, char **argv)
 	if (!o.nr_pol && !o.export)
 		return usage_error("expected at least one --policy");
 	o.db = argv[optind];
+	outfile_input(o.db);
+	if (o.export && outfile_check(o.export, "replay file") < 0)
+		return 1;	/* before any work */
 	for (i = 0; i < o.nr_pol; i++) {
 		if (sim_only(&o.pol[i]))
 			sim[nr_sim++] = o.pol[i];
