@@ -37,6 +37,7 @@
 #include "replay/run.h"
 #include "vm/guest-replay.h"
 #include "vm/runner.h"
+#include "vm/tracedir.h"
 
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
@@ -218,6 +219,9 @@ int cmd_guest_replay(int argc, char **argv)
 		else
 			guest[nr_guest++] = o.pol[i];
 	}
+	/* a database whose DB.ctf/ the guest cannot share: refused before the export */
+	if (nr_guest && vm_share_check(o.db, NULL))
+		return 1;
 	rp_filter_set(&sel, o.comm, o.pid);
 	rp_filter_format(&sel, filter, sizeof(filter));
 
