@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +155,45 @@ int outfile_check(const char *path, const char *what)
 	return 0;
 }
 
+/*
+ * Remove the temporaries of path that a killed writer left: PATH.tmp-PID-XXXXXX, a regular
+ * file of this user whose PID is not alive (kill -9 between mkstemp and the rename leaves
+ * one; nothing else can remove it). Anything else of a similar name is left alone.
+ */
+static void clean_stale(const char *path)
+{
+	char *copy = xstrdup(path), *copy2 = xstrdup(path);
+	const char *dir = dirname(copy), *base = basename(copy2);
+	size_t blen = strlen(base);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		const char *p = de->d_name;
+		struct stat sb;
+		char *end;
+		long pid;
+
+		if (strncmp(p, base, blen) || strncmp(p + blen, ".tmp-", 5))
+			continue;
+		p += blen + 5;
+		if (*p < '1' || *p > '9')
+			continue;
+		pid = strtol(p, &end, 10);
+		if (*end != '-' || strlen(end + 1) != 6 || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	free(copy);
+	free(copy2);
+}
+
 int outfile_begin(struct outfile *o, const char *path, const char *what)
 {
 	mode_t mask;
@@ -163,7 +203,9 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	o->what = what;
 	if (outfile_check(path, what) < 0)
 		return -1;
-	strbuf_addf(&o->tmp, "%s.tmp-XXXXXX", path);
+	clean_stale(path);
+	/* the pid names the writer, so a later writer of path can tell a dead one's */
+	strbuf_addf(&o->tmp, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
 	o->fd = mkostemp(o->tmp.buf, O_CLOEXEC);
 	if (o->fd < 0) {
 		error("cannot create %s: %s", o->tmp.buf, strerror(errno));

@@ -3,8 +3,9 @@
  * outfile.h - output files that appear whole or not at all, and only where a file may be.
  *
  * A file is built under a private temporary name in the target's directory
- * ("PATH.tmp-XXXXXX", created by mkstemp: O_EXCL, so a planted file or symlink at that name
- * is never opened), synced, then moved into place with rename() (replaces an existing file
+ * ("PATH.tmp-PID-XXXXXX", created by mkstemp: O_EXCL, so a planted file or symlink at that
+ * name is never opened; one a writer killed by SIGKILL left, its PID dead, is removed by
+ * the next writer of PATH), synced, then moved into place with rename() (replaces an existing file
  * atomically) or link() (never replaces: a concurrent creator's file wins). Concurrent
  * writers of one path each get their own temporary; the last rename wins, none fails.
  *

@@ -309,7 +309,7 @@ static void tracedir_cases(void)
 
 int main(void)
 {
-	plan(30);
+	plan(31);
 	if (!mkdtemp(home))
 		return 1;
 	vm_set_home(home);
@@ -322,6 +322,10 @@ int main(void)
 	   "check: an unknown arch is refused");
 	ok(vm_runner_check("x86_64", "faultaround:4") && says("simulation-only"),
 	   "check: a policy the guest knob cannot express is refused");
+	ok(!vm_runner_check_fragment("order:3,pct:50,seed:7") &&
+	   vm_runner_check_fragment("order:3,order:9") && says("each be given once") &&
+	   vm_runner_check_fragment("order:1,seed:2,seed:2") && says("each be given once"),
+	   "check: a --fragment key given twice is refused (the last no longer wins)");
 	record_cases();
 	guest_replay_cases();
 	status_cases();
