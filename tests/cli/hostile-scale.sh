@@ -8,32 +8,16 @@
 # per-site results are checked, not only the time: every run's faults go to its site.
 # bench/sites-scale.sh measures the same steps at scale (docs/benchmarks.md).
 . "$(dirname "$0")/../test-lib.sh"
+. "$(dirname "$0")/synth-sites.inc"
 
 plan 10
 SD=$BUILD/testprogs/synth-db
 TO=${HOSTILE_TIMEOUT:-60}
 
-# addsites DB SITES CALLS RUNS EVENTS: CALLS calls over SITES sites (site_%07d, call i at
-# site i % SITES), RUNS touch runs of EVENTS/RUNS events each, run i owned by call i % CALLS
-addsites() {
-	sqlite3 "$1" <<SQL
-BEGIN;
-INSERT INTO site_call(call_id, trace_id, pid, call, site, site_module, faults, touched_pages)
- WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < $3)
- SELECT i, 1, 1, 'mmap', printf('site_%07d', i % $2), '/usr/bin/cc1', 1, 1 FROM c;
-INSERT INTO site_touch(trace_id, ev_first, ev_end, call_id)
- WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r WHERE i < $4 - 1)
- SELECT 1, i * ($5 / $4), (i + 1) * ($5 / $4), (i % $3) + 1 FROM r;
-COMMIT;
-SQL
-}
-
 "$SD" "$T/k.db" kbuild-like 3 500000 > /dev/null
 ok $? "synth-db: a kbuild-like trace of 500000 faults"
-ev=$("$FT" query "$T/k.db" \
-	--format csv sql "SELECT sum(nr_events) FROM event_chunk" | tail -n 1)
-addsites "$T/k.db" 20000 20000 100000 "$ev"
-ok $? "20000 sites, 100000 touch runs over its $ev events"
+synth_sites "$T/k.db" 20000 20000 100000
+ok $? "20000 sites, 100000 touch runs over its events"
 
 timeout "$TO" "$FT" replay "$T/k.db" -P order0 > "$T/out" 2> "$T/err"
 ok $? "replay -P order0 with 20000 sites: exit 0 within ${TO}s"
@@ -57,8 +41,7 @@ ok $([ $? = 2 ] && grep -q "dup line 2: site 'site_0000003' given twice" "$T/err
 	[ "$(wc -l < "$T/err")" = 1 ]; echo $?) "  ... a site given twice: exit 2, the later line"
 
 "$SD" "$T/s.db" kbuild-like 3 1000 > /dev/null
-ev=$("$FT" query "$T/s.db" --format csv sql "SELECT sum(nr_events) FROM event_chunk" | tail -n 1)
-addsites "$T/s.db" 51 10000 500 "$ev"
+synth_sites "$T/s.db" 51 10000 500
 ok $? "a 1k-fault trace with 10000 calls over 51 sites"
 timeout "$TO" "$FT" advise "$T/s.db" -b 10 -f csv > "$T/adv" 2> "$T/err"
 ok $? "advise -b 10: exit 0 within ${TO}s"
