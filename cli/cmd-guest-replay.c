@@ -210,9 +210,15 @@ int cmd_guest_replay(int argc, char **argv)
 	if (!o.nr_pol && !o.export)
 		return usage_error("expected at least one --policy");
 	o.db = argv[optind];
-	outfile_input(o.db);
-	if (o.export && outfile_check(o.export, "replay file") < 0)
-		return 1;	/* before any work */
+	/*
+	 * DB is an input of the export only: the guests' traces are then stored into it,
+	 * through ft_ingest()'s check of its database, once the inputs are forgotten
+	 */
+	if (o.export) {
+		outfile_input(o.db);
+		if (outfile_check(o.export, "replay file") < 0)
+			return 1;	/* before any work */
+	}
 	for (i = 0; i < o.nr_pol; i++) {
 		if (sim_only(&o.pol[i]))
 			sim[nr_sim++] = o.pol[i];
@@ -265,6 +271,7 @@ int cmd_guest_replay(int argc, char **argv)
 	if (o.export) {
 		if (write_file_atomic(o.export, file.buf, file.len, "replay file"))
 			goto out;
+		outfile_inputs_clear();
 		if (!o.nr_pol) {
 			ret = 0;
 			goto out;

@@ -39,7 +39,11 @@ const char *file_kind(mode_t m);
  */
 void outfile_input(const char *path);
 
-/* outfile_inputs_clear - forget every input noted (tests). */
+/*
+ * outfile_inputs_clear - forget every input noted: a command that goes on to update a file
+ * it read (guest replay stores its guests' traces into the DB it exported from) clears them
+ * once the outputs that must not be an input are written.
+ */
 void outfile_inputs_clear(void);
 
 /*

@@ -11,16 +11,21 @@
 . "$(dirname "$0")/trace-lib.inc"
 . "$(dirname "$0")/hostile-lib.inc"
 
-plan 47
+plan 49
 
 WL=$BUILD/testprogs/x86_64/hello-anon	# a static host program: record runs it as is
 H=$T/home
 mkdir -p "$H/guest-kernel" "$H/build"
-cat > "$H/guest-kernel/run.sh" <<EOT
+# the fake runner: marks a start; with FAKE_GUEST set, "replays" by copying that trace
+# directory into --out with a replayer's clean RESULT line
+cat > "$H/guest-kernel/run.sh" <<'EOT'
 #!/bin/sh
-: > "$T/booted"
-exit 1
+: > "$FAKE_MARK"
+[ -n "${FAKE_GUEST:-}" ] || exit 1
+while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; [ "$1" = -- ] && break; shift; done
+cp -r "$FAKE_GUEST"/. "$out"/ && echo "RESULT ft-replayer status=0" > "$out/workload.out"
 EOT
+export FAKE_MARK=$T/booted
 chmod +x "$H/guest-kernel/run.sh"
 ln -s "$FT" "$H/build/foliotrace"
 export FOLIOTRACE_HOME=$H
@@ -68,4 +73,13 @@ cd "$T" || exit 1
 ok $? "a database in a directory with a comma"
 rec "guest replay of a database with a comma" "g.db has a comma: QEMU's -virtfs cannot share" \
 	"$T/w/c,d/g.db" "$FT" guest replay "$T/w/c,d/g.db" -p mcpage:2
+
+# --export beside a guest: DB is the export's input, then the guest's trace is stored in it
+"$FT" ingest -q -o "$T/w/e.db" "$SMALL"
+FAKE_GUEST=$T/tiny timeout 60 "$FT" guest replay "$T/w/e.db" -p mcpage:2 \
+	--export "$T/w/e.ftr" > "$T/out" 2> "$T/err"
+ok $? "guest replay --export F -p mcpage:2 (fake guest): exit 0"
+[ -s "$T/w/e.ftr" ] && [ "$("$FT" query "$T/w/e.db" --format csv sql \
+	"SELECT count(*) FROM replay_run WHERE kind = 'guest'" | tail -n 1)" = 1 ]
+ok $? "  ... the replay file written, the guest's run stored in DB"
 done_testing
