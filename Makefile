@@ -66,7 +66,7 @@ $(B)/foliotrace: $(call obj,$(CLI_SRC)) $(B)/libft.a
 
 # The same sink component class, as a plugin for the babeltrace2 CLI:
 #   babeltrace2 --plugin-path=build/plugins TRACE -c sink.foliotrace.sqlite -p 'path="x.db"'
-# -Bsymbolic: the plugin's own symbols bind inside it. Without it our error() resolves to
+# -Bsymbolic: the plugin's own symbols bind inside it. Without it our fail() resolves to
 # glibc's error(3), loaded first by babeltrace2, which exits the whole CLI on any failure.
 $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 	@mkdir -p $(dir $@)

@@ -8,7 +8,7 @@
  * The stream is a SYNTHETIC one from replay/synth.c, or the newest trace of a trace database
  * DB (the events `foliotrace replay` feeds its simulators: the workload's processes, no
  * ALLOC records; NR_FAULTS is ignored), named on the first output line, held in memory
- * twice: decoded (struct ft_event, what the simulator reads) and encoded in event_chunk blobs
+ * twice: decoded (struct ftdb_event, what the simulator reads) and encoded in event_chunk blobs
  * (db/stream.c, what the database holds). Measured, best of 5 each
  * (FT_BENCH_REPS=1: once each, for bench/replay-cg.sh); a policy's ratio is against the
  * best of the scans run alternately with it, so both see the same load on a shared machine:
@@ -66,14 +66,14 @@ struct blob {
 static double time_decode(const struct blob *b, size_t nb)
 {
 	double t0 = now();
-	struct ft_event ev;
-	struct ft_dec d;
+	struct ftdb_event ev;
+	struct ftdb_dec d;
 	uint64_t sum = 0;
 	size_t i;
 
 	for (i = 0; i < nb; i++) {
-		ft_dec_init(&d, b[i].data, b[i].len);
-		while (ft_dec_next(&d, &ev) == 1)
+		ftdb_dec_init(&d, b[i].data, b[i].len);
+		while (ftdb_dec_next(&d, &ev) == 1)
 			sum += ev.addr;
 	}
 	sink = sum;
@@ -111,11 +111,11 @@ struct loading {
 	const struct rp_loaded *l;
 };
 
-static int keep_event(const struct ft_event *ev, void *arg)
+static int keep_event(const struct ftdb_event *ev, void *arg)
 {
 	struct loading *ld = arg;
 
-	if (ev->kind == FT_EV_ALLOC || ev->proc_id >= ld->l->nr_procs ||
+	if (ev->kind == FTDB_EV_ALLOC || ev->proc_id >= ld->l->nr_procs ||
 	    !ld->l->procs[ev->proc_id].selected)
 		return 0;
 	XGROW(ld->s->ev, ld->s->cap, ld->s->nr + 1);
@@ -123,7 +123,7 @@ static int keep_event(const struct ft_event *ev, void *arg)
 	return 0;
 }
 
-/* The newest trace of a database, as replay selects it by default. Return: 0 or error(). */
+/* The newest trace of a database, as replay selects it by default. Return: 0 or fail(). */
 static int load_db(const char *path, struct rp_stream *s)
 {
 	struct rp_filter sel;
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	struct rp_policy pol[32];
 	struct blob *blobs = NULL;
 	size_t nb = 0, capb = 0, i, nfault = 0, bytes = 0;
-	struct ft_enc enc;
+	struct ftdb_enc enc;
 	double scan, dec, el, min_rate = 0, min_ratio = 0, all;
 	int np = 0, k, r, from_db;
 
@@ -192,23 +192,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < s.nr; i++)
-		nfault += s.ev[i].kind == FT_EV_FAULT;
-	ft_enc_init(&enc);
+		nfault += s.ev[i].kind == FTDB_EV_FAULT;
+	ftdb_enc_init(&enc);
 	for (i = 0; i <= s.nr; i++) {
-		if (i == s.nr || ft_enc_full(&enc)) {
+		if (i == s.nr || ftdb_enc_full(&enc)) {
 			XGROW(blobs, capb, nb + 1);
 			blobs[nb].data = xmalloc(enc.len);
 			memcpy(blobs[nb].data, enc.buf, enc.len);
 			blobs[nb].len = enc.len;
 			bytes += enc.len;
 			nb++;
-			ft_enc_reset(&enc);
+			ftdb_enc_reset(&enc);
 			if (i == s.nr)
 				break;
 		}
-		ft_enc_add(&enc, &s.ev[i]);
+		ftdb_enc_add(&enc, &s.ev[i]);
 	}
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	if (from_db)
 		printf("stream: RECORDED trace %s (the workload's processes): %zu events, %zu "
 		       "faults, %.1f bytes/event encoded\n", argv[1], s.nr, nfault,

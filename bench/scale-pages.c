@@ -27,7 +27,7 @@ struct count {
 	uint64_t distinct, touches;
 };
 
-static int on_event(const struct ft_event *ev, void *arg)
+static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct count *c = arg;
 	uint64_t key = rp_ps_key(ev->proc_id, ev->addr >> 12);
@@ -35,17 +35,17 @@ static int on_event(const struct ft_event *ev, void *arg)
 	if (ev->proc_id >= c->l->nr_procs || !c->l->procs[ev->proc_id].selected)
 		return 0;
 	switch (ev->kind) {
-	case FT_EV_FAULT:
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_FAULT:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		c->touches++;
 		if (rp_pageset_slot(&c->set, key) < 0) {
 			rp_pageset_add(&c->set, key, 1);
 			c->distinct++;
 		}
 		break;
-	case FT_EV_ZAP:
-		if (ev->reason == FT_ZAP_EXIT)
+	case FTDB_EV_ZAP:
+		if (ev->reason == FTDB_ZAP_EXIT)
 			rp_pageset_take(&c->set, ev->proc_id, 0, RP_PS_ALL_PAGES, &c->out, &c->cap);
 		break;
 	}

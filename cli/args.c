@@ -25,9 +25,9 @@ int cli_parse_num(const char *cmd, const char *opt, const char *s, int64_t *v)
 	if (errno || !*s || *end || *v < 0) {
 		char prog[64];
 
-		/* through error(): a value with a newline is printed escaped, on one line */
+		/* through fail(): a value with a newline is printed escaped, on one line */
 		snprintf(prog, sizeof(prog), "foliotrace %s", cmd);
-		error("%s wants a non-negative number, not '%s'", opt, s);
+		fail("%s wants a non-negative number, not '%s'", opt, s);
 		error_print(prog);
 		return -1;
 	}

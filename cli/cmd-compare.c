@@ -376,7 +376,7 @@ int cmd_compare(int argc, char **argv)
 		return 1;
 	if (rs.base < 0) {
 		ftdb_close(db);
-		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
+		fail("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
 		      "foliotrace replay DB --policy %s first", ro.base, (long long)rs.trace_id,
 		      rs.frag, *rs.filter ? ", " : "", rs.filter, ro.base);
 		rp_run_set_release(&rs);

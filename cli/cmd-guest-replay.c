@@ -290,7 +290,7 @@ int cmd_guest_replay(int argc, char **argv)
 	if (nr_sim && simulate(&o, trace_id, sim, nr_sim))
 		goto out;
 	if (failed) {
-		error("%d of %u guest replays failed", failed, nr_guest);
+		fail("%d of %u guest replays failed", failed, nr_guest);
 		goto out;
 	}
 	ret = 0;

@@ -89,7 +89,7 @@ static int guest_build(int argc, char **argv)
 		return 2;
 	}
 	if (ret) {
-		error("guest build failed (exit %d)", ret);
+		fail("guest build failed (exit %d)", ret);
 		return 1;
 	}
 	return 0;
@@ -172,7 +172,7 @@ int cmd_guest(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "knob"))
 		return guest_knob(argc - 1, argv + 1);
-	error("unknown subcommand '%s'", argv[1]);	/* escaped: one line */
+	fail("unknown subcommand '%s'", argv[1]);	/* escaped: one line */
 	error_print("foliotrace guest");
 	fputs(guest_usage, stderr);
 	return 2;

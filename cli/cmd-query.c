@@ -148,7 +148,7 @@ static int query_summary(const struct query_opts *o)
 		goto out;
 	rows = t.nr_cells / t.nr_cols;
 	if (rows != 1) {
-		error("trace %lld not found", (long long)o->trace_id);
+		fail("trace %lld not found", (long long)o->trace_id);
 		goto out;
 	}
 	if (o->format == OUT_JSON) {
@@ -248,7 +248,7 @@ static int query_latency(const struct query_opts *o, struct out_table *t)
 	return 0;
 }
 
-/* 1 if the trace says which processes are the workload's; else 0 with error() said. */
+/* 1 if the trace says which processes are the workload's; else 0 with fail() said. */
 static int trace_marks_workload(const struct query_opts *o)
 {
 	int marked;
@@ -256,7 +256,7 @@ static int trace_marks_workload(const struct query_opts *o)
 	if (ftdb_trace_marks_workload(o->db, o->trace_id, &marked))
 		return 0;
 	if (!marked)
-		error("trace %lld does not mark its workload's processes (recorded without "
+		fail("trace %lld does not mark its workload's processes (recorded without "
 		      "header/workload_pid); use --pid or --comm", (long long)o->trace_id);
 	return marked;
 }

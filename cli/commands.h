@@ -4,7 +4,7 @@
  *
  * Contract: cmd_<name>(argc, argv) gets argv[0] == "foliotrace <name>" (what getopt
  * prefixes its messages with); returns 0 on success, 1 on
- * failure after error() recorded the cause (main prints it), 2 on a usage error after
+ * failure after fail() recorded the cause (main prints it), 2 on a usage error after
  * printing the usage to stderr. Only cli/ may exit.
  */
 #ifndef FT_CLI_COMMANDS_H

@@ -82,7 +82,7 @@ int latency_table(const char *dbpath, enum out_format format)
 	if (ret)
 		return -1;
 	if (!nr)
-		return error("no trace with fault latencies in %s: record or guest-replay a "
+		return fail("no trace with fault latencies in %s: record or guest-replay a "
 			     "workload first", dbpath);
 	if (format == OUT_TABLE)
 		printf("new-folio fault latency (latency_ns) per condition and mapped order; "

@@ -9,7 +9,7 @@
 
 #include "cli/args.h"
 
-/* Return: 0, or -1 with error() (no trace with latencies, SQL). */
+/* Return: 0, or -1 with fail() (no trace with latencies, SQL). */
 int latency_table(const char *dbpath, enum out_format format);
 
 #endif /* FT_CLI_COMPARE_LATENCY_H */

@@ -19,7 +19,7 @@
  * recorded with that name/tgid (NULL/-1: the guest replay's own selection). Opens the
  * database read-only: a missing simulation is an error naming the `foliotrace replay`
  * command that stores it.
- * Return: 0 after printing, or -1 with error().
+ * Return: 0 after printing, or -1 with fail().
  */
 int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_t pid,
 		enum out_format format);

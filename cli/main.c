@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], c->name))
 			break;
 	if (!c->name) {
-		error("unknown command '%s'", argv[1]);	/* escaped: one line */
+		fail("unknown command '%s'", argv[1]);	/* escaped: one line */
 		error_print("foliotrace");
 		usage(stderr);
 		return 2;

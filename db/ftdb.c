@@ -35,7 +35,7 @@ int ftdb_exec(sqlite3 *db, const char *sql)
 	char *msg = NULL;
 
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error("%s", msg ? msg : sqlite3_errmsg(db));
+		fail("%s", msg ? msg : sqlite3_errmsg(db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -70,23 +70,23 @@ static int check_header(const char *path)
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
-		return error("cannot open %s: %s", path, strerror(errno));
+		return fail("cannot open %s: %s", path, strerror(errno));
 	}
 	n = read(fd, h, sizeof(h));
 	close(fd);
 	if (n < 0)
-		return error("cannot read %s: %s", path, strerror(errno));
+		return fail("cannot read %s: %s", path, strerror(errno));
 	if (n == 0)
 		return 1;
 	if (n < (ssize_t)sizeof(h) || memcmp(h, SQLITE_MAGIC, sizeof(SQLITE_MAGIC)))
-		return error("%s is not a foliotrace database (not an SQLite file)", path);
+		return fail("%s is not a foliotrace database (not an SQLite file)", path);
 	app = be32(h + 68);
 	ver = be32(h + 60);
 	if (app != FTDB_APPLICATION_ID)
-		return error("%s is not a foliotrace database (application_id 0x%08x, "
+		return fail("%s is not a foliotrace database (application_id 0x%08x, "
 			     "want 0x%08x)", path, app, FTDB_APPLICATION_ID);
 	if (ver > FT_SCHEMA_VERSION)
-		return error("%s has schema version %u, newer than this foliotrace (%d): "
+		return fail("%s has schema version %u, newer than this foliotrace (%d): "
 			     "upgrade foliotrace", path, ver, FT_SCHEMA_VERSION);
 	return 0;
 }
@@ -97,11 +97,11 @@ static int pragma_int(sqlite3 *db, const char *sql, int64_t *v)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("%s", sqlite3_errmsg(db));
+		return fail("%s", sqlite3_errmsg(db));
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		return error("%s", sqlite3_errmsg(db));
+		return fail("%s", sqlite3_errmsg(db));
 	}
 	*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -116,7 +116,7 @@ static int migrate(sqlite3 *db, const char *path)
 	int i;
 
 	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
-		return error("cannot lock %s", path);
+		return fail("cannot lock %s", path);
 	/* read again under the lock: another process may have migrated meanwhile */
 	if (pragma_int(db, "PRAGMA user_version", &ver) ||
 	    pragma_int(db, "PRAGMA application_id", &app))
@@ -128,16 +128,16 @@ static int migrate(sqlite3 *db, const char *path)
 		if (pragma_int(db, "SELECT count(*) FROM sqlite_schema", &n))
 			goto fail;
 		if (n) {
-			error("%s is not a foliotrace database (application_id 0)", path);
+			fail("%s is not a foliotrace database (application_id 0)", path);
 			goto fail;
 		}
 	} else if (app != FTDB_APPLICATION_ID) {
-		error("%s is not a foliotrace database (application_id 0x%08llx)", path,
+		fail("%s is not a foliotrace database (application_id 0x%08llx)", path,
 		      (unsigned long long)app);
 		goto fail;
 	}
 	if (ver > FT_SCHEMA_VERSION) {
-		error("%s has schema version %lld, newer than this foliotrace (%d): upgrade "
+		fail("%s has schema version %lld, newer than this foliotrace (%d): upgrade "
 		      "foliotrace", path, (long long)ver, FT_SCHEMA_VERSION);
 		goto fail;
 	}
@@ -147,7 +147,7 @@ static int migrate(sqlite3 *db, const char *path)
 	}
 	for (i = (int)ver; i < FT_SCHEMA_VERSION; i++) {
 		if (ftdb_exec(db, ft_schema_migrations[i])) {
-			error("migration %03d failed", i + 1);
+			fail("migration %03d failed", i + 1);
 			goto fail;
 		}
 	}
@@ -160,7 +160,7 @@ static int migrate(sqlite3 *db, const char *path)
 fail:
 	strbuf_release(&sql);
 	ftdb_rollback(db);
-	return error("cannot migrate %s", path);
+	return fail("cannot migrate %s", path);
 }
 
 void ftdb_sqlite_name(struct strbuf *sb, const char *path)
@@ -179,7 +179,7 @@ static int open_handle(const char *path, int sqflags, sqlite3 **out)
 	/* the file check_header() read, not a URI's (ftdb.h) */
 	ftdb_sqlite_name(&name, path);
 	if (sqlite3_open_v2(name.buf, &db, sqflags, NULL) != SQLITE_OK) {
-		error("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		fail("cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		strbuf_release(&name);
 		return -1;
@@ -214,7 +214,7 @@ static int create_new(const char *path, int replace_empty)
 		goto fail;
 	}
 	if (sqlite3_close(db) != SQLITE_OK) {
-		error("cannot close %s", tmp.tmp.buf);
+		fail("cannot close %s", tmp.tmp.buf);
 		goto fail;
 	}
 	/* 1: created meanwhile by another process: use it */
@@ -230,7 +230,7 @@ fail:
  * roll it back and fails every read with "attempt to write a readonly database". Open the
  * database read-write just long enough for SQLite to roll the journal back on the first
  * read (SQLite alone decides whether the journal is hot: a live writer's is not), then go
- * on read-only. Return: 0 (nothing to do, or rolled back), or error() saying what to do.
+ * on read-only. Return: 0 (nothing to do, or rolled back), or fail() saying what to do.
  */
 static int recover_journal(const char *path)
 {
@@ -247,17 +247,17 @@ static int recover_journal(const char *path)
 	dir = xstrdup(path);
 	/* rolling back rewrites the database and deletes the journal from its directory */
 	if (access(path, W_OK) || access(journal.buf, W_OK) || access(dirname(dir), W_OK)) {
-		ret = error("%s has the journal of an interrupted write (%s) and this user "
+		ret = fail("%s has the journal of an interrupted write (%s) and this user "
 			    "cannot roll it back: run any foliotrace command that writes it (e.g. "
 			    "replay) as a user who may write it", path, journal.buf);
 		goto out;
 	}
 	if (open_handle(path, SQLITE_OPEN_READWRITE, &db)) {
-		ret = error("cannot roll back the interrupted write in %s", journal.buf);
+		ret = fail("cannot roll back the interrupted write in %s", journal.buf);
 		goto out;
 	}
 	if (pragma_int(db, "SELECT count(*) FROM sqlite_schema", &n))
-		ret = error("cannot roll back the interrupted write in %s", journal.buf);
+		ret = fail("cannot roll back the interrupted write in %s", journal.buf);
 	sqlite3_close(db);
 out:
 	free(dir);
@@ -283,8 +283,8 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 
 		if ((flags & FTDB_CREATE) != FTDB_CREATE) {
 			if (stat(path, &sb))
-				return error("cannot open %s: no such database", path);
-			return error("%s is empty, not a foliotrace database", path);
+				return fail("cannot open %s: no such database", path);
+			return fail("%s is empty, not a foliotrace database", path);
 		}
 		if (create_new(path, !stat(path, &sb)))
 			return -1;
@@ -297,7 +297,7 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 		if (pragma_int(db, "PRAGMA user_version", &ver))
 			goto fail;
 		if (ver != FT_SCHEMA_VERSION) {
-			error("%s has schema version %lld, this foliotrace reads %d%s", path,
+			fail("%s has schema version %lld, this foliotrace reads %d%s", path,
 			      (long long)ver, FT_SCHEMA_VERSION,
 			      ver < FT_SCHEMA_VERSION ? ": open it for writing to migrate" : "");
 			goto fail;
@@ -313,7 +313,7 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 	return 0;
 fail:
 	sqlite3_close(db);
-	return error("cannot open %s", path);
+	return fail("cannot open %s", path);
 }
 
 void ftdb_close(sqlite3 *db)
@@ -322,16 +322,16 @@ void ftdb_close(sqlite3 *db)
 }
 
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
-			int (*fn)(const struct ft_event *ev, void *arg), void *arg)
+			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
-	struct ft_event ev;
-	struct ft_dec dec;
+	struct ftdb_event ev;
+	struct ftdb_dec dec;
 	int rc, ret = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT chunk, nr_events, data FROM event_chunk "
 			       "WHERE trace_id = ? ORDER BY chunk", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the event stream: %s", sqlite3_errmsg(db));
+		return fail("cannot read the event stream: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t chunk = sqlite3_column_int64(st, 0);
@@ -339,21 +339,21 @@ int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
 		const void *blob = sqlite3_column_blob(st, 2);
 		int len = sqlite3_column_bytes(st, 2);
 
-		ft_dec_init(&dec, blob, (size_t)len);
-		while ((rc = ft_dec_next(&dec, &ev)) == 1) {
+		ftdb_dec_init(&dec, blob, (size_t)len);
+		while ((rc = ftdb_dec_next(&dec, &ev)) == 1) {
 			seen++;
 			ret = fn(&ev, arg);
 			if (ret)
 				goto out;
 		}
 		if (rc < 0 || seen != nr) {
-			ret = error("event chunk %lld of trace %lld is malformed", (long long)chunk,
+			ret = fail("event chunk %lld of trace %lld is malformed", (long long)chunk,
 				    (long long)trace_id);
 			goto out;
 		}
 	}
 	if (rc != SQLITE_DONE)
-		ret = error("cannot read the event stream: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read the event stream: %s", sqlite3_errmsg(db));
 out:
 	sqlite3_finalize(st);
 	return ret;

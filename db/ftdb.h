@@ -28,7 +28,7 @@ enum ftdb_open_flags {
 /*
  * ftdb_open - open (and for FTDB_WRITE, migrate) a trace database.
  *
- * Rejects, with error() naming the problem and without writing a byte: a file that is not
+ * Rejects, with fail() naming the problem and without writing a byte: a file that is not
  * SQLite, a SQLite file with another application_id, a database newer than this binary.
  * Migrations run in one transaction: a failure leaves the file as it was.
  * Return: 0 and *out set, or -1.
@@ -42,13 +42,13 @@ int ftdb_schema_version(void);
 /*
  * ftdb_stream_foreach - decode a trace's event stream in recorded order and call fn for
  * each event. Stops at the first non-zero return of fn and returns it.
- * Return: 0 when all events were visited, fn's value, or -1 (error() set: SQLite error or a
+ * Return: 0 when all events were visited, fn's value, or -1 (fail() set: SQLite error or a
  * malformed chunk).
  */
 int ftdb_stream_foreach(sqlite3 *db, int64_t trace_id,
-			int (*fn)(const struct ft_event *ev, void *arg), void *arg);
+			int (*fn)(const struct ftdb_event *ev, void *arg), void *arg);
 
-/* Run a statement that returns no rows; Return: 0 or error() with SQLite's message. */
+/* Run a statement that returns no rows; Return: 0 or fail() with SQLite's message. */
 int ftdb_exec(sqlite3 *db, const char *sql);
 
 /*

@@ -143,7 +143,7 @@ static int rows(sqlite3 *db, sqlite3_stmt *st, const struct ftdb_view_args *a,
 		ret = out->row(out->arg, v, n);
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("query failed: %s", sqlite3_errmsg(db));
+		ret = fail("query failed: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	free(names);
 	free(v);
@@ -165,9 +165,9 @@ int ftdb_view(sqlite3 *db, enum ftdb_view v, const struct ftdb_view_args *a,
 	sqlite3_stmt *st;
 
 	if ((unsigned int)v >= sizeof(sql) / sizeof(sql[0]))
-		return error("unknown view %d", (int)v);
+		return fail("unknown view %d", (int)v);
 	if (sqlite3_prepare_v2(db, sql[v], -1, &st, NULL) != SQLITE_OK)
-		return error("query failed: %s", sqlite3_errmsg(db));
+		return fail("query failed: %s", sqlite3_errmsg(db));
 	return rows(db, st, a, out);
 }
 
@@ -198,20 +198,20 @@ int ftdb_user_sql(sqlite3 *db, const char *sql, const struct ftdb_rows *out)
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, &tail);
 	sqlite3_set_authorizer(db, NULL, NULL);
 	if (rc != SQLITE_OK)
-		return error("invalid SQL: %s", sqlite3_errmsg(db));
+		return fail("invalid SQL: %s", sqlite3_errmsg(db));
 	if (!st)
-		return error("empty SQL statement");
+		return fail("empty SQL statement");
 	/* what follows may only be comments, blanks and semicolons: SQLite's own lexer says */
 	while (*tail) {
 		if (sqlite3_prepare_v2(db, tail, -1, &next, &tail) != SQLITE_OK || next) {
 			sqlite3_finalize(next);
 			sqlite3_finalize(st);
-			return error("only one SQL statement at a time");
+			return fail("only one SQL statement at a time");
 		}
 	}
 	if (!sqlite3_stmt_readonly(st) && !(auth.pragma_read && !auth.pragma_set)) {
 		sqlite3_finalize(st);
-		return error("refusing a statement that writes: query is read-only");
+		return fail("refusing a statement that writes: query is read-only");
 	}
 	return rows(db, st, NULL, out);
 }
@@ -224,14 +224,14 @@ int ftdb_trace_marks_workload(sqlite3 *db, int64_t trace_id, int *marked)
 	*marked = 0;
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM process WHERE trace_id = ? AND "
 			       "workload IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
-		return error("query failed: %s", sqlite3_errmsg(db));
+		return fail("query failed: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*marked = sqlite3_column_int64(st, 0) > 0;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return error("query failed: %s", sqlite3_errmsg(db));
+		return fail("query failed: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -245,7 +245,7 @@ static int proc_pids(sqlite3 *db, int64_t trace_id, int64_t *base, int32_t **pid
 	*n = 0;
 	if (sqlite3_prepare_v2(db, "SELECT min(proc_id), max(proc_id) FROM process "
 			       "WHERE trace_id = ?1", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read processes: %s", sqlite3_errmsg(db));
+		return fail("cannot read processes: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		lo = sqlite3_column_int64(st, 0);
@@ -268,7 +268,7 @@ fail:
 	free(*pid);
 	*pid = NULL;
 	*n = 0;
-	return error("cannot read processes: %s", sqlite3_errmsg(db));
+	return fail("cannot read processes: %s", sqlite3_errmsg(db));
 }
 
 struct faults {
@@ -280,7 +280,7 @@ struct faults {
 	int64_t rows;
 };
 
-static int fault_row(const struct ft_event *ev, void *arg)
+static int fault_row(const struct ftdb_event *ev, void *arg)
 {
 	struct faults *c = arg;
 	struct ftdb_value v[12];
@@ -288,7 +288,7 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	int32_t pid = i >= 0 && (size_t)i < c->n ? c->pid[i] : -1;
 	int k;
 
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	if (c->a->pid >= 0 && pid != c->a->pid)
 		return 0;
@@ -302,13 +302,13 @@ static int fault_row(const struct ft_event *ev, void *arg)
 	v[1].i = pid;
 	v[2].i = pid + ev->tid_lo;
 	v[3].i = (int64_t)ev->addr;
-	v[4].i = !!(ev->flags & FT_EVF_WRITE);
+	v[4].i = !!(ev->flags & FTDB_EVF_WRITE);
 	v[5].i = ev->order;
 	v[6].i = ev->nr_ptes;
-	v[7].i = !!(ev->flags & FT_EVF_ZERO_PAGE);
+	v[7].i = !!(ev->flags & FTDB_EVF_ZERO_PAGE);
 	v[8].type = FTDB_V_TEXT;
-	v[8].s = ft_fallback_name(ev->reason);
-	v[9].i = ft_ns_sat(ev->aux);
+	v[8].s = ftdb_fallback_name(ev->reason);
+	v[9].i = ftdb_ns_sat(ev->aux);
 	v[10].i = ev->proc_id;
 	v[11].i = ev->vma_id;
 	return c->out->row(c->out->arg, v, 12) ? -1 : 0;

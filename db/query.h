@@ -48,16 +48,16 @@ struct ftdb_view_args {
 	int workload;		/* procs: only the workload's processes */
 };
 
-/* Run view v. Return: 0, a callback's non-zero value, or -1 with error(). */
+/* Run view v. Return: 0, a callback's non-zero value, or -1 with fail(). */
 int ftdb_view(sqlite3 *db, enum ftdb_view v, const struct ftdb_view_args *a,
 	      const struct ftdb_rows *out);
 
 /*
  * ftdb_view_faults - one row per anon_fault record of the trace, in recorded order (pid,
  * limit apply): ts, pid, tid, address, write, order, nr_ptes, zero_page, fallback,
- * latency_ns (saturated: ft_ns_sat()), proc_id, vma_id. Rows are handed over as they are
+ * latency_ns (saturated: ftdb_ns_sat()), proc_id, vma_id. Rows are handed over as they are
  * decoded: a trace's faults need not fit in memory.
- * Return: 0, a callback's value, or -1 with error().
+ * Return: 0, a callback's value, or -1 with fail().
  */
 int ftdb_view_faults(sqlite3 *db, const struct ftdb_view_args *a, const struct ftdb_rows *out);
 
@@ -67,13 +67,13 @@ int ftdb_view_faults(sqlite3 *db, const struct ftdb_view_args *a, const struct f
  * it, or it is a PRAGMA read, which SQLite counts as a possible write for a few pragmas
  * (journal_mode) although without a value it only reports. Open the handle read-only
  * besides (FTDB_READONLY). Rows are handed over as they are read: memory stays flat.
- * Return: 0, a callback's value, or -1 with error() (invalid SQL, two statements, a write).
+ * Return: 0, a callback's value, or -1 with fail() (invalid SQL, two statements, a write).
  */
 int ftdb_user_sql(sqlite3 *db, const char *sql, const struct ftdb_rows *out);
 
 /*
  * ftdb_trace_marks_workload - *marked 1 if trace_id says which processes are the
- * workload's (recorded with header/workload_pid). Return: 0 or -1 with error().
+ * workload's (recorded with header/workload_pid). Return: 0 or -1 with fail().
  */
 int ftdb_trace_marks_workload(sqlite3 *db, int64_t trace_id, int *marked);
 

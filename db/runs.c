@@ -12,7 +12,7 @@ int ftdb_run_writer_begin(sqlite3 *db, struct ftdb_run_writer *w)
 	memset(w, 0, sizeof(*w));
 	w->db = db;
 	if (ftdb_exec(db, "BEGIN IMMEDIATE"))
-		return error("cannot store replay runs");
+		return fail("cannot store replay runs");
 	if (sqlite3_prepare_v2(db, "INSERT INTO replay_run(trace_id, policy, frag, kind, "
 			       "guest_trace_id, filter, tool_version, created_at, elapsed_ns) "
 			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
@@ -23,7 +23,7 @@ int ftdb_run_writer_begin(sqlite3 *db, struct ftdb_run_writer *w)
 	    sqlite3_prepare_v2(db, "INSERT INTO replay_site(run_id, site, site_module, faults, "
 			       "bloat_bytes, zeroed_bytes, rss_at_peak_bytes) VALUES (?1, ?2, ?3, "
 			       "?4, ?5, ?6, ?7)", -1, &w->site, NULL) != SQLITE_OK) {
-		error("cannot store replay runs: %s", sqlite3_errmsg(db));
+		fail("cannot store replay runs: %s", sqlite3_errmsg(db));
 		ftdb_run_writer_abort(w);
 		return -1;
 	}
@@ -49,7 +49,7 @@ int ftdb_run_writer_commit(struct ftdb_run_writer *w)
 	finalize(w);
 	if (ftdb_exec(w->db, "COMMIT")) {
 		ftdb_rollback(w->db);
-		return error("cannot store replay runs");
+		return fail("cannot store replay runs");
 	}
 	return 0;
 }
@@ -74,7 +74,7 @@ int ftdb_run_add(struct ftdb_run_writer *w, const struct ftdb_run *r, int64_t *r
 	sqlite3_bind_text(st, 7, FT_VERSION, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, r->elapsed_ns);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return error("cannot store replay run: %s", sqlite3_errmsg(w->db));
+		return fail("cannot store replay run: %s", sqlite3_errmsg(w->db));
 	*run_id = sqlite3_last_insert_rowid(w->db);
 	return 0;
 }
@@ -93,7 +93,7 @@ int ftdb_run_add_metric(struct ftdb_run_writer *w, int64_t run_id, int64_t proc_
 	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, value);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return error("cannot store replay metric: %s", sqlite3_errmsg(w->db));
+		return fail("cannot store replay metric: %s", sqlite3_errmsg(w->db));
 	return 0;
 }
 
@@ -115,7 +115,7 @@ int ftdb_run_add_site(struct ftdb_run_writer *w, int64_t run_id, const char *sit
 	sqlite3_bind_int64(st, 6, zeroed_bytes);
 	sqlite3_bind_int64(st, 7, rss_at_peak_bytes);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return error("cannot store replay site: %s", sqlite3_errmsg(w->db));
+		return fail("cannot store replay site: %s", sqlite3_errmsg(w->db));
 	return 0;
 }
 
@@ -136,11 +136,11 @@ int ftdb_run_link_guest(sqlite3 *db, const struct ftdb_run *r, int64_t *run_id)
 	sqlite3_finalize(st);
 	if (ftdb_run_add(&w, r, run_id)) {
 		ftdb_run_writer_abort(&w);
-		return error("cannot link the guest trace");
+		return fail("cannot link the guest trace");
 	}
 	return ftdb_run_writer_commit(&w);
 sql_error:
-	error("cannot link the guest trace: %s", sqlite3_errmsg(db));
+	fail("cannot link the guest trace: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	ftdb_run_writer_abort(&w);
 	return -1;
@@ -166,7 +166,7 @@ int ftdb_runs_each(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 			       "coalesce(guest_trace_id, 0) FROM replay_run WHERE trace_id = ?1 AND "
 			       "kind = ?2 AND (?3 IS NULL OR frag = ?3) AND (?4 IS NULL OR "
 			       "policy = ?4) ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 	if (frag)
@@ -185,7 +185,7 @@ int ftdb_runs_each(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 		ret = fn(&r, arg);
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -198,13 +198,13 @@ int ftdb_run_totals(sqlite3 *db, int64_t run_id,
 
 	if (sqlite3_prepare_v2(db, "SELECT name, value FROM replay_metric WHERE run_id = ? AND "
 			       "proc_id IS NULL", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay metrics: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay metrics: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, run_id);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		ret = fn((const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
 			 arg);
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot read replay metrics: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read replay metrics: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -219,7 +219,7 @@ int ftdb_run_sites(sqlite3 *db, int64_t run_id,
 	if (sqlite3_prepare_v2(db, "SELECT site, site_module, faults, bloat_bytes, zeroed_bytes, "
 			       "rss_at_peak_bytes FROM replay_site WHERE run_id = ? ORDER BY site, "
 			       "site_module", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+		return fail("cannot read per-site metrics: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, run_id);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		s.site = (const char *)sqlite3_column_text(st, 0);
@@ -231,7 +231,7 @@ int ftdb_run_sites(sqlite3 *db, int64_t run_id,
 		ret = fn(&s, arg);
 	}
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot read per-site metrics: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read per-site metrics: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -245,14 +245,14 @@ int ftdb_run_filters(sqlite3 *db, int64_t trace_id, const char *frag,
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT coalesce(filter, '') FROM replay_run WHERE "
 			       "trace_id = ?1 AND kind = 'sim' AND (?2 IS NULL OR frag = ?2) "
 			       "ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		return fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (frag)
 		sqlite3_bind_text(st, 2, frag, -1, SQLITE_STATIC);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		ret = fn((const char *)sqlite3_column_text(st, 0), arg);
 	if (!ret && rc != SQLITE_DONE)
-		ret = error("cannot read replay runs: %s", sqlite3_errmsg(db));
+		ret = fail("cannot read replay runs: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return ret;
 }

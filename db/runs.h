@@ -33,9 +33,9 @@ struct ftdb_run_writer {
 	sqlite3_stmt *run, *metric, *site;
 };
 
-/* BEGIN IMMEDIATE and the statements. Return: 0, or -1 with error() (nothing begun). */
+/* BEGIN IMMEDIATE and the statements. Return: 0, or -1 with fail() (nothing begun). */
 int ftdb_run_writer_begin(sqlite3 *db, struct ftdb_run_writer *w);
-/* A replay_run row; Return: 0 with *run_id, or -1 with error(). */
+/* A replay_run row; Return: 0 with *run_id, or -1 with fail(). */
 int ftdb_run_add(struct ftdb_run_writer *w, const struct ftdb_run *r, int64_t *run_id);
 /* A replay_metric row: proc_id < 0 for the run's total. Return: 0 or -1. */
 int ftdb_run_add_metric(struct ftdb_run_writer *w, int64_t run_id, int64_t proc_id,
@@ -44,14 +44,14 @@ int ftdb_run_add_metric(struct ftdb_run_writer *w, int64_t run_id, int64_t proc_
 int ftdb_run_add_site(struct ftdb_run_writer *w, int64_t run_id, const char *site,
 		      const char *module, int64_t faults, int64_t bloat_bytes,
 		      int64_t zeroed_bytes, int64_t rss_at_peak_bytes);
-/* Return: 0, or -1 with error() after rolling back. Either way w is finished. */
+/* Return: 0, or -1 with fail() after rolling back. Either way w is finished. */
 int ftdb_run_writer_commit(struct ftdb_run_writer *w);
 void ftdb_run_writer_abort(struct ftdb_run_writer *w);
 
 /*
  * ftdb_run_link_guest - in one transaction, make the guest trace r->guest_trace_id a guest
  * replay of r->trace_id (its parent) and store its run r (kind "guest").
- * Return: 0 with *run_id, or -1 with error() and nothing changed.
+ * Return: 0 with *run_id, or -1 with fail() and nothing changed.
  */
 int ftdb_run_link_guest(sqlite3 *db, const struct ftdb_run *r, int64_t *run_id);
 
@@ -69,7 +69,7 @@ struct ftdb_run_row {
 /*
  * ftdb_runs_each - call fn for each run of trace_id of this kind, made with frag (NULL:
  * any) and policy (NULL: any), in run_id order; stops at fn's first non-zero return.
- * Return: 0, fn's value, or -1 with error().
+ * Return: 0, fn's value, or -1 with fail().
  */
 int ftdb_runs_each(sqlite3 *db, int64_t trace_id, const char *kind, const char *frag,
 		   const char *policy, int (*fn)(const struct ftdb_run_row *r, void *arg),
@@ -77,7 +77,7 @@ int ftdb_runs_each(sqlite3 *db, int64_t trace_id, const char *kind, const char *
 
 /*
  * ftdb_run_totals - call fn(name, value) for each total metric of run_id (replay_metric
- * rows with proc_id NULL). Return: 0, fn's value, or -1 with error().
+ * rows with proc_id NULL). Return: 0, fn's value, or -1 with fail().
  */
 int ftdb_run_totals(sqlite3 *db, int64_t run_id,
 		    int (*fn)(const char *name, int64_t value, void *arg), void *arg);
@@ -96,7 +96,7 @@ int ftdb_run_sites(sqlite3 *db, int64_t run_id,
 /*
  * ftdb_run_filters - fn for each distinct stored selection (filter, "" for none) of the
  * simulated runs of trace_id made with frag (NULL: any), in the order of their first run.
- * Return: 0, fn's value, or -1 with error().
+ * Return: 0, fn's value, or -1 with fail().
  */
 int ftdb_run_filters(sqlite3 *db, int64_t trace_id, const char *frag,
 		     int (*fn)(const char *filter, void *arg), void *arg);

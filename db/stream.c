@@ -7,7 +7,7 @@
  * microseconds apart: such a fault is a tag byte, a 2-byte time delta, a 1-byte address
  * delta and a 2-3 byte latency.
  *
- * Delta base: encoder and decoder keep the same struct ft_event "prev", in which each field
+ * Delta base: encoder and decoder keep the same struct ftdb_event "prev", in which each field
  * holds the value of the last record of the chunk that carried it (ts, proc_id: every record;
  * addr: every record but MM_DUP; vma_id: FAULT; aux: ALLOC with a pfn, since the buddy
  * allocator mostly hands out consecutive frames). A chunk starts from an all-zero base.
@@ -33,13 +33,13 @@
 #define TAG_Z_NEWADDR	0x10	/* ZAP: new_addr follows */
 
 /* Tag bits each kind may use; any other set bit makes a record malformed. */
-static const uint8_t tag_allowed[FT_EV_NR_KINDS] = {
-	[FT_EV_FAULT] = 0xff,
-	[FT_EV_ALLOC] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_A_SUCCESS | TAG_A_NO_PFN,
-	[FT_EV_ZERO_WP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
-	[FT_EV_COW] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
-	[FT_EV_ZAP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_Z_NEWADDR,
-	[FT_EV_MM_DUP] = TAG_KIND_MASK | TAG_SAME_PROC,
+static const uint8_t tag_allowed[FTDB_EV_NR_KINDS] = {
+	[FTDB_EV_FAULT] = 0xff,
+	[FTDB_EV_ALLOC] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_A_SUCCESS | TAG_A_NO_PFN,
+	[FTDB_EV_ZERO_WP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
+	[FTDB_EV_COW] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_W_TID,
+	[FTDB_EV_ZAP] = TAG_KIND_MASK | TAG_SAME_PROC | TAG_Z_NEWADDR,
+	[FTDB_EV_MM_DUP] = TAG_KIND_MASK | TAG_SAME_PROC,
 };
 
 static inline uint64_t zigzag(int64_t v)
@@ -79,19 +79,19 @@ static inline uint8_t *put_addr(uint8_t *p, uint64_t base, uint64_t addr)
 /* Longest record: tag, 4 varints of 10 bytes, 2 addresses of 11, 2 bytes, 2 varints. */
 #define MAX_RECORD 96
 
-void ft_enc_init(struct ft_enc *e)
+void ftdb_enc_init(struct ftdb_enc *e)
 {
 	memset(e, 0, sizeof(*e));
-	ft_enc_reset(e);
+	ftdb_enc_reset(e);
 }
 
-void ft_enc_release(struct ft_enc *e)
+void ftdb_enc_release(struct ftdb_enc *e)
 {
 	free(e->buf);
 	memset(e, 0, sizeof(*e));
 }
 
-void ft_enc_reset(struct ft_enc *e)
+void ftdb_enc_reset(struct ftdb_enc *e)
 {
 	if (!e->buf) {
 		e->cap = 1 << 16;
@@ -105,12 +105,12 @@ void ft_enc_reset(struct ft_enc *e)
 	memset(&e->prev, 0, sizeof(e->prev));
 }
 
-int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
+int ftdb_enc_add(struct ftdb_enc *e, const struct ftdb_event *ev)
 {
-	struct ft_event *b = &e->prev;
+	struct ftdb_event *b = &e->prev;
 	uint8_t *p, *tag;
 
-	if (ev->kind >= FT_EV_NR_KINDS)
+	if (ev->kind >= FTDB_EV_NR_KINDS)
 		return -1;
 	if (e->len + MAX_RECORD > e->cap) {
 		e->cap *= 2;
@@ -125,10 +125,10 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		p = put_varint(p, zigzag((int64_t)ev->proc_id - (int64_t)b->proc_id));
 
 	switch (ev->kind) {
-	case FT_EV_FAULT:
-		if (ev->flags & FT_EVF_WRITE)
+	case FTDB_EV_FAULT:
+		if (ev->flags & FTDB_EVF_WRITE)
 			*tag |= TAG_F_WRITE;
-		if (ev->flags & FT_EVF_ZERO_PAGE)
+		if (ev->flags & FTDB_EVF_ZERO_PAGE)
 			*tag |= TAG_F_ZERO;
 		if (ev->vma_id == b->vma_id)
 			*tag |= TAG_F_SAME_VMA;
@@ -139,7 +139,7 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		p = put_varint(p, ev->aux);
 		/* the common shape: one base page, the reason the order-0 policy gives */
 		if (ev->order || ev->nr_ptes != 1 || ev->tid_lo ||
-		    ev->reason != ((ev->flags & FT_EVF_WRITE) ? FT_FB_NONE : FT_FB_READ)) {
+		    ev->reason != ((ev->flags & FTDB_EVF_WRITE) ? FTDB_FB_NONE : FTDB_FB_READ)) {
 			*tag |= TAG_F_EXT;
 			*p++ = ev->order;
 			*p++ = ev->reason;
@@ -149,8 +149,8 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		b->vma_id = ev->vma_id;
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ALLOC:
-		if (ev->flags & FT_EVF_SUCCESS)
+	case FTDB_EV_ALLOC:
+		if (ev->flags & FTDB_EVF_SUCCESS)
 			*tag |= TAG_A_SUCCESS;
 		p = put_varint(p, ev->ts - b->ts);
 		p = put_addr(p, b->addr, ev->addr);
@@ -163,8 +163,8 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		}
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		p = put_varint(p, ev->ts - b->ts);
 		p = put_addr(p, b->addr, ev->addr);
 		p = put_varint(p, ev->aux);
@@ -174,7 +174,7 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		}
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		p = put_varint(p, ev->ts - b->ts);
 		p = put_addr(p, b->addr, ev->addr);
 		p = put_addr(p, ev->addr, ev->end);
@@ -185,7 +185,7 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 		}
 		b->addr = ev->addr;
 		break;
-	case FT_EV_MM_DUP:
+	case FTDB_EV_MM_DUP:
 		p = put_varint(p, ev->ts - b->ts);
 		p = put_varint(p, zigzag((int64_t)ev->aux - (int64_t)ev->proc_id));
 		break;
@@ -200,12 +200,12 @@ int ft_enc_add(struct ft_enc *e, const struct ft_event *ev)
 	return 0;
 }
 
-void ft_dec_init(struct ft_dec *d, const void *blob, size_t len)
+void ftdb_dec_init(struct ftdb_dec *d, const void *blob, size_t len)
 {
 	d->p = blob;
 	d->end = d->p + len;
 	memset(&d->prev, 0, sizeof(d->prev));
-	/* an empty or foreign blob: make the first ft_dec_next() fail */
+	/* an empty or foreign blob: make the first ftdb_dec_next() fail */
 	if (!len || d->p[0] != FT_CHUNK_FORMAT)
 		d->p = NULL;
 	else
@@ -299,10 +299,10 @@ DEC_INLINE int get_bounded(const uint8_t **pp, const uint8_t *end, unsigned int 
  */
 #define DEC_FAST 96
 
-/* One record at p (d->p, not NULL, not at the end); see ft_dec_next(). */
-DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *end)
+/* One record at p (d->p, not NULL, not at the end); see ftdb_dec_next(). */
+DEC_INLINE int dec_record(struct ftdb_dec *d, struct ftdb_event *ev, const uint8_t *end)
 {
-	struct ft_event *b = &d->prev;
+	struct ftdb_event *b = &d->prev;
 	const uint8_t *p = d->p;
 	uint64_t v, dts;
 	uint8_t tag;
@@ -310,7 +310,7 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 	memset(ev, 0, sizeof(*ev));
 	tag = *p++;
 	ev->kind = tag & TAG_KIND_MASK;
-	if (ev->kind >= FT_EV_NR_KINDS || (tag & ~tag_allowed[ev->kind]))
+	if (ev->kind >= FTDB_EV_NR_KINDS || (tag & ~tag_allowed[ev->kind]))
 		goto bad;
 	ev->proc_id = b->proc_id;
 	if (!(tag & TAG_SAME_PROC)) {
@@ -320,9 +320,9 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 	}
 
 	switch (ev->kind) {
-	case FT_EV_FAULT:
-		ev->flags = (tag & TAG_F_WRITE ? FT_EVF_WRITE : 0) |
-			    (tag & TAG_F_ZERO ? FT_EVF_ZERO_PAGE : 0);
+	case FTDB_EV_FAULT:
+		ev->flags = (tag & TAG_F_WRITE ? FTDB_EVF_WRITE : 0) |
+			    (tag & TAG_F_ZERO ? FTDB_EVF_ZERO_PAGE : 0);
 		ev->vma_id = b->vma_id;
 		if (!(tag & TAG_F_SAME_VMA)) {
 			if (get_varint(&p, end, &v))
@@ -342,13 +342,13 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 			ev->tid_lo = (uint16_t)v;
 		} else {
 			ev->nr_ptes = 1;
-			ev->reason = (tag & TAG_F_WRITE) ? FT_FB_NONE : FT_FB_READ;
+			ev->reason = (tag & TAG_F_WRITE) ? FTDB_FB_NONE : FTDB_FB_READ;
 		}
 		b->vma_id = ev->vma_id;
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ALLOC:
-		ev->flags = tag & TAG_A_SUCCESS ? FT_EVF_SUCCESS : 0;
+	case FTDB_EV_ALLOC:
+		ev->flags = tag & TAG_A_SUCCESS ? FTDB_EVF_SUCCESS : 0;
 		if (get_varint(&p, end, &dts) || get_addr(&p, end, b->addr, &ev->addr) ||
 		    get_u8(&p, end, &ev->order))
 			goto bad;
@@ -360,8 +360,8 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 		}
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		if (get_varint(&p, end, &dts) || get_addr(&p, end, b->addr, &ev->addr) ||
 		    get_varint(&p, end, &ev->aux))
 			goto bad;
@@ -372,7 +372,7 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 		}
 		b->addr = ev->addr;
 		break;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		if (get_varint(&p, end, &dts) || get_addr(&p, end, b->addr, &ev->addr) ||
 		    get_addr(&p, end, ev->addr, &ev->end) || get_u8(&p, end, &ev->reason))
 			goto bad;
@@ -380,7 +380,7 @@ DEC_INLINE int dec_record(struct ft_dec *d, struct ft_event *ev, const uint8_t *
 			goto bad;
 		b->addr = ev->addr;
 		break;
-	case FT_EV_MM_DUP:
+	case FTDB_EV_MM_DUP:
 		if (get_varint(&p, end, &dts) || get_varint(&p, end, &v))
 			goto bad;
 		ev->aux = (uint32_t)((int64_t)ev->proc_id + unzigzag(v));
@@ -396,7 +396,7 @@ bad:
 	return -1;
 }
 
-int ft_dec_next(struct ft_dec *d, struct ft_event *ev)
+int ftdb_dec_next(struct ftdb_dec *d, struct ftdb_event *ev)
 {
 	if (!d->p)
 		return -1;
@@ -408,45 +408,45 @@ int ft_dec_next(struct ft_dec *d, struct ft_event *ev)
 	return dec_record(d, ev, d->end);
 }
 
-static const char *const fallback_names[FT_FB_NR] = {
-	[FT_FB_NONE] = "none",
-	[FT_FB_VMA_EDGE] = "vma_edge",
-	[FT_FB_PTE_POPULATED] = "pte_populated",
-	[FT_FB_ALLOC_FAILED] = "alloc_failed",
-	[FT_FB_NOHUGEPAGE] = "nohugepage",
-	[FT_FB_UFFD] = "uffd",
-	[FT_FB_RACE] = "race",
-	[FT_FB_READ] = "read",
+static const char *const fallback_names[FTDB_FB_NR] = {
+	[FTDB_FB_NONE] = "none",
+	[FTDB_FB_VMA_EDGE] = "vma_edge",
+	[FTDB_FB_PTE_POPULATED] = "pte_populated",
+	[FTDB_FB_ALLOC_FAILED] = "alloc_failed",
+	[FTDB_FB_NOHUGEPAGE] = "nohugepage",
+	[FTDB_FB_UFFD] = "uffd",
+	[FTDB_FB_RACE] = "race",
+	[FTDB_FB_READ] = "read",
 };
 
-static const char *const zap_cause_names[FT_ZAP_NR] = {
-	[FT_ZAP_MUNMAP] = "munmap",
-	[FT_ZAP_DONTNEED] = "dontneed",
-	[FT_ZAP_FREE] = "free",
-	[FT_ZAP_MREMAP] = "mremap",
-	[FT_ZAP_EXIT] = "exit",
+static const char *const zap_cause_names[FTDB_ZAP_NR] = {
+	[FTDB_ZAP_MUNMAP] = "munmap",
+	[FTDB_ZAP_DONTNEED] = "dontneed",
+	[FTDB_ZAP_FREE] = "free",
+	[FTDB_ZAP_MREMAP] = "mremap",
+	[FTDB_ZAP_EXIT] = "exit",
 };
 
-static const char *const kind_names[FT_EV_NR_KINDS] = {
-	[FT_EV_FAULT] = "anon_fault",
-	[FT_EV_ALLOC] = "anon_alloc",
-	[FT_EV_ZERO_WP] = "anon_zero_wp",
-	[FT_EV_COW] = "anon_cow",
-	[FT_EV_ZAP] = "anon_zap",
-	[FT_EV_MM_DUP] = "anon_mm_dup",
+static const char *const kind_names[FTDB_EV_NR_KINDS] = {
+	[FTDB_EV_FAULT] = "anon_fault",
+	[FTDB_EV_ALLOC] = "anon_alloc",
+	[FTDB_EV_ZERO_WP] = "anon_zero_wp",
+	[FTDB_EV_COW] = "anon_cow",
+	[FTDB_EV_ZAP] = "anon_zap",
+	[FTDB_EV_MM_DUP] = "anon_mm_dup",
 };
 
-const char *ft_fallback_name(unsigned int reason)
+const char *ftdb_fallback_name(unsigned int reason)
 {
-	return reason < FT_FB_NR ? fallback_names[reason] : "?";
+	return reason < FTDB_FB_NR ? fallback_names[reason] : "?";
 }
 
-const char *ft_zap_cause_name(unsigned int cause)
+const char *ftdb_zap_cause_name(unsigned int cause)
 {
-	return cause < FT_ZAP_NR && zap_cause_names[cause] ? zap_cause_names[cause] : "?";
+	return cause < FTDB_ZAP_NR && zap_cause_names[cause] ? zap_cause_names[cause] : "?";
 }
 
-const char *ft_ev_kind_name(unsigned int kind)
+const char *ftdb_ev_kind_name(unsigned int kind)
 {
-	return kind < FT_EV_NR_KINDS ? kind_names[kind] : "?";
+	return kind < FTDB_EV_NR_KINDS ? kind_names[kind] : "?";
 }

@@ -26,7 +26,7 @@ int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
 					" DESC, trace_id DESC LIMIT 1", -1, &st, NULL);
 	}
 	if (rc != SQLITE_OK)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*trace_id = sqlite3_column_int64(st, 0);
@@ -35,10 +35,10 @@ int ftdb_pick_trace(sqlite3 *db, int64_t want, int64_t *trace_id)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	if (want > 0)
-		return error("no trace %lld in the database", (long long)want);
-	return error("the database holds no trace");
+		return fail("no trace %lld in the database", (long long)want);
+	return fail("the database holds no trace");
 }
 
 static char *col_dup(sqlite3_stmt *st, int i)
@@ -62,14 +62,14 @@ int ftdb_trace_get(sqlite3 *db, int64_t trace_id, struct ftdb_trace *t)
 
 	memset(t, 0, sizeof(*t));
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		if (rc == SQLITE_DONE)
-			error("no trace %lld in the database", (long long)trace_id);
+			fail("no trace %lld in the database", (long long)trace_id);
 		else
-			error("cannot read trace %lld: %s", (long long)trace_id,
+			fail("cannot read trace %lld: %s", (long long)trace_id,
 			      sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		return -1;
@@ -118,7 +118,7 @@ int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr)
 	if (sqlite3_prepare_v2(db, all ? "SELECT trace_id FROM trace ORDER BY trace_id" :
 			       "SELECT trace_id FROM trace WHERE " RECORDING " ORDER BY trace_id",
 			       -1, &st, NULL) != SQLITE_OK)
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		XGROW(*ids, cap, *nr + 1);
 		(*ids)[(*nr)++] = sqlite3_column_int64(st, 0);
@@ -128,7 +128,7 @@ int ftdb_recordings(sqlite3 *db, int all, int64_t **ids, size_t *nr)
 		free(*ids);
 		*ids = NULL;
 		*nr = 0;
-		return error("cannot look up traces: %s", sqlite3_errmsg(db));
+		return fail("cannot look up traces: %s", sqlite3_errmsg(db));
 	}
 	return 0;
 }
@@ -144,7 +144,7 @@ int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *sta
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the calls of trace %lld: %s", (long long)trace_id,
+		return fail("cannot read the calls of trace %lld: %s", (long long)trace_id,
 			     sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	rc = sqlite3_step(st);
@@ -155,7 +155,7 @@ int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *sta
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
-		return error("cannot read the calls of trace %lld: %s", (long long)trace_id,
+		return fail("cannot read the calls of trace %lld: %s", (long long)trace_id,
 			     sqlite3_errmsg(db));
 	return 0;
 }

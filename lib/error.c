@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * error.c - the cause chain behind error()/error_print(); see error.h.
+ * error.c - the cause chain behind fail()/error_print(); see error.h.
  *
  * A fixed-size chain: deep failures rarely have more than a handful of causes, and an error
  * path that itself needs to allocate is an error path that can fail.
@@ -45,7 +45,7 @@ static void push(const char *fmt, va_list ap)
 	set_escaped(causes[nr_causes++], msg);
 }
 
-int error(const char *fmt, ...)
+int fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -55,7 +55,7 @@ int error(const char *fmt, ...)
 	return -1;
 }
 
-void *error_null(const char *fmt, ...)
+void *fail_null(const char *fmt, ...)
 {
 	va_list ap;
 

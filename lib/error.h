@@ -3,9 +3,9 @@
  * error.h - error reporting with causes, for library code that must not exit.
  *
  * Library code (lib/, db/, tracer/, replay/) reports a failure with
- *	return error("cannot open %s: %s", path, sqlite3_errmsg(db));
+ *	return fail("cannot open %s: %s", path, sqlite3_errmsg(db));
  * which records the message as the newest cause and returns -1. A caller that adds context
- * calls error() again; the CLI prints the chain once, newest first, joined by ": " on one
+ * calls fail() again; the CLI prints the chain once, newest first, joined by ": " on one
  * line, and exits 1. Only cli/ calls die() or exit().
  *
  * Messages are lowercase, without a final full stop, the problem first. Control characters
@@ -18,9 +18,9 @@
 #include <stdarg.h>
 
 /* Record a cause and return -1. */
-int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same, returning NULL for pointer-returning functions. */
-void *error_null(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *fail_null(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the chain to stderr as one line "foliotrace: newest: ...: oldest" and clear it. */
 void error_print(const char *prog);
 /* Forget the recorded causes (after a failure that was handled). */

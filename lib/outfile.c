@@ -114,20 +114,20 @@ static int check_kind(const char *path, const char *what, struct stat *sb_out)
 	struct stat sb;
 
 	if (!path || !*path)
-		return error("empty %s path", what);
+		return fail("empty %s path", what);
 	/* lstat first: a concurrent writer's rename() never makes path vanish in between */
 	if (lstat(path, &sb)) {
 		if (errno != ENOENT)
-			return error("cannot use %s as the %s: %s", path, what, strerror(errno));
+			return fail("cannot use %s as the %s: %s", path, what, strerror(errno));
 		return 1;
 	}
 	if (S_ISLNK(sb.st_mode) && stat(path, &sb)) {
 		if (errno == ENOENT)
-			return error("%s is a dangling symlink: not written through", path);
-		return error("cannot use %s as the %s: %s", path, what, strerror(errno));
+			return fail("%s is a dangling symlink: not written through", path);
+		return fail("cannot use %s as the %s: %s", path, what, strerror(errno));
 	}
 	if (!S_ISREG(sb.st_mode))
-		return error("%s is %s, not a regular file: not used as the %s", path,
+		return fail("%s is %s, not a regular file: not used as the %s", path,
 			     file_kind(sb.st_mode), what);
 	*sb_out = sb;
 	return 0;
@@ -150,7 +150,7 @@ int outfile_check(const char *path, const char *what)
 		return ret;
 	for (i = 0; i < nr_inputs; i++)
 		if (inputs[i].dev == sb.st_dev && inputs[i].ino == sb.st_ino)
-			return error("%s is the input %s: not overwritten with the %s", path,
+			return fail("%s is the input %s: not overwritten with the %s", path,
 				     inputs[i].path, what);
 	return 0;
 }
@@ -208,7 +208,7 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	strbuf_addf(&o->tmp, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
 	o->fd = mkostemp(o->tmp.buf, O_CLOEXEC);
 	if (o->fd < 0) {
-		error("cannot create %s: %s", o->tmp.buf, strerror(errno));
+		fail("cannot create %s: %s", o->tmp.buf, strerror(errno));
 		strbuf_release(&o->tmp);
 		return -1;
 	}
@@ -216,7 +216,7 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	mask = umask(0);
 	umask(mask);
 	if (fchmod(o->fd, 0666 & ~mask)) {
-		error("cannot chmod %s: %s", o->tmp.buf, strerror(errno));
+		fail("cannot chmod %s: %s", o->tmp.buf, strerror(errno));
 		outfile_abort(o);
 		return -1;
 	}
@@ -246,7 +246,7 @@ int outfile_commit(struct outfile *o, const char *path, enum outfile_how how)
 	if (o->fd >= 0) {
 		if (fsync(o->fd) || close(o->fd)) {
 			o->fd = -1;
-			error("cannot write %s: %s", o->tmp.buf, strerror(errno));
+			fail("cannot write %s: %s", o->tmp.buf, strerror(errno));
 			outfile_abort(o);
 			return -1;
 		}
@@ -261,7 +261,7 @@ int outfile_commit(struct outfile *o, const char *path, enum outfile_how how)
 		if (how == OUTFILE_LINK && errno == EEXIST)
 			ret = 1;
 		else
-			ret = error("cannot create %s: %s", path, strerror(errno));
+			ret = fail("cannot create %s: %s", path, strerror(errno));
 	} else {
 		sync_dir(path);
 	}
@@ -292,7 +292,7 @@ int write_file_atomic(const char *path, const void *buf, size_t len, const char 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			error("cannot write %s: %s", o.tmp.buf,
+			fail("cannot write %s: %s", o.tmp.buf,
 			      n ? strerror(errno) : "short write");
 			outfile_abort(&o);
 			return -1;

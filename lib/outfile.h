@@ -49,7 +49,7 @@ void outfile_inputs_clear(void);
 /*
  * outfile_check - may path be written as a regular file? what names it in errors
  * ("database", "output").
- * Return: 1 if path does not exist, 0 if it is (or links to) a regular file, or error():
+ * Return: 1 if path does not exist, 0 if it is (or links to) a regular file, or fail():
  * "empty WHAT path", "PATH is not a regular file (a character device)", "PATH is the
  * input INPUT: not overwritten with the WHAT", ...
  */
@@ -69,7 +69,7 @@ struct outfile {
 
 /*
  * outfile_begin - outfile_check(), then create the temporary (mode 0666 & ~umask, as any
- * new file). Return: 0 with o->fd open, or error() (nothing created).
+ * new file). Return: 0 with o->fd open, or fail() (nothing created).
  */
 int outfile_begin(struct outfile *o, const char *path, const char *what);
 
@@ -81,7 +81,7 @@ enum outfile_how {
 /*
  * outfile_commit - fsync and close the temporary (if still open), move it to path, sync
  * the directory, and remove the temporary name. The target is checked again right before.
- * Return: 0 (1 for OUTFILE_LINK when path exists already: nothing replaced), or error();
+ * Return: 0 (1 for OUTFILE_LINK when path exists already: nothing replaced), or fail();
  * either way the temporary is gone.
  */
 int outfile_commit(struct outfile *o, const char *path, enum outfile_how how);
@@ -89,7 +89,7 @@ int outfile_commit(struct outfile *o, const char *path, enum outfile_how how);
 /* outfile_abort - close and remove the temporary; safe to call twice or after commit. */
 void outfile_abort(struct outfile *o);
 
-/* write_file_atomic - path holds exactly buf[0..len) or is untouched. Return: 0 or error(). */
+/* write_file_atomic - path holds exactly buf[0..len) or is untouched. Return: 0 or fail(). */
 int write_file_atomic(const char *path, const void *buf, size_t len, const char *what);
 
 #endif /* FT_LIB_OUTFILE_H */

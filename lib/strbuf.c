@@ -164,12 +164,12 @@ int strbuf_read_file(struct strbuf *sb, const char *path)
 	size_t n;
 
 	if (!f)
-		return error("cannot open %s: %s", path, strerror(errno));
+		return fail("cannot open %s: %s", path, strerror(errno));
 	while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0)
 		strbuf_add(sb, tmp, n);
 	if (ferror(f)) {
 		fclose(f);
-		return error("cannot read %s: %s", path, strerror(errno));
+		return fail("cannot read %s: %s", path, strerror(errno));
 	}
 	fclose(f);
 	return 0;

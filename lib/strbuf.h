@@ -38,7 +38,7 @@ void strbuf_add_json_str(struct strbuf *sb, const char *s);
  * one line and cannot drive a terminal. Other bytes as they are.
  */
 void strbuf_add_escaped(struct strbuf *sb, const char *s);
-/* Read a whole file; Return: 0, or error() naming the file. */
+/* Read a whole file; Return: 0, or fail() naming the file. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Detach the buffer; the caller frees it. */
 char *strbuf_detach(struct strbuf *sb);

@@ -34,7 +34,7 @@ static int load_sites(sqlite3 *db, int64_t trace_id, int64_t page, struct rp_adv
 
 	if (sqlite3_prepare_v2(db, "SELECT site, sum(touched_pages) FROM site_call WHERE "
 			       "trace_id = ? GROUP BY site ORDER BY site", -1, &q, NULL) != SQLITE_OK)
-		return error("cannot read the call sites: %s", sqlite3_errmsg(db));
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, trace_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct rp_advice_site *s;
@@ -48,9 +48,9 @@ static int load_sites(sqlite3 *db, int64_t trace_id, int64_t page, struct rp_adv
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		return error("cannot read the call sites: %s", sqlite3_errmsg(db));
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 	if (!a->nr_sites)
-		return error("trace %lld has no call sites (record it with --sites)",
+		return fail("trace %lld has no call sites (record it with --sites)",
 			     (long long)trace_id);
 	return 0;
 }

@@ -46,7 +46,7 @@ struct rp_advice {
  * faults whose bloat stays within pct percent of the program's touched bytes; each site's
  * advised counters from the advice's run. Faults are the sites' by the one attribution of
  * docs/sites.md (persite decides by the touch's site slot, which per-site metrics charge).
- * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with error()
+ * Nothing is stored. Return: 0 with *a filled (rp_advice_release() it), or -1 with fail()
  * (no call sites in the trace, SQL).
  */
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);
@@ -54,7 +54,7 @@ void rp_advice_release(struct rp_advice *a);
 /*
  * rp_advice_file - the advice as a persite FILE ("ORDER SITE" lines, odd names quoted as
  * rp_persite_add_line() writes them, "0 *" last), appended to sb: persite:FILE reads every
- * site back with its order. Return: 0, or error() (a site name too long for a line).
+ * site back with its order. Return: 0, or fail() (a site name too long for a line).
  */
 int rp_advice_file(const struct rp_advice *a, struct strbuf *sb);
 

@@ -53,7 +53,7 @@ out:
 	free(ids);
 	ftdb_close(db);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -112,12 +112,12 @@ static int read_samples(struct rp_calibration *fs)
 			if (fs->t[i].db != d || !fs->t[i].use)
 				continue;
 			if (!db && ftdb_open(fs->dbs[d], FTDB_READONLY, &db))
-				return error("%s", fs->dbs[d]);
+				return fail("%s", fs->dbs[d]);
 			memset(&key, 0, sizeof(key));
 			if (rp_cost_trace_key(db, fs->t[i].trace_id, &key) ||
 			    rp_cost_samples_add(fit_for(fs, &key)->s, db, fs->t[i].trace_id)) {
 				ftdb_close(db);
-				return error("%s", fs->dbs[d]);
+				return fail("%s", fs->dbs[d]);
 			}
 		}
 		if (db)
@@ -150,7 +150,7 @@ int rp_calibrate_store(const struct rp_calibration *fs, const char *path)
 out:
 	ftdb_close(db);
 	if (ret)
-		error("%s", path);
+		fail("%s", path);
 	return ret;
 }
 
@@ -162,10 +162,10 @@ int rp_calibrate_fit(struct rp_calibration *fs)
 	if (read_samples(fs))
 		return -1;
 	if (!fs->n)
-		return error("no trace to calibrate from");
+		return fail("no trace to calibrate from");
 	for (i = 0; i < fs->n; i++)
 		if (rp_cost_fit(fs->f[i].s, &fs->f[i].m))
-			return error("%s %s %s", fs->f[i].m.key.arch, fs->f[i].m.key.kernel,
+			return fail("%s %s %s", fs->f[i].m.key.arch, fs->f[i].m.key.kernel,
 				     fs->f[i].m.key.accel);
 	return 0;
 }

@@ -50,7 +50,7 @@ struct rp_calibration {
 int rp_calibrate_add_db(struct rp_calibration *c, const char *path);
 /*
  * Choose one copy per trace (see above), read their samples into their models, fit every
- * model. Return: 0, or -1 with error() naming the database or the key that could not be
+ * model. Return: 0, or -1 with fail() naming the database or the key that could not be
  * fitted (no traces at all: an error too).
  */
 int rp_calibrate_fit(struct rp_calibration *c);

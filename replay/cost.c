@@ -93,27 +93,27 @@ int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
 			       "'unknown') FROM trace t LEFT JOIN trace_meta m ON m.trace_id = "
 			       "t.trace_id AND m.key = 'accel' WHERE t.trace_id = ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return error("cannot read trace: %s", sqlite3_errmsg(db));
+		return fail("cannot read trace: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		error(rc == SQLITE_DONE ? "no trace %lld" : "cannot read trace %lld",
+		fail(rc == SQLITE_DONE ? "no trace %lld" : "cannot read trace %lld",
 		      (long long)trace_id);
 		goto out;
 	}
 	cs = (const char *)sqlite3_column_text(st, 2);
 	if (!cs || !*cs) {
-		error("trace %lld does not record its clocksource: its latencies may not be ns",
+		fail("trace %lld does not record its clocksource: its latencies may not be ns",
 		      (long long)trace_id);
 		goto out;
 	}
 	if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
-		error("trace %lld was recorded on the %s clocksource: its latencies are ticks, "
+		fail("trace %lld was recorded on the %s clocksource: its latencies are ticks, "
 		      "not ns", (long long)trace_id, cs);
 		goto out;
 	}
 	if (!sqlite3_column_text(st, 0) || !sqlite3_column_text(st, 1)) {
-		error("trace %lld does not record its arch and kernel", (long long)trace_id);
+		fail("trace %lld does not record its arch and kernel", (long long)trace_id);
 		goto out;
 	}
 	copy_text(key->arch, sizeof(key->arch), sqlite3_column_text(st, 0));
@@ -125,20 +125,20 @@ out:
 	return ret;
 }
 
-static int add_event(const struct ft_event *ev, void *arg)
+static int add_event(const struct ftdb_event *ev, void *arg)
 {
 	struct rp_cost_samples *s = arg;
 	struct group *g;
 	uint64_t bytes;
 	size_t i;
 
-	if (ev->kind == FT_EV_ZERO_WP || ev->kind == FT_EV_COW) {
-		vec_add(&s->fixed[ev->kind == FT_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
+	if (ev->kind == FTDB_EV_ZERO_WP || ev->kind == FTDB_EV_COW) {
+		vec_add(&s->fixed[ev->kind == FTDB_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
 		return 0;
 	}
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
-	if (ev->flags & FT_EVF_ZERO_PAGE) {
+	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
 		vec_add(&s->fixed[RP_COST_ZERO], ev->aux);
 		return 0;
 	}
@@ -164,14 +164,14 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 
 	if (sqlite3_prepare_v2(db, "SELECT page_size FROM trace WHERE trace_id = ?", -1, &st,
 			       NULL) != SQLITE_OK)
-		return error("cannot read trace: %s", sqlite3_errmsg(db));
+		return fail("cannot read trace: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		ps = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
-		return error("trace %lld", (long long)trace_id);
+		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
 	return 0;
 }
@@ -246,7 +246,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 			split += (int64_t)g->lat.n;
 	}
 	if (sizes < 2)
-		return error("too few samples: the per-byte cost needs %d new-folio faults of "
+		return fail("too few samples: the per-byte cost needs %d new-folio faults of "
 			     "each of two folio sizes (record under order0 and mcpage:2, say)",
 			     RP_COST_MIN_SAMPLES);
 	if (split >= RP_COST_MIN_SAMPLES)
@@ -271,7 +271,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		used += (int64_t)g->lat.n;
 	}
 	if (solve(a, b, n, x))
-		return error("cannot fit the new-folio costs: the groups do not separate them");
+		return fail("cannot fit the new-folio costs: the groups do not separate them");
 	out->c[RP_COST_NEW] = x[0];
 	out->c[RP_COST_BYTE] = x[1];
 	out->c[RP_COST_PTE] = x[2];
@@ -279,7 +279,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 	out->has[RP_COST_PTE] = n == 3;
 	for (j = 0; j < n; j++)
 		if (!(x[j] > 0))
-			return error("the fit gives a %s %s of %.3g: these latencies do not follow "
+			return fail("the fit gives a %s %s of %.3g: these latencies do not follow "
 				     "the model", j == 0 ? "fixed cost" : "cost",
 				     rp_cost_coef_name(j), x[j]);
 	out->samples += used;
@@ -318,7 +318,7 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 			       "fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
 			       "?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?12)", -1,
 			       &st, NULL) != SQLITE_OK)
-		return error("cannot store the cost model: %s", sqlite3_errmsg(db));
+		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
@@ -333,7 +333,7 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("cannot store the cost model: %s", sqlite3_errmsg(db));
+		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -351,7 +351,7 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
 			       "samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
 			       "AND accel = ?3", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read cost_model: %s", sqlite3_errmsg(db));
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
@@ -366,11 +366,11 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("cannot read cost_model: %s", sqlite3_errmsg(db));
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	/* a row edited or damaged: inf or 1e300 would predict 2^63 ns (UB in the cast) */
 	for (k = 0; rc == SQLITE_ROW && k < RP_COST_NR; k++)
 		if (m->has[k] && !(fabs(m->c[k]) <= coef_max[k]))
-			return error("cost_model row %s %s %s: %s is %g, not a cost within "
+			return fail("cost_model row %s %s %s: %s is %g, not a cost within "
 				     "+-%g %s", m->key.arch, m->key.kernel, m->key.accel,
 				     rp_cost_coef_name(k), m->c[k], coef_max[k],
 				     k == RP_COST_BYTE ? "ns per byte" : "ns");

@@ -65,19 +65,19 @@ const char *rp_cost_coef_name(unsigned int c);
 /*
  * rp_cost_trace_key - the (arch, kernel, accel) of trace_id. Refuses a trace whose latencies
  * are not ns measurements: no clocksource recorded, or jiffies/refined-jiffies.
- * Return: 0, or -1 with error().
+ * Return: 0, or -1 with fail().
  */
 int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key);
 
 /*
  * rp_cost_samples_add - add every FAULT, ZERO_WP and COW record of trace_id to s.
- * Return: 0, or -1 with error().
+ * Return: 0, or -1 with fail().
  */
 int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id);
 
 /*
  * rp_cost_fit - fit the model to s (method: docs/cost-model.md). Return: 0 with *out's
- * coefficients (not its key), or -1 with error() naming what is missing (too few samples)
+ * coefficients (not its key), or -1 with fail() naming what is missing (too few samples)
  * or wrong (a negative cost).
  */
 int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
@@ -87,7 +87,7 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m);
 
 /*
  * rp_cost_lookup - the model for trace_id's (arch, kernel, accel), if any.
- * Return: 1 with *m filled, 0 if the database has none, -1 with error().
+ * Return: 1 with *m filled, 0 if the database has none, -1 with fail().
  */
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m);
 

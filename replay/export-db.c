@@ -9,13 +9,13 @@
 #include "lib/error.h"
 #include "replay/export.h"
 
-static int prescan_one(const struct ft_event *ev, void *arg)
+static int prescan_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_export_prescan(arg, ev);
 	return 0;
 }
 
-static int feed_one(const struct ft_event *ev, void *arg)
+static int feed_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_export_feed(arg, ev);
 	return 0;
@@ -35,13 +35,13 @@ int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 	if (rp_load(db, trace_id, &sel, &l))
 		return -1;
 	if (l.page_size < 1024 || !l.page_shift) {
-		error("trace %lld has a bad page size %lld", (long long)trace_id,
+		fail("trace %lld has a bad page size %lld", (long long)trace_id,
 		      (long long)l.page_size);
 		goto out;
 	}
 	if (!l.nr_selected) {
 		rp_filter_format(&sel, what, sizeof(what));
-		error("no process of trace %lld matches%s%s", (long long)trace_id,
+		fail("no process of trace %lld matches%s%s", (long long)trace_id,
 		      *what ? " " : "", what);
 		goto out;
 	}
@@ -57,7 +57,7 @@ int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 	if (ftdb_stream_foreach(db, trace_id, prescan_one, x) ||
 	    ftdb_stream_foreach(db, trace_id, feed_one, x)) {
 		rp_export_free(x);
-		error("cannot export trace %lld", (long long)trace_id);
+		fail("cannot export trace %lld", (long long)trace_id);
 		goto out;
 	}
 	ret = rp_export_finish(x, out, st);

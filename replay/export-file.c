@@ -35,7 +35,7 @@ int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_s
 
 	if (!x->nr_index) {
 		rp_export_free(x);
-		return error("no event of a selected process to replay");
+		return fail("no event of a selected process to replay");
 	}
 	/* a family's clusters: every range any of its processes mapped, merged */
 	for (i = 0; i < x->nr_index; i++) {

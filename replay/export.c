@@ -212,7 +212,7 @@ struct rp_export *rp_export_new(const struct rp_export_in *in)
 	uint32_t i;
 
 	if (in->page_shift < 10 || in->page_shift > 20)
-		return error_null("page size 2^%u is not supported", in->page_shift);
+		return fail_null("page size 2^%u is not supported", in->page_shift);
 	x = xcalloc(1, sizeof(*x));
 	x->in = *in;
 	x->p = xcalloc(in->nr_procs ? in->nr_procs : 1, sizeof(*x->p));
@@ -229,7 +229,7 @@ static int selected(const struct rp_export *x, uint32_t proc_id)
 	return proc_id < x->in.nr_procs && x->in.procs[proc_id].selected;
 }
 
-void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
+void rp_export_prescan(struct rp_export *x, const struct ftdb_event *ev)
 {
 	unsigned int sh = x->in.page_shift;
 	struct xproc *p;
@@ -238,7 +238,7 @@ void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
 	if (ev->proc_id >= x->in.nr_procs)
 		return;
 	p = &x->p[ev->proc_id];
-	if (ev->kind == FT_EV_FAULT && p->xs_state <= 1 && ev->vma_id < x->in.nr_vmas &&
+	if (ev->kind == FTDB_EV_FAULT && p->xs_state <= 1 && ev->vma_id < x->in.nr_vmas &&
 	    rp_vm_exec_stack(x->in.vmas[ev->vma_id].flags)) {
 		/* the temporary stack only grows: its last fault saw its final bounds */
 		p->xs_state = 1;
@@ -246,7 +246,7 @@ void rp_export_prescan(struct rp_export *x, const struct ft_event *ev)
 		p->xs_end = (x->in.vmas[ev->vma_id].end + (1ULL << sh) - 1) >> sh;
 		return;
 	}
-	if (ev->kind != FT_EV_ZAP || ev->reason != FT_ZAP_MREMAP || !ev->aux || p->xs_state != 1)
+	if (ev->kind != FTDB_EV_ZAP || ev->reason != FTDB_ZAP_MREMAP || !ev->aux || p->xs_state != 1)
 		return;
 	s = ev->addr >> sh;
 	e = (ev->end + (1ULL << sh) - 1) >> sh;
@@ -273,15 +273,15 @@ static void touch(struct rp_export *x, struct xproc *p, uint64_t page, int write
 	x->st.touches++;
 }
 
-void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
+void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev)
 {
 	unsigned int sh = x->in.page_shift;
 	uint64_t page = ev->addr >> sh, s, e;
 	struct xproc *p, *pp;
 
-	if (ev->kind == FT_EV_ALLOC || !selected(x, ev->proc_id))
+	if (ev->kind == FTDB_EV_ALLOC || !selected(x, ev->proc_id))
 		return;
-	if (ev->kind == FT_EV_MM_DUP) {
+	if (ev->kind == FTDB_EV_MM_DUP) {
 		uint32_t parent = (uint32_t)ev->aux;
 
 		p = &x->p[ev->proc_id];
@@ -318,7 +318,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 	p = appear(x, ev->proc_id);
 	page = exec_relocate(p, page);
 	switch (ev->kind) {
-	case FT_EV_FAULT:
+	case FTDB_EV_FAULT:
 		if (!ev->nr_ptes) {
 			x->st.skipped++;
 			return;
@@ -336,11 +336,11 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		} else {
 			ensure(x, p, page, page + 1, FTR_VM_READ | FTR_VM_WRITE, page, 0);
 		}
-		touch(x, p, page, ev->flags & FT_EVF_WRITE);
+		touch(x, p, page, ev->flags & FTDB_EVF_WRITE);
 		rp_pageset_set(&x->seen, rp_ps_key(ev->proc_id, page), 1);
 		break;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		/*
 		 * The page is mapped in a faithful replay. If not, it is one the trace never
 		 * showed mapped (an anonymous page of a private file mapping, a page of a
@@ -349,7 +349,7 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		 * one-page mapping, as the 4K fault the simulator counts.
 		 */
 		if (!rp_pageset_get(&x->seen, rp_ps_key(ev->proc_id, page))) {
-			if (ev->kind == FT_EV_COW) {
+			if (ev->kind == FTDB_EV_COW) {
 				x->st.skipped++;
 				return;
 			}
@@ -357,24 +357,24 @@ void rp_export_feed(struct rp_export *x, const struct ft_event *ev)
 		}
 		touch(x, p, page, 1);
 		break;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		s = ev->addr >> sh;
 		e = (ev->end + (1ULL << sh) - 1) >> sh;
 		if (e <= s)
 			return;
 		switch (ev->reason) {
-		case FT_ZAP_EXIT:
+		case FTDB_ZAP_EXIT:
 			emit(p, FTR_OP_EXIT, 0, NULL);
 			p->dead = 1;
 			break;
-		case FT_ZAP_DONTNEED:
+		case FTDB_ZAP_DONTNEED:
 			for_runs(x, p, s, e, FTR_OP_DONTNEED);
 			rp_pageset_take(&x->seen, ev->proc_id, s, e, &x->tmp, &x->tmp_cap);
 			break;
-		case FT_ZAP_FREE:
+		case FTDB_ZAP_FREE:
 			for_runs(x, p, s, e, FTR_OP_FREE);
 			break;
-		case FT_ZAP_MREMAP:
+		case FTDB_ZAP_MREMAP:
 			if (p->xs_state == 2 && s == p->xs_start && e == p->xs_end &&
 			    ev->aux >> sh == p->xs_dest) {
 				/* exec's move: the stack was replayed at its destination */

@@ -67,15 +67,15 @@ struct rp_export_stats {
 
 struct rp_export;
 
-/* Return: an exporter, or NULL with error() (page_shift out of range). */
+/* Return: an exporter, or NULL with fail() (page_shift out of range). */
 struct rp_export *rp_export_new(const struct rp_export_in *in);
 /* First pass (optional): note exec's moves of the temporary stack, to replay it in place. */
-void rp_export_prescan(struct rp_export *x, const struct ft_event *ev);
+void rp_export_prescan(struct rp_export *x, const struct ftdb_event *ev);
 /* Feed one event in recorded order; events of unselected processes are ignored. */
-void rp_export_feed(struct rp_export *x, const struct ft_event *ev);
+void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev);
 /*
  * Write the file into out (appended) and free the exporter.
- * Return: 0 and *st filled, or error() (nothing selected had an event).
+ * Return: 0 and *st filled, or fail() (nothing selected had an event).
  */
 int rp_export_finish(struct rp_export *x, struct strbuf *out, struct rp_export_stats *st);
 void rp_export_free(struct rp_export *x);
@@ -83,7 +83,7 @@ void rp_export_free(struct rp_export *x);
 /*
  * rp_export_db - export the processes of trace_id matching comm (NULL: any) and pid (< 0:
  * any), the selection of `foliotrace replay --comm/--pid`.
- * Return: 0 with out and *st filled, or -1 with error().
+ * Return: 0 with out and *st filled, or -1 with fail().
  */
 int rp_export_db(sqlite3 *db, int64_t trace_id, const char *comm, int64_t pid,
 		 struct strbuf *out, struct rp_export_stats *st);

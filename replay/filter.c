@@ -81,7 +81,7 @@ int rp_filter_parse(const char *text, struct rp_filter *f)
 	return 0;
 bad:
 	rp_filter_set(f, NULL, -1);
-	return error("bad replay filter '%.80s'", whole);
+	return fail("bad replay filter '%.80s'", whole);
 }
 
 int rp_filter_equal(const struct rp_filter *a, const struct rp_filter *b)

@@ -49,7 +49,7 @@ static inline int rp_filter_none(const struct rp_filter *f)
 void rp_filter_format(const struct rp_filter *f, char *buf, size_t len);
 /*
  * rp_filter_parse - a stored filter (NULL or "" for none) back into *f.
- * Return: 0, or error() naming the text that is not a filter.
+ * Return: 0, or fail() naming the text that is not a filter.
  */
 int rp_filter_parse(const char *text, struct rp_filter *f);
 /* 1 if a and b select the same processes. */

@@ -34,7 +34,7 @@ int rp_frag_parse(const char *name, enum rp_frag_kind *kind)
 		*kind = RP_FRAG_BUDDYINFO;
 		return 0;
 	}
-	return error("bad frag model '%s': known models are none, buddyinfo", name);
+	return fail("bad frag model '%s': known models are none, buddyinfo", name);
 }
 
 const char *rp_frag_name(enum rp_frag_kind kind)
@@ -52,7 +52,7 @@ int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t ma
 	/* limit < 2^63, so neither the shift nor the sum below can wrap once checked */
 	for (k = 0; k <= RP_MAX_ORDER; k++) {
 		if (free_blocks[k] > (limit >> k) || (free_blocks[k] << k) > limit - pages)
-			return error("implausible buddyinfo: order %d count %llu: more free "
+			return fail("implausible buddyinfo: order %d count %llu: more free "
 				     "pages than the %llu %s", k,
 				     (unsigned long long)free_blocks[k],
 				     (unsigned long long)limit,
@@ -78,14 +78,14 @@ int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
 		char *p;
 
 		if (len >= sizeof(buf))
-			return error("buddyinfo line too long");
+			return fail("buddyinfo line too long");
 		memcpy(buf, line, len);
 		buf[len] = '\0';
 		line = nl ? nl + 1 : NULL;
 		if (!len || strspn(buf, " \t\r") == len)
 			continue;
 		if (sscanf(buf, "Node %d, zone %31s %n", &node, zone, &pos) != 2 || !pos)
-			return error("bad buddyinfo line '%s'", buf);
+			return fail("bad buddyinfo line '%s'", buf);
 		p = buf + pos;
 		for (o = 0; o <= RP_MAX_ORDER; o++) {
 			char *end;
@@ -94,24 +94,24 @@ int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
 			p += strspn(p, " \t");
 			/* strtoull() takes "-5" as 2^64-5: counts are plain digits */
 			if (*p < '0' || *p > '9')
-				return error("bad buddyinfo line '%s': %d counts, want %d", buf, o,
+				return fail("bad buddyinfo line '%s': %d counts, want %d", buf, o,
 					     RP_MAX_ORDER + 1);
 			errno = 0;
 			c = strtoull(p, &end, 10);
 			if (errno == ERANGE || c > RP_BUDDY_MAX_PAGES)
-				return error("implausible buddyinfo: order %d count %.*s", o,
+				return fail("implausible buddyinfo: order %d count %.*s", o,
 					     (int)(end - p), p);
 			if (strcmp(zone, "DMA"))
 				free_blocks[o] += c;	/* <= 2^32 per zone: no wrap */
 			if (free_blocks[o] > RP_BUDDY_MAX_PAGES)
-				return error("implausible buddyinfo: order %d count %llu (all "
+				return fail("implausible buddyinfo: order %d count %llu (all "
 					     "zones)", o, (unsigned long long)free_blocks[o]);
 			p = end;
 		}
 		lines++;
 	}
 	if (!lines)
-		return error("empty buddyinfo");
+		return fail("empty buddyinfo");
 	return rp_buddyinfo_check(free_blocks, max_pages);
 }
 
@@ -142,24 +142,24 @@ int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages)
 			continue;
 		}
 		if (!name || name >= len || (*p != ' ' && *p != '\t'))
-			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+			return fail("bad vmstat line '%.*s': want 'name value'", (int)len, line);
 		p += strspn(p, " \t");
 		/* strtoull() takes "-5" as 2^64-5: counts are plain digits */
 		if (*p < '0' || *p > '9')
-			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+			return fail("bad vmstat line '%.*s': want 'name value'", (int)len, line);
 		errno = 0;
 		v = strtoull(p, &end, 10);
 		if ((size_t)(end + strspn(end, " \t\r") - line) != len)
-			return error("bad vmstat line '%.*s': want 'name value'", (int)len, line);
+			return fail("bad vmstat line '%.*s': want 'name value'", (int)len, line);
 		for (i = 0; i < sizeof(lru_keys) / sizeof(lru_keys[0]); i++) {
 			if (strlen(lru_keys[i]) != name || strncmp(line, lru_keys[i], name))
 				continue;
 			if (seen & (1U << i))
-				return error("bad vmstat: %s twice", lru_keys[i]);
+				return fail("bad vmstat: %s twice", lru_keys[i]);
 			seen |= 1U << i;
 			/* *pages <= limit < 2^63 before the test: no wrap */
 			if (errno == ERANGE || v > limit - *pages)
-				return error("implausible vmstat: %s %.*s: more LRU pages than the "
+				return fail("implausible vmstat: %s %.*s: more LRU pages than the "
 					     "%llu %s", lru_keys[i], (int)(end - p), p,
 					     (unsigned long long)limit,
 					     limit == max_pages ? "pages of the recorded memory"
@@ -212,7 +212,7 @@ int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,
 		pages += free_blocks[k] << k;
 	}
 	if (movable > RP_BUDDY_MAX_PAGES - pages)
-		return error("implausible movable pool: %llu pages beside %llu free pages, more "
+		return fail("implausible movable pool: %llu pages beside %llu free pages, more "
 			     "than the %llu pages the buddy model holds",
 			     (unsigned long long)movable, (unsigned long long)pages,
 			     (unsigned long long)RP_BUDDY_MAX_PAGES);

@@ -42,7 +42,7 @@ struct rp_alloc {
 /*
  * movable: pages in the movable pool (0: no compaction); the seed's free pages plus
  * movable may not exceed RP_BUDDY_MAX_PAGES.
- * Return: 0, or error() if the seed fails rp_buddyinfo_check() or the pool does not fit
+ * Return: 0, or fail() if the seed fails rp_buddyinfo_check() or the pool does not fit
  * (nothing allocated).
  */
 int rp_alloc_init(struct rp_alloc *a, enum rp_frag_kind kind,

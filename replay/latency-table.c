@@ -90,7 +90,7 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 	*conds = NULL;
 	*nr = 0;
 	if (sqlite3_prepare_v2(db, sql_traces, -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read traces: %s", sqlite3_errmsg(db));
+		return fail("cannot read traces: %s", sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), ps = sqlite3_column_int64(st, 2);
 		const char *cs = col(st, 4, ""), *policy;
@@ -112,7 +112,7 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 		policy = guest ? col(st, 7, "?") : col(st, 3, "?");
 		if (guest ? rp_measure_db(db, sqlite3_column_int64(st, 6), id, NULL, &m)
 			  : rp_measure_trace(db, id, &m)) {
-			error("trace %lld", (long long)id);
+			fail("trace %lld", (long long)id);
 			goto out;
 		}
 		c = cond_of(conds, nr, &cap, col(st, 1, "?"), policy, col(st, 5, "none"),
@@ -121,7 +121,7 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 		rp_measured_release(&m);
 	}
 	if (rc != SQLITE_DONE) {
-		error("cannot read traces: %s", sqlite3_errmsg(db));
+		fail("cannot read traces: %s", sqlite3_errmsg(db));
 		goto out;
 	}
 	for (k = 0; k < *nr; k++) {

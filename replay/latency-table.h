@@ -40,7 +40,7 @@ struct rp_lat_cond {
  * rp_latency_table - the conditions of db's traces, in the order of their first trace
  * (trace_id), a trace's faults all in its condition's row.
  * Return: 0 with *conds (rp_latency_table_release() it) and *nr, 0 conditions when no
- * trace has latencies; or -1 with error().
+ * trace has latencies; or -1 with fail().
  */
 int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 		     struct strbuf *notes);

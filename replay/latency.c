@@ -22,17 +22,17 @@ struct ctx {
 	struct group g[256][2];	/* [order][zero_page] */
 };
 
-static int add(const struct ft_event *ev, void *arg)
+static int add(const struct ftdb_event *ev, void *arg)
 {
 	struct ctx *c = arg;
 	struct group *g;
 
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	if (c->pid >= 0 && (ev->proc_id >= c->t->nr_procs || !c->t->procs[ev->proc_id].present ||
 			    c->t->procs[ev->proc_id].pid != c->pid))
 		return 0;
-	g = &c->g[ev->order][!!(ev->flags & FT_EVF_ZERO_PAGE)];
+	g = &c->g[ev->order][!!(ev->flags & FTDB_EVF_ZERO_PAGE)];
 	XGROW(g->v, g->cap, g->n + 1);
 	g->v[g->n++] = ev->aux;
 	return 0;

@@ -30,7 +30,7 @@ struct rp_latency_row {
 /* A u64 ns value as the int64 the outputs hold: saturated, never negative. */
 static inline int64_t rp_latency_sat(uint64_t v)
 {
-	return ft_ns_sat(v);
+	return ftdb_ns_sat(v);
 }
 
 /*
@@ -39,7 +39,7 @@ static inline int64_t rp_latency_sat(uint64_t v)
  * Percentiles are nearest-rank: pN is the value at 1-based rank ceil(N/100 * n) of the
  * sorted latencies, so every value was measured. Exact: every latency is kept while it
  * runs, 8 bytes per fault.
- * Return: 0 with *rows (free() it; NULL if none) and *nr, or -1 with error().
+ * Return: 0 with *rows (free() it; NULL if none) and *nr, or -1 with fail().
  */
 int rp_latency_rows(sqlite3 *db, int64_t trace_id, int64_t pid, struct rp_latency_row **rows,
 		    size_t *nr);

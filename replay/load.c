@@ -105,7 +105,7 @@ static int load_slots(sqlite3 *db, struct rp_loaded *t)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, slots_sql, -1, &q, NULL) != SQLITE_OK)
-		return error("cannot read the call sites: %s", sqlite3_errmsg(db));
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, t->trace_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const unsigned char *m = sqlite3_column_text(q, 1);
@@ -124,11 +124,11 @@ static int load_slots(sqlite3 *db, struct rp_loaded *t)
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		return error("cannot read the call sites: %s", sqlite3_errmsg(db));
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 	if (!t->nr_slots)
 		return 0;
 	if (sqlite3_prepare_v2(db, touch_sql, -1, &q, NULL) != SQLITE_OK)
-		return error("cannot read site_touch: %s", sqlite3_errmsg(db));
+		return fail("cannot read site_touch: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, t->trace_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *site = (const char *)sqlite3_column_text(q, 2);
@@ -144,7 +144,7 @@ static int load_slots(sqlite3 *db, struct rp_loaded *t)
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		return error("cannot read site_touch: %s", sqlite3_errmsg(db));
+		return fail("cannot read site_touch: %s", sqlite3_errmsg(db));
 	if (!t->nr_touch) {
 		free_slots(t);	/* sites stored before schema 5: no slots */
 		t->sites_without_touch = 1;
@@ -161,7 +161,7 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, ''), "
 			       "coalesce(page_size, 4096) FROM trace WHERE trace_id = ?", -1, &q,
 			       NULL) != SQLITE_OK)
-		return error("cannot read trace %lld: %s", (long long)trace_id,
+		return fail("cannot read trace %lld: %s", (long long)trace_id,
 			     sqlite3_errmsg(db));
 	sqlite3_bind_int64(q, 1, trace_id);
 	rc = sqlite3_step(q);
@@ -172,7 +172,7 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_ROW)
-		return error("no trace %lld", (long long)trace_id);
+		return fail("no trace %lld", (long long)trace_id);
 	return 0;
 }
 
@@ -296,10 +296,10 @@ int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct r
 	if (rc != SQLITE_DONE)
 		goto sql_error;
 	if (load_slots(db, t))
-		return error("cannot read trace %lld's call sites", (long long)trace_id);
+		return fail("cannot read trace %lld's call sites", (long long)trace_id);
 	return 0;
 sql_error:
-	error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
 	sqlite3_finalize(q);
 	free(parent);
 	rp_load_release(t);

@@ -38,7 +38,7 @@ struct rp_trace_head {
 	int64_t page_size;		/* trace.page_size, bytes (4096 if not recorded) */
 };
 
-/* rp_load_head - trace_id's row. Return: 0, or -1 with error() (no such trace, SQL). */
+/* rp_load_head - trace_id's row. Return: 0, or -1 with fail() (no such trace, SQL). */
 int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h);
 
 struct rp_loaded {
@@ -71,7 +71,7 @@ struct rp_loaded {
 /*
  * rp_load - load trace_id's processes and VMAs, marking the processes sel selects (NULL:
  * every one) and their shadows. Finding no selected process is not an error here: callers say it in their
- * own terms. Return: 0 with *t filled (rp_load_release() it), or -1 with error() (no such
+ * own terms. Return: 0 with *t filled (rp_load_release() it), or -1 with fail() (no such
  * trace, SQL failure) and nothing to release.
  */
 int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t);

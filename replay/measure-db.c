@@ -29,7 +29,7 @@ static char *meta(sqlite3 *db, int64_t trace_id, const char *key)
 	return v;
 }
 
-static int feed_one(const struct ft_event *ev, void *arg)
+static int feed_one(const struct ftdb_event *ev, void *arg)
 {
 	rp_measure_feed(arg, ev);
 	return 0;
@@ -48,7 +48,7 @@ int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct 
 	int ret = -1;
 
 	if (!text)
-		return error("guest trace %lld has no replay_map in trace_meta",
+		return fail("guest trace %lld has no replay_map in trace_meta",
 			     (long long)guest_id);
 	if (rp_replay_map_parse(text, &m) || rp_load(db, trace_id, sel, &orig) ||
 	    rp_load(db, guest_id, NULL, &guest))
@@ -68,7 +68,7 @@ int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct 
 	if (ftdb_stream_foreach(db, guest_id, feed_one, w)) {
 		rp_measure_finish(w, out);
 		rp_measured_release(out);
-		error("cannot read guest trace %lld", (long long)guest_id);
+		fail("cannot read guest trace %lld", (long long)guest_id);
 		goto out;
 	}
 	rp_measure_finish(w, out);
@@ -101,7 +101,7 @@ int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out)
 		family[id] = t.procs[id].selected ? 0 : -1;
 	w = rp_measure_new(NULL, family, t.nr_procs, t.page_shift ? t.page_shift : 12);
 	if (ftdb_stream_foreach(db, trace_id, feed_one, w))
-		ret = error("cannot read trace %lld", (long long)trace_id);
+		ret = fail("cannot read trace %lld", (long long)trace_id);
 	rp_measure_finish(w, out);
 	if (ret)
 		rp_measured_release(out);

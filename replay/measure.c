@@ -45,7 +45,7 @@ int rp_replay_map_parse(const char *text, struct rp_replay_map *m)
 			c = kv(line, " pid=");
 			d = kv(line, " parent=");
 			if (!a || !b || !c || !d)
-				return error("bad replay_map line: %.80s", line);
+				return fail("bad replay_map line: %.80s", line);
 			XGROW(m->p, m->cap_p, m->nr_p + 1);
 			m->p[m->nr_p].index = (uint32_t)strtoul(a, NULL, 10);
 			m->p[m->nr_p].proc_id = (uint32_t)strtoul(b, NULL, 10);
@@ -58,7 +58,7 @@ int rp_replay_map_parse(const char *text, struct rp_replay_map *m)
 			c = kv(line, " end=");
 			d = kv(line, " offset=");
 			if (!a || !b || !c || !d)
-				return error("bad replay_map line: %.80s", line);
+				return fail("bad replay_map line: %.80s", line);
 			XGROW(m->c, m->cap_c, m->nr_c + 1);
 			m->c[m->nr_c].root = (uint32_t)strtoul(a, NULL, 10);
 			off = (uint64_t)strtoll(d, NULL, 10);
@@ -197,14 +197,14 @@ static struct rp_page_val *take_copy(struct rp_measure *w, uint32_t proc, uint64
 	return copy;
 }
 
-static void fault(struct rp_measure *w, const struct ft_event *ev, uint64_t page)
+static void fault(struct rp_measure *w, const struct ftdb_event *ev, uint64_t page)
 {
 	uint64_t n = 1ULL << ev->order, lo = page & ~(n - 1), i;
-	uint32_t st = ev->flags & FT_EVF_ZERO_PAGE ? PG_ZERO : PG_MEM;
+	uint32_t st = ev->flags & FTDB_EVF_ZERO_PAGE ? PG_ZERO : PG_MEM;
 
 	w->r.c.v[RP_M_FAULTS]++;
 	w->r.c.v[RP_M_FAULT_TIME] += ev->aux;	/* latency_ns: the real fault time */
-	if (ev->reason && ev->reason < FT_FB_NR)
+	if (ev->reason && ev->reason < FTDB_FB_NR)
 		w->r.c.v[RP_M_FB_0 + ev->reason]++;
 	if (!ev->nr_ptes)
 		return;
@@ -217,7 +217,7 @@ static void fault(struct rp_measure *w, const struct ft_event *ev, uint64_t page
 
 			XGROW(l->ns, l->cap, l->n + 1);
 			l->ns[l->n++] = ev->aux;
-			if (ev->reason == FT_FB_ALLOC_FAILED)
+			if (ev->reason == FTDB_FB_ALLOC_FAILED)
 				w->r.fb_alloc_failed[ev->order]++;
 		}
 	}
@@ -225,17 +225,17 @@ static void fault(struct rp_measure *w, const struct ft_event *ev, uint64_t page
 		map_page(w, ev->proc_id, lo + i, st);
 }
 
-static void zap(struct rp_measure *w, const struct ft_event *ev, uint64_t page)
+static void zap(struct rp_measure *w, const struct ftdb_event *ev, uint64_t page)
 {
 	uint64_t lo = page, hi = (ev->end + (1ULL << w->shift) - 1) >> w->shift;
 
-	if (ev->reason == FT_ZAP_FREE)
+	if (ev->reason == FTDB_ZAP_FREE)
 		return;
-	if (ev->reason == FT_ZAP_EXIT) {
+	if (ev->reason == FTDB_ZAP_EXIT) {
 		lo = 0;
 		hi = RP_PS_ALL_PAGES;
 	}
-	if (ev->reason == FT_ZAP_MREMAP && ev->aux) {
+	if (ev->reason == FTDB_ZAP_MREMAP && ev->aux) {
 		uint64_t dst = ev->aux >> w->shift;
 		size_t k, nt;
 		struct rp_page_val *moved = take_copy(w, ev->proc_id, lo, hi, &nt);
@@ -250,7 +250,7 @@ static void zap(struct rp_measure *w, const struct ft_event *ev, uint64_t page)
 	unmap(w, ev->proc_id, lo, hi);
 }
 
-void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev)
+void rp_measure_feed(struct rp_measure *w, const struct ftdb_event *ev)
 {
 	uint64_t page = ev->addr >> w->shift;
 	int32_t root;
@@ -258,17 +258,17 @@ void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev)
 	if (ev->proc_id >= w->nr_procs || (root = w->family[ev->proc_id]) < 0)
 		return;
 	switch (ev->kind) {
-	case FT_EV_FAULT:
+	case FTDB_EV_FAULT:
 		if (in_family(w, (uint32_t)root, ev->addr))
 			fault(w, ev, page);
 		return;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		if (!in_family(w, (uint32_t)root, ev->addr))
 			return;
 		w->r.c.v[RP_M_ALLOC_0]++;
 		w->r.c.v[RP_M_FAULT_TIME] += ev->aux;
-		if (ev->kind == FT_EV_COW) {
+		if (ev->kind == FTDB_EV_COW) {
 			w->r.c.v[RP_M_COW]++;
 		} else {
 			w->r.c.v[RP_M_FAULTS]++;
@@ -278,15 +278,15 @@ void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev)
 		if (rp_pageset_get(&w->pg, rp_ps_key(ev->proc_id, page)))
 			map_page(w, ev->proc_id, page, PG_MEM);
 		return;
-	case FT_EV_ALLOC:
-		if (!(ev->flags & FT_EVF_SUCCESS) && ev->order < RP_MEASURE_ORDERS &&
+	case FTDB_EV_ALLOC:
+		if (!(ev->flags & FTDB_EVF_SUCCESS) && ev->order < RP_MEASURE_ORDERS &&
 		    in_family(w, (uint32_t)root, ev->addr))
 			w->r.alloc_failed[ev->order]++;
 		return;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		zap(w, ev, page);
 		return;
-	case FT_EV_MM_DUP: {
+	case FTDB_EV_MM_DUP: {
 		uint32_t parent = (uint32_t)ev->aux;
 		struct rp_page_val *copy;
 		size_t k, nt;

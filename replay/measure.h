@@ -52,7 +52,7 @@ struct rp_replay_map {
 /*
  * rp_replay_map_parse - the replayer's FTREPLAY lines (other lines are skipped); parents
  * must precede their children, as the replayer prints them.
- * Return: 0, or error() naming a malformed line (*m is then to be released all the same).
+ * Return: 0, or fail() naming a malformed line (*m is then to be released all the same).
  */
 int rp_replay_map_parse(const char *text, struct rp_replay_map *m);
 void rp_replay_map_release(struct rp_replay_map *m);
@@ -97,14 +97,14 @@ struct rp_measure;
  */
 struct rp_measure *rp_measure_new(const struct rp_replay_map *m, const int32_t *family,
 				  uint32_t nr_procs, unsigned int page_shift);
-void rp_measure_feed(struct rp_measure *w, const struct ft_event *ev);
+void rp_measure_feed(struct rp_measure *w, const struct ftdb_event *ev);
 /* The result into *out (rp_measured_release() it); frees w. */
 void rp_measure_finish(struct rp_measure *w, struct rp_measured *out);
 
 /*
  * rp_measure_db - measure guest trace guest_id, the guest replay of trace_id: the replayed
  * processes whose recorded process sel selects (NULL: all of them).
- * Return: 0 with *out filled, or -1 with error() (no replay_map, bad map, SQL).
+ * Return: 0 with *out filled, or -1 with fail() (no replay_map, bad map, SQL).
  */
 int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct rp_filter *sel,
 		  struct rp_measured *out);
@@ -113,7 +113,7 @@ int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct 
  * rp_measure_trace - measure a recording as it is: the processes of trace_id a replay
  * selects by default (filter.h: the workload's), every address (the same accounting as a
  * guest replay's, without a replay map).
- * Return: 0 with *out filled, or -1 with error().
+ * Return: 0 with *out filled, or -1 with fail().
  */
 int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out);
 

@@ -438,7 +438,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 {
 	struct oproc *p = P(o, proc);
 	uint64_t start = vpn, end = vpn + 1, v;
-	unsigned int reason = FT_FB_NONE, n, t;
+	unsigned int reason = FTDB_FB_NONE, n, t;
 	unsigned int always4k = 0;
 	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0;
 	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX,
@@ -450,9 +450,9 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		start = o->vmas[vma_id].start / RP_PAGE_SIZE;
 		end = (o->vmas[vma_id].end + RP_PAGE_SIZE - 1) / RP_PAGE_SIZE;
 		if (o->vmas[vma_id].flags & RP_VM_NOHUGEPAGE)
-			always4k = FT_FB_NOHUGEPAGE;
+			always4k = FTDB_FB_NOHUGEPAGE;
 		else if (o->vmas[vma_id].flags & RP_VM_UFFD)
-			always4k = FT_FB_UFFD;
+			always4k = FTDB_FB_UFFD;
 		/* exec's temporary stack: THP never serves it, and says nothing */
 		nothp = thp && rp_vm_exec_stack(o->vmas[vma_id].flags);
 		f.vma_id = vma_id;
@@ -462,18 +462,18 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	p->c.v[RP_M_FAULTS]++;
 	if (!write) {
 		if (!thp) {
-			reason = is_large(o) ? FT_FB_READ : FT_FB_NONE;
+			reason = is_large(o) ? FTDB_FB_READ : FTDB_FB_NONE;
 		} else if (nothp) {
-			reason = FT_FB_NONE;
+			reason = FTDB_FB_NONE;
 		} else if (always4k) {
 			reason = (unsigned int)always4k;
 		} else {
 			uint64_t b = vpn - vpn % 512;
 
 			if (b < start || b + 512 > end) {
-				reason = FT_FB_VMA_EDGE;
+				reason = FTDB_FB_VMA_EDGE;
 			} else if (!absent(o, proc, b, 512)) {
-				reason = FT_FB_PTE_POPULATED;
+				reason = FTDB_FB_PTE_POPULATED;
 			} else {
 				for (v = b; v < b + 512; v++)
 					add(o, proc, v)->zero = 1;
@@ -490,7 +490,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		return;
 	}
 	if (nothp) {
-		reason = FT_FB_NONE;
+		reason = FTDB_FB_NONE;
 	} else if (always4k) {
 		if (is_large(o))
 			reason = (unsigned int)always4k;
@@ -507,7 +507,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				continue;
 			if (get(o, 0, &pfn)) {
 				p->c.v[RP_M_ALLOC_FAILS]++;
-				p->c.v[RP_M_FB_0 + FT_FB_ALLOC_FAILED]++;
+				p->c.v[RP_M_FB_0 + FTDB_FB_ALLOC_FAILED]++;
 				break;
 			}
 			p->c.v[RP_M_ALLOC_0]++;
@@ -528,18 +528,18 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 
 		if (b < start || b + sz > end) {
 			if (!reason)
-				reason = FT_FB_VMA_EDGE;
+				reason = FTDB_FB_VMA_EDGE;
 			continue;
 		}
 		if (!absent(o, proc, b, sz)) {
 			if (!reason)
-				reason = FT_FB_PTE_POPULATED;
+				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
 		if (get(o, k, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
-				reason = FT_FB_ALLOC_FAILED;
+				reason = FTDB_FB_ALLOC_FAILED;
 			continue;
 		}
 		for (v = b; v < b + sz; v++) {
@@ -649,7 +649,7 @@ static size_t collect(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_t 
 	return n;
 }
 
-static void zap(struct rp_oracle *o, const struct ft_event *ev)
+static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 {
 	uint32_t proc = ev->proc_id;
 	uint64_t lo = ev->addr / RP_PAGE_SIZE;
@@ -658,18 +658,18 @@ static void zap(struct rp_oracle *o, const struct ft_event *ev)
 	size_t n, i;
 
 	P(o, proc);
-	if (ev->reason == FT_ZAP_EXIT) {	/* exit ends the whole address space */
+	if (ev->reason == FTDB_ZAP_EXIT) {	/* exit ends the whole address space */
 		lo = 0;
 		hi = UINT64_MAX;
 	}
 	if (hi <= lo)
 		return;
 	n = collect(o, proc, lo, hi, &v);
-	if (ev->reason == FT_ZAP_FREE) {
+	if (ev->reason == FTDB_ZAP_FREE) {
 		for (i = 0; i < n; i++)
 			if (!v[i]->zero)
 				P(o, proc)->c.v[RP_M_FREE_BYTES] += RP_PAGE_SIZE;
-	} else if (ev->reason == FT_ZAP_MREMAP && ev->aux) {
+	} else if (ev->reason == FTDB_ZAP_MREMAP && ev->aux) {
 		uint64_t dst = ev->aux / RP_PAGE_SIZE;
 		struct opage *saved = xcalloc(n ? n : 1, sizeof(*saved));
 		struct opage **d;
@@ -777,21 +777,21 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 }
 
 /* One event; o->slot is its site slot. */
-static void feed_one(struct rp_oracle *o, const struct ft_event *e)
+static void feed_one(struct rp_oracle *o, const struct ftdb_event *e)
 {
 	struct oproc *p;
 	struct opage *pg;
 
 	switch (e->kind) {
-	case FT_EV_FAULT:
-		touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, (e->flags & FT_EVF_WRITE) != 0,
+	case FTDB_EV_FAULT:
+		touch(o, e->proc_id, e->addr / RP_PAGE_SIZE, (e->flags & FTDB_EVF_WRITE) != 0,
 		      e->vma_id);
 		break;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		pg = find(o, e->proc_id, e->addr / RP_PAGE_SIZE);
 		/* the recording copied a page shared at fork: so does the model (sim.c) */
-		if (pg && e->kind == FT_EV_COW && pg->cow && !pg->zero) {
+		if (pg && e->kind == FTDB_EV_COW && pg->cow && !pg->zero) {
 			P(o, e->proc_id)->c.v[RP_M_TOUCHES]++;
 			cow_copy(o, pg);
 			break;
@@ -805,7 +805,7 @@ static void feed_one(struct rp_oracle *o, const struct ft_event *e)
 		p->c.v[RP_M_TOUCHES]++;
 		p->c.v[RP_M_ALLOC_0]++;
 		p->c.v[RP_M_PTE_WRITES]++;
-		if (e->kind == FT_EV_COW) {
+		if (e->kind == FTDB_EV_COW) {
 			p->c.v[RP_M_COW]++;
 		} else {
 			p->c.v[RP_M_FAULTS]++;
@@ -813,10 +813,10 @@ static void feed_one(struct rp_oracle *o, const struct ft_event *e)
 			p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 		}
 		break;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		zap(o, e);
 		break;
-	case FT_EV_MM_DUP:
+	case FTDB_EV_MM_DUP:
 		mm_dup(o, e->proc_id, (uint32_t)e->aux);
 		break;
 	default:
@@ -824,20 +824,20 @@ static void feed_one(struct rp_oracle *o, const struct ft_event *e)
 	}
 }
 
-void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n)
+void rp_oracle_feed(struct rp_oracle *o, const struct ftdb_event *ev, size_t n)
 {
 	rp_oracle_feed_sites(o, ev, NULL, n);
 }
 
-void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, const uint32_t *slots,
 			  size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const struct ft_event *e = &ev[i];
-		int touch = e->kind == FT_EV_FAULT || e->kind == FT_EV_ZERO_WP ||
-			    e->kind == FT_EV_COW;
+		const struct ftdb_event *e = &ev[i];
+		int touch = e->kind == FTDB_EV_FAULT || e->kind == FTDB_EV_ZERO_WP ||
+			    e->kind == FTDB_EV_COW;
 		uint64_t faults, zeroed;
 		struct oproc *p;
 

@@ -27,11 +27,11 @@ static int adaptive_parse(struct rp_policy *p, const char *args)
 
 	if (args) {
 		if (strncmp(args, "max=", 4))
-			return error("unknown option '%s' (adaptive:max=SIZE)", args);
+			return fail("unknown option '%s' (adaptive:max=SIZE)", args);
 		if (rp_parse_size(args + 4, &o))
 			return -1;
 		if (o < 1 || o > RP_MAX_FOLIO_ORDER)
-			return error("max '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, args + 4);
+			return fail("max '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, args + 4);
 	}
 	p->max_order = o;
 	rp_format_size(o, sz, sizeof(sz));

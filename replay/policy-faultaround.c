@@ -18,12 +18,12 @@ static int faultaround_parse(struct rp_policy *p, const char *args)
 	long n;
 
 	if (!args)
-		return error("faultaround needs a window: faultaround:N (N = 2..512 pages)");
+		return fail("faultaround needs a window: faultaround:N (N = 2..512 pages)");
 	n = strtol(args, &end, 10);
 	if (*end || end == args || *args == '+' || *args == '-')
-		return error("window '%s' is not a number", args);
+		return fail("window '%s' is not a number", args);
 	if (n < 2 || n > 512 || (n & (n - 1)))
-		return error("window must be a power of two 2..512 pages");
+		return fail("window must be a power of two 2..512 pages");
 	p->window = (unsigned int)n;
 	snprintf(p->spec, sizeof(p->spec), "faultaround:%u", p->window);
 	return 0;

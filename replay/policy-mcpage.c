@@ -16,12 +16,12 @@ static int mcpage_parse(struct rp_policy *p, const char *args)
 	long n;
 
 	if (!args)
-		return error("mcpage needs an order: mcpage:N with N = 1..%u", RP_MAX_FOLIO_ORDER);
+		return fail("mcpage needs an order: mcpage:N with N = 1..%u", RP_MAX_FOLIO_ORDER);
 	n = strtol(args, &end, 10);
 	if (*end || end == args || *args == '+' || *args == '-')
-		return error("order '%s' is not a number", args);
+		return fail("order '%s' is not a number", args);
 	if (n < 1 || n > RP_MAX_FOLIO_ORDER)
-		return error("order must be 1..%u", RP_MAX_FOLIO_ORDER);
+		return fail("order must be 1..%u", RP_MAX_FOLIO_ORDER);
 	p->order = (unsigned int)n;
 	snprintf(p->spec, sizeof(p->spec), "mcpage:%u", p->order);
 	return 0;

@@ -18,19 +18,19 @@ static int mthp_parse(struct rp_policy *p, const char *args)
 	unsigned int o;
 
 	if (!args)
-		return error("mthp needs sizes: mthp:16K,32K,64K (8K.." RP_MAX_FOLIO_SIZE ")");
+		return fail("mthp needs sizes: mthp:16K,32K,64K (8K.." RP_MAX_FOLIO_SIZE ")");
 	if (strlen(args) >= sizeof(buf))
-		return error("size list too long");
+		return fail("size list too long");
 	snprintf(buf, sizeof(buf), "%s", args);
 	if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-		return error("empty size in '%s'", args);
+		return fail("empty size in '%s'", args);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (rp_parse_size(tok, &o))
 			return -1;
 		if (o < 1 || o > RP_MAX_FOLIO_ORDER)
-			return error("size '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, tok);
+			return fail("size '%s' out of range 8K.." RP_MAX_FOLIO_SIZE, tok);
 		if (p->orders & (1U << o))
-			return error("size '%s' given twice", tok);
+			return fail("size '%s' given twice", tok);
 		p->orders |= 1U << o;
 	}
 	off = (size_t)snprintf(p->spec, sizeof(p->spec), "mthp:");

@@ -8,7 +8,7 @@
 static int order0_parse(struct rp_policy *p, const char *args)
 {
 	if (args)
-		return error("order0 takes no argument");
+		return fail("order0 takes no argument");
 	snprintf(p->spec, sizeof(p->spec), "order0");
 	return 0;
 }

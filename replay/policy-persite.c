@@ -108,7 +108,7 @@ static int by_name(const void *a, const void *b, void *m)
 }
 
 /*
- * Sort m's names (their orders and lines along), then hash it. Return: 0, or error()
+ * Sort m's names (their orders and lines along), then hash it. Return: 0, or fail()
  * naming a site given twice, with *dup_line the later of its lines in FILE.
  */
 static int map_finish(struct rp_persite *m, unsigned int *dup_line)
@@ -140,7 +140,7 @@ static int map_finish(struct rp_persite *m, unsigned int *dup_line)
 
 		if (i && !strcmp(names[i - 1], names[i])) {
 			*dup_line = lines[i - 1] > lines[i] ? lines[i - 1] : lines[i];
-			ret = error("site '%s' given twice", names[i]);
+			ret = fail("site '%s' given twice", names[i]);
 			break;
 		}
 		for (c = (const unsigned char *)names[i]; ; c++) {
@@ -296,7 +296,7 @@ int rp_persite_add_line(struct strbuf *sb, unsigned int order, const char *name)
 
 		sb->len = start;
 		sb->buf[start] = '\0';
-		return error("a site name of %zu bytes: longer than a persite line (%u bytes)",
+		return fail("a site name of %zu bytes: longer than a persite line (%u bytes)",
 			     n, RP_PERSITE_LINE_MAX);
 	}
 	strbuf_addch(sb, '\n');
@@ -314,7 +314,7 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Decode the quoted name at q ('"' first) in place. Return: 0, or error(). */
+/* Decode the quoted name at q ('"' first) in place. Return: 0, or fail(). */
 static int unquote(char *q)
 {
 	char *in = q + 1, *out = q;
@@ -332,28 +332,28 @@ static int unquote(char *q)
 		case 'x':
 			if (hexval(in[1]) < 0 || hexval(in[2]) < 0 ||
 			    !(hexval(in[1]) | hexval(in[2])))
-				return error("bad \\x escape in the quoted site name (two hex "
+				return fail("bad \\x escape in the quoted site name (two hex "
 					     "digits, not 00)");
 			*out++ = (char)(hexval(in[1]) << 4 | hexval(in[2]));
 			in += 2;
 			break;
 		case '\0':
-			return error("the quoted site name has no closing '\"'");
+			return fail("the quoted site name has no closing '\"'");
 		default:
-			return error("bad escape '\\%c' in the quoted site name", *in);
+			return fail("bad escape '\\%c' in the quoted site name", *in);
 		}
 	}
 	if (*in != '"')
-		return error("the quoted site name has no closing '\"'");
+		return fail("the quoted site name has no closing '\"'");
 	if (in[1])
-		return error("text after the quoted site name");
+		return fail("text after the quoted site name");
 	*out = '\0';
 	return 0;
 }
 
 /*
  * One line "ORDER SITE" of FILE into m (a site given twice is found by map_finish()).
- * Return: 0, or error() naming the problem.
+ * Return: 0, or fail() naming the problem.
  */
 static int parse_line(struct rp_persite *m, char *line, unsigned int nr, int *seen_star)
 {
@@ -361,12 +361,12 @@ static int parse_line(struct rp_persite *m, char *line, unsigned int nr, int *se
 	long o;
 
 	if (line[0] < '0' || line[0] > '9')
-		return error("no order at the start");
+		return fail("no order at the start");
 	o = strtol(line, &end, 10);
 	if (o > RP_MAX_FOLIO_ORDER)
-		return error("order %ld is not 0..%u", o, RP_MAX_FOLIO_ORDER);
+		return fail("order %ld is not 0..%u", o, RP_MAX_FOLIO_ORDER);
 	if ((*end != ' ' && *end != '\t') || !end[1])
-		return error("no site after the order");
+		return fail("no site after the order");
 	end++;
 	if (*end == '"') {
 		if (unquote(end))
@@ -375,7 +375,7 @@ static int parse_line(struct rp_persite *m, char *line, unsigned int nr, int *se
 		return 0;
 	}
 	if (!strcmp(end, "*") && (*seen_star)++)
-		return error("'*' given twice");
+		return fail("'*' given twice");
 	map_add(m, end, (unsigned int)o, nr, !strcmp(end, "*"));
 	return 0;
 }
@@ -393,25 +393,25 @@ static int persite_parse(struct rp_policy *p, const char *args)
 	int fd;
 
 	if (!args)
-		return error("persite needs a file: persite:FILE (lines 'ORDER SITE', docs/sites.md)");
+		return fail("persite needs a file: persite:FILE (lines 'ORDER SITE', docs/sites.md)");
 	if (strlen(args) + sizeof("persite:") > sizeof(p->spec))
-		return error("file name longer than %zu bytes", sizeof(p->spec) - sizeof("persite:"));
+		return fail("file name longer than %zu bytes", sizeof(p->spec) - sizeof("persite:"));
 	/* O_NONBLOCK: a FIFO must not block the parser before it is refused */
 	fd = open(args, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		return error("cannot read '%s': %s", args, strerror(errno));
+		return fail("cannot read '%s': %s", args, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return error("'%s' is not a regular file", args);
+		return fail("'%s' is not a regular file", args);
 	}
 	if (st.st_size > (off_t)RP_PERSITE_FILE_MAX) {	/* lines are read whole */
 		close(fd);
-		return error("'%s' is larger than %u MiB", args, RP_PERSITE_FILE_MAX >> 20);
+		return fail("'%s' is larger than %u MiB", args, RP_PERSITE_FILE_MAX >> 20);
 	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
-		return error("cannot read '%s': %s", args, strerror(errno));
+		return fail("cannot read '%s': %s", args, strerror(errno));
 	}
 	m = map_new();
 	while ((got = getline(&line, &cap, f)) > 0) {
@@ -421,11 +421,11 @@ static int persite_parse(struct rp_policy *p, const char *args)
 		if (line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (len > RP_PERSITE_LINE_MAX) {
-			error("longer than %u bytes", RP_PERSITE_LINE_MAX);
+			fail("longer than %u bytes", RP_PERSITE_LINE_MAX);
 			goto bad_line;
 		}
 		if (memchr(line, '\0', len)) {
-			error("a NUL byte at column %zu: a persite file is text",
+			fail("a NUL byte at column %zu: a persite file is text",
 			      (size_t)((char *)memchr(line, '\0', len) - line) + 1);
 			goto bad_line;
 		}
@@ -440,12 +440,12 @@ static int persite_parse(struct rp_policy *p, const char *args)
 	if (ferror(f)) {
 		fclose(f);
 		map_drop(m);
-		return error("cannot read '%s'", args);
+		return fail("cannot read '%s'", args);
 	}
 	fclose(f);
 	if (map_finish(m, &nr)) {
 		map_drop(m);
-		return error("%s line %u", args, nr);
+		return fail("%s line %u", args, nr);
 	}
 	p->persite = map_dedup(m);
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", args);
@@ -454,7 +454,7 @@ bad_line:
 	free(line);
 	fclose(f);
 	map_drop(m);
-	return error("%s line %u", args, nr);
+	return fail("%s line %u", args, nr);
 }
 
 struct persite_state {

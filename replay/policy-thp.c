@@ -12,7 +12,7 @@
 static int thp_parse(struct rp_policy *p, const char *args)
 {
 	if (args)
-		return error("thp takes no argument");
+		return fail("thp takes no argument");
 	snprintf(p->spec, sizeof(p->spec), "thp");
 	return 0;
 }

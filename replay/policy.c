@@ -72,7 +72,7 @@ int rp_policy_in_guest(const struct rp_policy *p)
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
 {
 	if (!p->ops->knob || p->ops->knob(p, buf, len))
-		return error("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
+		return fail("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
 			     p->spec);
 	return 0;
 }
@@ -84,13 +84,13 @@ int rp_parse_size(const char *s, unsigned int *order)
 	unsigned int o;
 
 	if (!s || !*s)
-		return error("empty size");
+		return fail("empty size");
 	if (*s < '0' || *s > '9')
-		return error("bad size '%s'", s);
+		return fail("bad size '%s'", s);
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno)
-		return error("bad size '%s'", s);
+		return fail("bad size '%s'", s);
 	if (*end == 'K' || *end == 'k')
 		mult = 1024, end++;
 	else if (*end == 'M' || *end == 'm')
@@ -98,14 +98,14 @@ int rp_parse_size(const char *s, unsigned int *order)
 	if (*end == 'B' || *end == 'b')
 		end++;
 	if (*end)
-		return error("bad size '%s'", s);
+		return fail("bad size '%s'", s);
 	if (v == 0 || v > (1ULL << 40) / mult)
-		return error("bad size '%s'", s);
+		return fail("bad size '%s'", s);
 	v *= mult;
 	if (v & (v - 1))
-		return error("size '%s' is not a power of two", s);
+		return fail("size '%s' is not a power of two", s);
 	if (v < RP_PAGE_SIZE)
-		return error("size '%s' is smaller than a page", s);
+		return fail("size '%s' is smaller than a page", s);
 	for (o = 0; (RP_PAGE_SIZE << o) < v; o++)
 		;
 	*order = o;
@@ -130,11 +130,11 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 
 	memset(p, 0, sizeof(*p));
 	if (!spec || !*spec)
-		return error("bad policy '': empty spec");
+		return fail("bad policy '': empty spec");
 	/* one rule for every part of every spec: no blank, no control character anywhere */
 	for (c = spec; *c; c++)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
-			return error("bad policy '%s': whitespace or control character at byte %zu "
+			return fail("bad policy '%s': whitespace or control character at byte %zu "
 				     "(a spec has none)", spec, (size_t)(c - spec));
 	colon = strchr(spec, ':');
 	nlen = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -145,12 +145,12 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 		char known[256];
 
 		known_list(known, sizeof(known));
-		return error("bad policy '%s': unknown policy '%.*s' (known: %s)", spec, (int)nlen,
+		return fail("bad policy '%s': unknown policy '%.*s' (known: %s)", spec, (int)nlen,
 			     spec, known);
 	}
 	p->ops = *ops;
 	if (colon && !colon[1])
-		return error("bad policy '%s': empty argument after ':' (%s)", spec,
+		return fail("bad policy '%s': empty argument after ':' (%s)", spec,
 			     (*ops)->grammar);
 	if ((*ops)->parse(p, colon ? colon + 1 : NULL)) {
 		/* keep the detail, then add the spec in front, as one line */
@@ -159,7 +159,7 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 		snprintf(detail, sizeof(detail), "%s", error_text());
 		error_clear();
 		memset(p, 0, sizeof(*p));
-		return error("bad policy '%s': %s", spec, detail);
+		return fail("bad policy '%s': %s", spec, detail);
 	}
 	return 0;
 }

@@ -54,7 +54,7 @@ struct rp_policy_ops {
 	unsigned int flags;	/* RP_POL_* */
 	/*
 	 * Parse the part after ':' (NULL if the spec has none) into p and write the canonical
-	 * spec into p->spec. Return: 0, or error() naming the bad part, without the spec
+	 * spec into p->spec. Return: 0, or fail() naming the bad part, without the spec
 	 * (the caller prefixes "bad policy 'SPEC'"). The spec holds no whitespace or control
 	 * character (checked before).
 	 */
@@ -83,7 +83,7 @@ struct rp_policy_ops {
 	/*
 	 * Optional: the guest kernel's knob value for p (/sys/kernel/mm/anon_folio/orders:
 	 * "none", "2", "2,3,4"; "thp" for the kernel's own THP) into buf. Return: 0, or 1 if
-	 * this spec of the policy cannot be run in a guest (no error() call: the caller words
+	 * this spec of the policy cannot be run in a guest (no fail() call: the caller words
 	 * it). NULL: simulation only (the safe default: a policy is never sent to a guest whose
 	 * kernel does not implement it).
 	 */
@@ -96,7 +96,7 @@ struct rp_policy_ops {
 
 /*
  * rp_parse_size - "16K", "2M", "4096" (bytes; K and M are binary, case-insensitive) into
- * the order of that many 4K pages. Return: 0 and *order set, or error() if not a power of
+ * the order of that many 4K pages. Return: 0 and *order set, or fail() if not a power of
  * two of at least 4K.
  */
 int rp_parse_size(const char *s, unsigned int *order);

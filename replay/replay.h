@@ -74,7 +74,7 @@ struct rp_policy {
 
 /*
  * rp_policy_parse - parse one spec of the policy grammar (docs/policies.md).
- * Return: 0 and *p filled (p->spec canonical), or error() naming the bad part, e.g.
+ * Return: 0 and *p filled (p->spec canonical), or fail() naming the bad part, e.g.
  * "bad policy 'mcpage:12': order must be 1..8". A spec never contains whitespace or control
  * characters.
  */
@@ -83,7 +83,7 @@ int rp_policy_parse(const char *spec, struct rp_policy *p);
  * The policy as the guest kernel's /sys/kernel/mm/anon_folio/orders value ("none", "2",
  * "2,3,4"), or "thp" for the kernel's own THP: the policy's knob hook (replay/policy.h).
  * rp_policy_in_guest() is 0 for simulation-only policies (no knob hook: faultaround,
- * adaptive), for which rp_policy_guest_knob() returns error().
+ * adaptive), for which rp_policy_guest_knob() returns fail().
  */
 int rp_policy_in_guest(const struct rp_policy *p);
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
@@ -110,7 +110,7 @@ struct strbuf;
 /*
  * rp_persite_add_line - append the persite FILE line giving site name order: "ORDER NAME",
  * the name quoted when it could not be read back as itself (docs/policies.md). Every line
- * it writes, persite:FILE reads back as (order, name). Return: 0, or error() (a name
+ * it writes, persite:FILE reads back as (order, name). Return: 0, or fail() (a name
  * whose line would be longer than RP_PERSITE_LINE_MAX; nothing appended).
  */
 int rp_persite_add_line(struct strbuf *sb, unsigned int order, const char *name);
@@ -122,7 +122,7 @@ enum rp_frag_kind {
 	RP_FRAG_BUDDYINFO,	/* buddy allocator seeded from the recorded /proc/buddyinfo */
 };
 
-/* Return: 0 and *kind set, or error() naming the bad model. */
+/* Return: 0 and *kind set, or fail() naming the bad model. */
 int rp_frag_parse(const char *name, enum rp_frag_kind *kind);
 const char *rp_frag_name(enum rp_frag_kind kind);
 
@@ -137,11 +137,11 @@ const char *rp_frag_name(enum rp_frag_kind kind);
  * DMA (user pages are not allocated from ZONE_DMA). Counts are plain decimal digits. The
  * free pages (sum of count << order) may not exceed max_pages (the recorded memory in
  * pages; 0 if unknown) nor RP_BUDDY_MAX_PAGES.
- * Return: 0, or error() naming the line or the implausible order and count.
+ * Return: 0, or fail() naming the line or the implausible order and count.
  */
 int rp_buddyinfo_parse(const char *text, uint64_t max_pages,
 		       uint64_t free_blocks[RP_MAX_ORDER + 1]);
-/* The bound above for a seed from anywhere. Return: 0, or error() naming the order. */
+/* The bound above for a seed from anywhere. Return: 0, or fail() naming the order. */
 int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t max_pages);
 
 /*
@@ -159,7 +159,7 @@ int rp_buddyinfo_check(const uint64_t free_blocks[RP_MAX_ORDER + 1], uint64_t ma
  * such as the fragmenter's mlocked pins, are not among them). Lines are "name value";
  * the sum may not exceed max_pages (the recorded memory in pages; 0 if unknown) nor
  * RP_BUDDY_MAX_PAGES.
- * Return: 0 and *pages set, or error() naming the bad line or the implausible sum.
+ * Return: 0 and *pages set, or fail() naming the bad line or the implausible sum.
  */
 int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages);
 
@@ -186,8 +186,8 @@ enum rp_metric {
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
-	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ft_fallback */
-	RP_NR_METRICS = RP_M_FB_0 + FT_FB_NR
+	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ftdb_fallback */
+	RP_NR_METRICS = RP_M_FB_0 + FTDB_FB_NR
 };
 
 /*
@@ -282,18 +282,18 @@ struct rp_trace {
 
 struct rp_sim;
 
-/* Return: a simulator, or NULL with error() (frag model without a seed). */
+/* Return: a simulator, or NULL with fail() (frag model without a seed). */
 struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			  const struct rp_trace *t);
 void rp_sim_free(struct rp_sim *s);
 /* Replay n events in recorded order. ALLOC records are ignored. */
-void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n);
+void rp_sim_feed(struct rp_sim *s, const struct ftdb_event *ev, size_t n);
 /*
  * The same, with the site slot of each event (slots[i] for ev[i], < t->nr_site_slots;
  * read for touches only): faults, zeroed bytes and the blocks they allocate are charged to
  * it. slots NULL, or a trace without slots: rp_sim_feed().
  */
-void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
 		       size_t n);
 /* End of the trace: final RSS, end-of-trace bloat, intact contpte runs. Call once. */
 void rp_sim_finish(struct rp_sim *s);
@@ -329,8 +329,8 @@ struct rp_oracle;
 struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
 				const struct rp_trace *t);
 void rp_oracle_free(struct rp_oracle *o);
-void rp_oracle_feed(struct rp_oracle *o, const struct ft_event *ev, size_t n);
-void rp_oracle_feed_sites(struct rp_oracle *o, const struct ft_event *ev, const uint32_t *slots,
+void rp_oracle_feed(struct rp_oracle *o, const struct ftdb_event *ev, size_t n);
+void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, const uint32_t *slots,
 			  size_t n);
 void rp_oracle_finish(struct rp_oracle *o);
 const struct rp_counters *rp_oracle_proc(const struct rp_oracle *o, uint32_t proc_id);
@@ -340,7 +340,7 @@ const struct rp_site_counters *rp_oracle_sites(const struct rp_oracle *o, uint32
 /* ---- named synthetic streams (replay/synth.c), for tests and the bench ---- */
 
 struct rp_stream {
-	struct ft_event *ev;	/* events in recorded order */
+	struct ftdb_event *ev;	/* events in recorded order */
 	size_t nr;		/* events used */
 	size_t cap;		/* events allocated */
 	struct rp_vma *vmas;	/* indexed by vma_id */
@@ -351,14 +351,14 @@ struct rp_stream {
 /*
  * rp_synth - generate the named synthetic stream ("random", "seq", "kbuild-like"; see
  * rp_synth_names()) with about nr_faults FAULT records, deterministic for a seed.
- * Return: 0, or error() for an unknown name.
+ * Return: 0, or fail() for an unknown name.
  */
 int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream *out);
 const char *const *rp_synth_names(void);
 void rp_stream_release(struct rp_stream *s);
 /* Helpers to build streams by hand (tests). Return the new vma_id. */
 uint32_t rp_stream_add_vma(struct rp_stream *s, uint64_t start, uint64_t end, uint64_t flags);
-void rp_stream_add(struct rp_stream *s, const struct ft_event *ev);
+void rp_stream_add(struct rp_stream *s, const struct ftdb_event *ev);
 /* Fill t from s (free_blocks zero). */
 void rp_stream_trace(const struct rp_stream *s, struct rp_trace *t);
 

@@ -34,7 +34,7 @@ struct pass {
 	uint32_t nr_procs;
 	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
 	uint32_t touch_cursor;		/* rp_touch_slot()'s */
-	struct ft_event batch[RUN_BATCH];
+	struct ftdb_event batch[RUN_BATCH];
 	uint32_t slots[RUN_BATCH];	/* site slot of each batched event (with slots) */
 	size_t n;
 	uint64_t events;
@@ -72,13 +72,13 @@ static void flush(struct pass *ps)
 	ps->n = 0;
 }
 
-static int on_event(const struct ft_event *ev, void *arg)
+static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct pass *ps = arg;
 
 	if (!(++ps->seen % RP_PROGRESS_EVENTS) && ps->opts->progress)
 		ps->opts->progress(ps->seen, ps->total, ps->opts->progress_arg);
-	if (ev->kind == FT_EV_ALLOC)
+	if (ev->kind == FTDB_EV_ALLOC)
 		return 0;
 	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
 		return 0;
@@ -98,7 +98,7 @@ static int stream_total(sqlite3 *db, int64_t trace_id, uint64_t *total)
 
 	if (sqlite3_prepare_v2(db, "SELECT coalesce(sum(nr_events), 0) FROM event_chunk WHERE "
 			       "trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the event stream: %s", sqlite3_errmsg(db));
+		return fail("cannot read the event stream: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	*total = sqlite3_step(st) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
@@ -118,7 +118,7 @@ static int load_movable(sqlite3 *db, int64_t trace_id, uint64_t mem_pages, uint6
 	*pages = 0;
 	if (sqlite3_prepare_v2(db, "SELECT value FROM trace_meta WHERE trace_id = ? AND key = "
 			       "'vmstat.before'", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
+		return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		rc = rp_vmstat_movable((const char *)sqlite3_column_text(st, 0), mem_pages, pages);
@@ -145,7 +145,7 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 			ps->keep[id] = l->procs[id].selected || l->procs[id].shadow;
 		info->procs = l->nr_selected;
 		if (!info->procs)
-			return error("no process matches %s", info->filter);
+			return fail("no process matches %s", info->filter);
 	}
 	if (l->nr_shadow) {	/* the selection's fork children: fed, not counted */
 		ps->counted = xcalloc(t->nr_procs, 1);
@@ -164,7 +164,7 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 				       "'buddyinfo.before') WHERE t.trace_id = ? ORDER BY m.key = "
 				       "'buddyinfo.fragmented' DESC LIMIT 1", -1, &st, NULL) !=
 		    SQLITE_OK)
-			return error("cannot read trace_meta: %s", sqlite3_errmsg(db));
+			return fail("cannot read trace_meta: %s", sqlite3_errmsg(db));
 		sqlite3_bind_int64(st, 1, trace_id);
 		if (sqlite3_step(st) == SQLITE_ROW) {
 			bi = (const char *)sqlite3_column_text(st, 0);
@@ -173,15 +173,15 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		}
 		if (!bi) {
 			sqlite3_finalize(st);
-			return error("frag model buddyinfo: trace %lld has no buddyinfo.before "
+			return fail("frag model buddyinfo: trace %lld has no buddyinfo.before "
 				     "in trace_meta", (long long)trace_id);
 		}
 		rc = rp_buddyinfo_parse(bi, mem_pages, t->free_blocks);
 		sqlite3_finalize(st);
 		if (rc)
-			return error("frag model buddyinfo: trace %lld", (long long)trace_id);
+			return fail("frag model buddyinfo: trace %lld", (long long)trace_id);
 		if (load_movable(db, trace_id, mem_pages, &t->movable_pages))
-			return error("frag model buddyinfo: trace %lld", (long long)trace_id);
+			return fail("frag model buddyinfo: trace %lld", (long long)trace_id);
 	}
 	return 0;
 }
@@ -213,7 +213,7 @@ static int sites_agree(struct pass *ps, unsigned int i)
 	}
 	if (f != tot->v[RP_M_FAULTS] || z != tot->v[RP_M_ZEROED] || b != tot->v[RP_M_BLOAT] ||
 	    r != tot->v[RP_M_PEAK_RSS])
-		return error("per-site metrics do not sum to the totals (faults %llu/%llu, "
+		return fail("per-site metrics do not sum to the totals (faults %llu/%llu, "
 			     "zeroed %llu/%llu, bloat %llu/%llu, peak RSS %llu/%llu)",
 			     (unsigned long long)f, (unsigned long long)tot->v[RP_M_FAULTS],
 			     (unsigned long long)z, (unsigned long long)tot->v[RP_M_ZEROED],
@@ -334,12 +334,12 @@ static int oracle_agrees(struct pass *ps, unsigned int i)
 		b = pid == ps->nr_procs ? rp_oracle_total(ps->orc[i]) :
 					  rp_oracle_proc(ps->orc[i], pid);
 		if (!a != !b)
-			return error("oracle disagrees: process %u seen by one engine only", pid);
+			return fail("oracle disagrees: process %u seen by one engine only", pid);
 		if (!a)
 			continue;
 		for (m = 0; m < RP_NR_METRICS; m++)
 			if (a->v[m] != b->v[m])
-				return error("oracle disagrees on %s for %s: engine %llu, oracle "
+				return fail("oracle disagrees on %s for %s: engine %llu, oracle "
 					     "%llu", rp_metric_name(m),
 					     pid == ps->nr_procs ? "the total" : "a process",
 					     (unsigned long long)a->v[m],
@@ -349,7 +349,7 @@ static int oracle_agrees(struct pass *ps, unsigned int i)
 	sb = rp_oracle_sites(ps->orc[i], &nb);
 	for (k = 0; na == nb && k < na; k++)
 		if (memcmp(&sa[k], &sb[k], sizeof(sa[k])))
-			return error("oracle disagrees on site %s (faults %llu/%llu, bloat "
+			return fail("oracle disagrees on site %s (faults %llu/%llu, bloat "
 				     "%llu/%llu, zeroed %llu/%llu, rss at the peak %llu/%llu, "
 				     "pages at the end %llu/%llu)",
 				     ps->l->slot_site[k], (unsigned long long)sa[k].faults,
@@ -363,7 +363,7 @@ static int oracle_agrees(struct pass *ps, unsigned int i)
 				     (unsigned long long)sa[k].rss,
 				     (unsigned long long)sb[k].rss);
 	if (na != nb)
-		return error("oracle disagrees on the number of site slots");
+		return fail("oracle disagrees on the number of site slots");
 	return 0;
 }
 
@@ -380,7 +380,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	int ret = -1, has_cost;
 
 	if (!o->nr_pol || o->nr_pol > RP_MAX_POLICIES)
-		return error("between 1 and %d policies per run", RP_MAX_POLICIES);
+		return fail("between 1 and %d policies per run", RP_MAX_POLICIES);
 	memset(info, 0, sizeof(*info));
 	info->trace_id = trace_id;
 	rp_filter_set(&sel, o->comm, o->pid);
@@ -401,7 +401,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	for (i = 0; i < o->nr_pol; i++) {
 		/* a policy deciding by site needs the touches' sites, not only the calls */
 		if ((o->pol[i].ops->flags & RP_POL_SITES) && l.sites_without_touch) {
-			error("policy %s: trace %lld's call sites were stored before per-site "
+			fail("policy %s: trace %lld's call sites were stored before per-site "
 			      "attribution (schema 5): ingest its run directory again",
 			      o->pol[i].spec, (long long)trace_id);
 			goto out;
@@ -429,13 +429,13 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		res[i].sites = NULL;
 		res[i].nr_sites = 0;
 		if (l.nr_slots && sites_agree(ps, i)) {
-			error("policy %s", o->pol[i].spec);
+			fail("policy %s", o->pol[i].spec);
 			goto out;
 		}
 		if (ps->orc[i]) {
 			rp_oracle_finish(ps->orc[i]);
 			if (oracle_agrees(ps, i)) {
-				error("policy %s", o->pol[i].spec);
+				fail("policy %s", o->pol[i].spec);
 				goto out;
 			}
 		}

@@ -66,7 +66,7 @@ struct rp_trace_info {
 /*
  * rp_replay_db - decode the trace's stream once, feed every policy's simulator batch by
  * batch, and (opts->store) store one replay_run per policy in one transaction.
- * Return: 0 with res[0..nr_pol) and *info filled, or -1 with error() set (and no
+ * Return: 0 with res[0..nr_pol) and *info filled, or -1 with fail() set (and no
  * res[].sites to release).
  */
 int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *opts,

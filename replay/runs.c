@@ -202,7 +202,7 @@ int rp_runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag,
 	else if (!x.has_default && x.n > 1) {
 		for (i = 0; i < x.n; i++)
 			add_selection(&sb, &x.seen[i]);
-		ret = error("no replay run of trace %lld for the workload's processes; runs exist "
+		ret = fail("no replay run of trace %lld for the workload's processes; runs exist "
 			    "for %s: give one", (long long)trace_id, sb.buf);
 	}
 	strbuf_release(&sb);

@@ -30,7 +30,7 @@ struct rp_stored_run {
  * trace_id of this kind ("sim" or "guest") made with frag (NULL: any), selection sel
  * (compared parsed, filter.h; NULL: any) and policy (NULL: any), in run_id order, with
  * their total metrics. Return: 0 with *runs (free() it, NULL if none) and *nr, or -1 with
- * error().
+ * fail().
  */
 int rp_runs_latest(sqlite3 *db, int64_t trace_id, const char *kind, const char *frag,
 		   const struct rp_filter *sel, const char *policy, struct rp_stored_run **runs,
@@ -45,7 +45,7 @@ struct rp_stored_site {
 
 /*
  * rp_runs_sites - the replay_site rows of run_id, by site and module. Return: 0 with
- * *sites (rp_runs_sites_free() it; NULL if none) and *nr, or -1 with error().
+ * *sites (rp_runs_sites_free() it; NULL if none) and *nr, or -1 with fail().
  */
 int rp_runs_sites(sqlite3 *db, int64_t run_id, struct rp_stored_site **sites, size_t *nr);
 void rp_runs_sites_free(struct rp_stored_site *sites, size_t nr);
@@ -67,7 +67,7 @@ struct rp_run_set {
 /*
  * rp_run_set_load - the latest sim run of every policy for trace_id with the selection sel
  * and frag model (NULL: that of the most recent run with sel). The baseline, if run, is
- * moved first. Return: 0 (rs->nr may be 0), or -1 with error().
+ * moved first. Return: 0 (rs->nr may be 0), or -1 with fail().
  */
 int rp_run_set_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel,
 		    const char *frag, const char *baseline, struct rp_run_set *rs);
@@ -77,7 +77,7 @@ void rp_run_set_release(struct rp_run_set *rs);
  * rp_runs_default_sel - the selection compare and report read when given no --comm/--pid:
  * none (the workload's processes) if trace_id has such sim runs (of frag, NULL: any), else
  * the one other selection its runs were made with. Return: 0 with *sel set (none when
- * there are no runs at all), or -1 with error() naming the selections when there are
+ * there are no runs at all), or -1 with fail() naming the selections when there are
  * several and none is the default.
  */
 int rp_runs_default_sel(sqlite3 *db, int64_t trace_id, const char *frag,
@@ -102,7 +102,7 @@ int rp_run_set_read(sqlite3 *db, int64_t trace_id, const struct rp_run_query *q,
 /*
  * rp_run_set_open - open the database at path read-only, pick the trace q->want and load
  * its runs as rp_run_set_read() does. Return: 0 with *db open (the caller closes it) and
- * rs loaded, or -1 with error() and nothing left open.
+ * rs loaded, or -1 with fail() and nothing left open.
  */
 int rp_run_set_open(const char *path, const struct rp_run_query *q, sqlite3 **db,
 		    struct rp_run_set *rs);

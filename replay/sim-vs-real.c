@@ -100,7 +100,7 @@ static void shell_word(struct strbuf *sb, const char *s)
 }
 
 /*
- * The simulations missing (names: "p1, p2", flags: " --policy p1 --policy p2"): error()
+ * The simulations missing (names: "p1, p2", flags: " --policy p1 --policy p2"): fail()
  * naming the one command that stores them.
  */
 static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_filter *sel,
@@ -120,7 +120,7 @@ static int missing_sims(const char *dbpath, int64_t trace_id, const struct rp_fi
 		snprintf(pid, sizeof(pid), " --pid %lld", (long long)sel->pid);
 		strbuf_addstr(&cmd, pid);
 	}
-	error("no stored simulation of %s (frag none%s%s) to set against the guest replay: run "
+	fail("no stored simulation of %s (frag none%s%s) to set against the guest replay: run "
 	      "%s", names, *what ? ", " : "", what, cmd.buf);
 	strbuf_release(&cmd);
 	return -1;
@@ -170,7 +170,7 @@ int rp_sim_vs_real(sqlite3 *db, const char *dbpath, int64_t want_trace, const ch
 			runs[rc++] = runs[i];
 	nr = (size_t)rc;
 	if (!nr) {
-		error("no guest replay of trace %lld: run foliotrace guest replay DB --policy P "
+		fail("no guest replay of trace %lld: run foliotrace guest replay DB --policy P "
 		      "first", (long long)trace_id);
 		goto out_db;
 	}

@@ -46,7 +46,7 @@ struct rp_svr {
  * simulation-only policies with a stored sim run, without a real value. comm/pid narrow
  * the comparison to the replayed processes recorded with that name/tgid (NULL/-1: the
  * newest guest replay's own selection).
- * Return: 0 with *out (rp_svr_release() it), or -1 with error(): no guest replay, or a
+ * Return: 0 with *out (rp_svr_release() it), or -1 with fail(): no guest replay, or a
  * missing simulation (the message names the `foliotrace replay` command that stores it).
  */
 int rp_sim_vs_real(sqlite3 *db, const char *dbpath, int64_t want_trace, const char *comm,

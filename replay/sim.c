@@ -456,20 +456,20 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i,
 		       const struct rp_fault *f, unsigned int always4k)
 {
-	unsigned int reason = FT_FB_NONE, j;
+	unsigned int reason = FTDB_FB_NONE, j;
 
 	if (!(s->pol.ops->flags & RP_POL_PMD)) {
 		if (s->large)
-			reason = FT_FB_READ;
+			reason = FTDB_FB_READ;
 	} else if (always4k) {
-		reason = always4k == NO_THP ? FT_FB_NONE : always4k;
+		reason = always4k == NO_THP ? FTDB_FB_NONE : always4k;
 	} else {
 		uint64_t b = f->vpn & ~(uint64_t)LEAF_MASK;
 
 		if (b < f->vma_start || b + LEAF_PAGES > f->vma_end) {
-			reason = FT_FB_VMA_EDGE;
+			reason = FTDB_FB_VMA_EDGE;
 		} else if (l->nr_present) {
-			reason = FT_FB_PTE_POPULATED;
+			reason = FTDB_FB_PTE_POPULATED;
 		} else {
 			for (j = 0; j < LEAF_PAGES; j++)
 				pg_set(l, j, PG_ZERO, 0, 0);
@@ -515,7 +515,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 		mapped++;
 	}
 	if (failed)
-		p->c.v[RP_M_FB_0 + FT_FB_ALLOC_FAILED]++;
+		p->c.v[RP_M_FB_0 + FTDB_FB_ALLOC_FAILED]++;
 	rss_add(s, p, mapped);
 	p->c.v[RP_M_ZEROED] += (uint64_t)mapped << RP_PAGE_SHIFT;
 	p->c.v[RP_M_PTE_WRITES] += mapped;
@@ -525,7 +525,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 			const struct rp_fault *f, unsigned int always4k)
 {
 	uint8_t orders[RP_PMD_ORDER];
-	unsigned int n = 0, reason = FT_FB_NONE, k, t;
+	unsigned int n = 0, reason = FTDB_FB_NONE, k, t;
 	uint64_t pfn, b;
 
 	if (always4k) {
@@ -542,18 +542,18 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 		b = f->vpn & ~((1ULL << k) - 1);
 		if (b < f->vma_start || b + (1ULL << k) > f->vma_end) {
 			if (!reason)
-				reason = FT_FB_VMA_EDGE;
+				reason = FTDB_FB_VMA_EDGE;
 			continue;
 		}
 		if (!block_absent(l, (unsigned int)(b & LEAF_MASK), 1U << k)) {
 			if (!reason)
-				reason = FT_FB_PTE_POPULATED;
+				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
 		if (rp_alloc_get(&s->alloc, k, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
-				reason = FT_FB_ALLOC_FAILED;
+				reason = FTDB_FB_ALLOC_FAILED;
 			continue;
 		}
 		map_block(s, p, l, (unsigned int)(b & LEAF_MASK), k, pfn, i,
@@ -635,8 +635,8 @@ static inline void vma_of(struct rp_sim *s, uint32_t vma_id, uint64_t vpn, struc
 			s->vc_start = v->start >> RP_PAGE_SHIFT;
 			s->vc_end = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
 			/* VMAs that always get 4K, with the reason the kernel gives */
-			s->vc_a4k = v->flags & RP_VM_NOHUGEPAGE ? FT_FB_NOHUGEPAGE :
-				    v->flags & RP_VM_UFFD ? FT_FB_UFFD : 0;
+			s->vc_a4k = v->flags & RP_VM_NOHUGEPAGE ? FTDB_FB_NOHUGEPAGE :
+				    v->flags & RP_VM_UFFD ? FTDB_FB_UFFD : 0;
 			if ((s->pol.ops->flags & RP_POL_PMD) && rp_vm_exec_stack(v->flags))
 				s->vc_a4k = NO_THP;
 			s->vc_id = vma_id;
@@ -716,7 +716,7 @@ static void touch(struct rp_sim *s, struct proc *p, uint32_t proc_id, uint64_t v
  * of a process filtered out. The fault is counted with its 4K allocation, nothing is
  * mapped (nothing would ever unmap it) and the allocation model is not charged.
  */
-static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
+static void wp_touch(struct rp_sim *s, struct proc *p, const struct ftdb_event *e)
 {
 	uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
 	struct leaf *l = leaf_find(p, vpn >> LEAF_SHIFT);
@@ -730,7 +730,7 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
 		 * cpu's LRU batch, or the other process's unmap not yet flushed). Copy as
 		 * the kernel did.
 		 */
-		if (e->kind == FT_EV_COW && (l->st[i] & PG_COW) && !(l->st[i] & PG_ZERO)) {
+		if (e->kind == FTDB_EV_COW && (l->st[i] & PG_COW) && !(l->st[i] & PG_ZERO)) {
 			p->c.v[RP_M_TOUCHES]++;
 			cow_copy(s, p, l, i);
 			return;
@@ -741,7 +741,7 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ft_event *e)
 	p->c.v[RP_M_TOUCHES]++;
 	p->c.v[RP_M_ALLOC_0]++;
 	p->c.v[RP_M_PTE_WRITES]++;
-	if (e->kind == FT_EV_COW) {
+	if (e->kind == FTDB_EV_COW) {
 		p->c.v[RP_M_COW]++;
 		return;
 	}
@@ -940,23 +940,23 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 	}
 }
 
-static void zap(struct rp_sim *s, struct proc *p, const struct ft_event *ev)
+static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 {
 	uint64_t lo = ev->addr >> RP_PAGE_SHIFT;
 	uint64_t hi = (ev->end >> RP_PAGE_SHIFT) + !!(ev->end & (RP_PAGE_SIZE - 1));
 
 	switch (ev->reason) {
-	case FT_ZAP_FREE:
+	case FTDB_ZAP_FREE:
 		range_walk(s, p, lo, hi, lazyfree_leaf, NULL);
 		break;
-	case FT_ZAP_MREMAP:
+	case FTDB_ZAP_MREMAP:
 		if (ev->aux) {
 			mremap_range(s, p, lo, hi, ev->aux >> RP_PAGE_SHIFT);
 			break;
 		}
 		unmap_range(s, p, lo, hi);
 		break;
-	case FT_ZAP_EXIT:
+	case FTDB_ZAP_EXIT:
 		/* the kernel zaps each anonymous VMA at exit; the first one ends the process */
 		unmap_range(s, p, 0, UINT64_MAX);
 		proc_compact(s, p);
@@ -1033,7 +1033,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 		for (k = 0; k <= RP_MAX_ORDER; k++)
 			sum += t->free_blocks[k];
 		if (!sum)
-			return error_null("frag model buddyinfo needs the recorded buddyinfo");
+			return fail_null("frag model buddyinfo needs the recorded buddyinfo");
 	}
 	if (rp_alloc_init(&alloc, frag, t->free_blocks, t->movable_pages))
 		return NULL;
@@ -1093,7 +1093,7 @@ void rp_sim_free(struct rp_sim *s)
 	free(s);
 }
 
-void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
+void rp_sim_feed(struct rp_sim *s, const struct ftdb_event *ev, size_t n)
 {
 	rp_sim_feed_sites(s, ev, NULL, n);
 }
@@ -1103,11 +1103,11 @@ void rp_sim_feed(struct rp_sim *s, const struct ft_event *ev, size_t n)
  * slots (every trace without sites, and every bench) tests nothing per event for them.
  */
 static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
-						       const struct ft_event *ev,
+						       const struct ftdb_event *ev,
 						       const uint32_t *slots, size_t n,
 						       const int sites)
 {
-	const struct ft_event *e, *end = ev + n;
+	const struct ftdb_event *e, *end = ev + n;
 	struct proc *p = NULL;
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
@@ -1116,7 +1116,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			s->slot = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
 			s->cur = is_shadow(s, e->proc_id) ? s->nr_slots : s->slot;
 		}
-		if (e->kind == FT_EV_FAULT) {
+		if (e->kind == FTDB_EV_FAULT) {
 			uint64_t vpn = e->addr >> RP_PAGE_SHIFT;
 			unsigned int i = (unsigned int)(vpn & LEAF_MASK);
 			struct leaf *l;
@@ -1129,9 +1129,9 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			p->c.v[RP_M_TOUCHES]++;
 			/* touch()'s rule, its common cases inline */
 			if (!pg_present(l, i)) {
-				if (!(e->flags & FT_EVF_WRITE) || !s->plain4k) {
+				if (!(e->flags & FTDB_EVF_WRITE) || !s->plain4k) {
 					first_touch(s, p, l, i, pid, vpn,
-						    e->flags & FT_EVF_WRITE, e->vma_id);
+						    e->flags & FTDB_EVF_WRITE, e->vma_id);
 					continue;
 				}
 				/* first_touch() of a write under order0, inline */
@@ -1146,7 +1146,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				p->c.v[RP_M_PTE_WRITES]++;
 			} else if (!(l->st[i] & (PG_ZERO | PG_COW))) {
 				l->st[i] |= PG_TOUCHED;
-			} else if (!(e->flags & FT_EVF_WRITE)) {
+			} else if (!(e->flags & FTDB_EVF_WRITE)) {
 				if (!(l->st[i] & PG_ZERO))
 					l->st[i] |= PG_TOUCHED;
 			} else {
@@ -1155,14 +1155,14 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			continue;
 		}
 		switch (e->kind) {
-		case FT_EV_ZERO_WP:
-		case FT_EV_COW:
+		case FTDB_EV_ZERO_WP:
+		case FTDB_EV_COW:
 			wp_touch(s, proc_of(s, e->proc_id), e);
 			break;
-		case FT_EV_ZAP:
+		case FTDB_EV_ZAP:
 			zap(s, proc_of(s, e->proc_id), e);
 			break;
-		case FT_EV_MM_DUP:
+		case FTDB_EV_MM_DUP:
 			mm_dup(s, proc_of(s, e->proc_id), proc_of(s, (uint32_t)e->aux));
 			break;
 		default:	/* ALLOC: what the recorded kernel did, not ours to model */
@@ -1171,7 +1171,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 	}
 }
 
-void rp_sim_feed_sites(struct rp_sim *s, const struct ft_event *ev, const uint32_t *slots,
+void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
 		       size_t n)
 {
 	if (s->nr_slots && slots)

@@ -18,12 +18,12 @@ static int count(sqlite3 *db, const char *sql, int64_t id, int64_t *n)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the call sites: %s", sqlite3_errmsg(db));
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	*n = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : error("cannot read the call sites: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_ROW ? 0 : fail("cannot read the call sites: %s", sqlite3_errmsg(db));
 }
 
 int rp_site_runs_has_sites(sqlite3 *db, int64_t trace_id)
@@ -76,7 +76,7 @@ static void rows_free(struct row *rows, size_t n)
 }
 
 /*
- * The replay_site rows of run[r] appended to *rows. Return: 0, or -1 with error() when the
+ * The replay_site rows of run[r] appended to *rows. Return: 0, or -1 with fail() when the
  * run has none (why: an old run, or sites ingested before per-site attribution).
  */
 static int add_run(sqlite3 *db, int64_t trace_id, const struct rp_stored_run *run,
@@ -93,10 +93,10 @@ static int add_run(sqlite3 *db, int64_t trace_id, const struct rp_stored_run *ru
 			  &touch))
 			return -1;
 		if (!touch)
-			return error("trace %lld's call sites were stored before per-site "
+			return fail("trace %lld's call sites were stored before per-site "
 				     "attribution (schema 5): ingest its run directory again, then "
 				     "replay", (long long)trace_id);
-		return error("run %lld (%s) has no per-site metrics: it was made before schema 5; "
+		return fail("run %lld (%s) has no per-site metrics: it was made before schema 5; "
 			     "replay the trace again", (long long)run->run_id, run->policy);
 	}
 	XGROW(*rows, *cap, *nr + n);
@@ -195,7 +195,7 @@ int rp_site_runs_load(sqlite3 *db, int64_t trace_id, const struct rp_stored_run 
 	sr->nr_runs = nr;
 	has = rp_site_runs_has_sites(db, trace_id);
 	if (has <= 0)
-		return has ? -1 : error("trace %lld was not recorded with --sites: it has no call "
+		return has ? -1 : fail("trace %lld was not recorded with --sites: it has no call "
 					"sites (foliotrace record --sites)", (long long)trace_id);
 	for (r = 0; r < nr; r++) {
 		if (add_run(db, trace_id, &run[r], r, &rows, &n, &cap)) {

@@ -23,14 +23,14 @@ struct rp_site_runs {
 
 /*
  * rp_site_runs_has_sites - 1 if trace_id was recorded with --sites (has site_call rows),
- * 0 if not, -1 with error().
+ * 0 if not, -1 with fail().
  */
 int rp_site_runs_has_sites(sqlite3 *db, int64_t trace_id);
 
 /*
  * rp_site_runs_load - the replay_site rows of the nr runs run[] of trace_id, sites ordered
  * by their faults in run[order_by] (order_by < nr), most first, then by site and module.
- * Return: 0, or -1 with error() naming what is missing: a trace without sites, a run
+ * Return: 0, or -1 with fail() naming what is missing: a trace without sites, a run
  * without per-site rows (made before schema 5, or sites ingested before it); nothing is
  * left allocated then.
  */

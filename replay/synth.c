@@ -60,7 +60,7 @@ uint32_t rp_stream_add_vma(struct rp_stream *s, uint64_t start, uint64_t end, ui
 	return s->nr_vmas++;
 }
 
-void rp_stream_add(struct rp_stream *s, const struct ft_event *ev)
+void rp_stream_add(struct rp_stream *s, const struct ftdb_event *ev)
 {
 	XGROW(s->ev, s->cap, s->nr + 1);
 	s->ev[s->nr] = *ev;
@@ -80,13 +80,13 @@ void rp_stream_trace(const struct rp_stream *s, struct rp_trace *t)
 
 static void ev_fault(struct rp_stream *s, uint32_t proc, uint32_t vma, uint64_t addr, int write)
 {
-	struct ft_event e = { 0 };
+	struct ftdb_event e = { 0 };
 
-	e.kind = FT_EV_FAULT;
+	e.kind = FTDB_EV_FAULT;
 	e.proc_id = proc;
 	e.vma_id = vma;
 	e.addr = addr & ~(RP_PAGE_SIZE - 1);
-	e.flags = write ? FT_EVF_WRITE : FT_EVF_ZERO_PAGE;
+	e.flags = write ? FTDB_EVF_WRITE : FTDB_EVF_ZERO_PAGE;
 	e.nr_ptes = 1;
 	e.aux = 1000 + (addr >> 12) % 700;	/* latency_ns */
 	rp_stream_add(s, &e);
@@ -94,7 +94,7 @@ static void ev_fault(struct rp_stream *s, uint32_t proc, uint32_t vma, uint64_t 
 
 static void ev_simple(struct rp_stream *s, unsigned int kind, uint32_t proc, uint64_t addr)
 {
-	struct ft_event e = { 0 };
+	struct ftdb_event e = { 0 };
 
 	e.kind = (uint8_t)kind;
 	e.proc_id = proc;
@@ -106,9 +106,9 @@ static void ev_simple(struct rp_stream *s, unsigned int kind, uint32_t proc, uin
 static void ev_zap(struct rp_stream *s, uint32_t proc, uint64_t start, uint64_t end,
 		   unsigned int cause, uint64_t new_addr)
 {
-	struct ft_event e = { 0 };
+	struct ftdb_event e = { 0 };
 
-	e.kind = FT_EV_ZAP;
+	e.kind = FTDB_EV_ZAP;
 	e.proc_id = proc;
 	e.addr = start;
 	e.end = end;
@@ -119,9 +119,9 @@ static void ev_zap(struct rp_stream *s, uint32_t proc, uint64_t start, uint64_t 
 
 static void ev_dup(struct rp_stream *s, uint32_t child, uint32_t parent)
 {
-	struct ft_event e = { 0 };
+	struct ftdb_event e = { 0 };
 
-	e.kind = FT_EV_MM_DUP;
+	e.kind = FTDB_EV_MM_DUP;
 	e.proc_id = child;
 	e.aux = parent;
 	rp_stream_add(s, &e);
@@ -192,7 +192,7 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 			}
 		} else if (r < 78) {
 			addr = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
-			ev_simple(s, below(seed, 2) ? FT_EV_ZERO_WP : FT_EV_COW, p->id, addr);
+			ev_simple(s, below(seed, 2) ? FTDB_EV_ZERO_WP : FTDB_EV_COW, p->id, addr);
 		} else if (r < 88) {	/* zap part of a VMA */
 			uint64_t a = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
 			uint64_t b = a + (1 + below(seed, 64)) * RP_PAGE_SIZE;
@@ -201,7 +201,7 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 
 			if (b > v->end)
 				b = v->end;
-			if (cause == FT_ZAP_MREMAP) {
+			if (cause == FTDB_ZAP_MREMAP) {
 				const struct rp_vma *w = &s->vmas[p->vma[below(seed, p->nv)]];
 				uint64_t wl = (w->end - w->start) / RP_PAGE_SIZE;
 
@@ -223,12 +223,12 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 				continue;
 			for (j = 0; j < p->nv; j++)
 				ev_zap(s, p->id, s->vmas[p->vma[j]].start, s->vmas[p->vma[j]].end,
-				       FT_ZAP_EXIT, 0);
+				       FTDB_ZAP_EXIT, 0);
 			p->alive = 0;
 		} else if (r < 95) {
-			struct ft_event e = { 0 };
+			struct ftdb_event e = { 0 };
 
-			e.kind = FT_EV_ALLOC;
+			e.kind = FTDB_EV_ALLOC;
 			e.proc_id = p->id;
 			e.addr = v->start;
 			e.order = (uint8_t)below(seed, 10);
@@ -251,13 +251,13 @@ static void gen_seq(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 
 	for (i = 0; i < nr_faults; i++) {
 		if (a == len) {
-			ev_zap(s, 1, start, start + len, FT_ZAP_DONTNEED, 0);
+			ev_zap(s, 1, start, start + len, FTDB_ZAP_DONTNEED, 0);
 			a = 0;
 		}
 		ev_fault(s, 1, vid, start + a, 1);
 		a += RP_PAGE_SIZE;
 	}
-	ev_zap(s, 1, start, start + len, FT_ZAP_EXIT, 0);
+	ev_zap(s, 1, start, start + len, FTDB_ZAP_EXIT, 0);
 }
 
 /* ---- kbuild-like ---- */
@@ -287,8 +287,8 @@ static void gen_kbuild(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 		ev_dup(s, id, 1);
 		/* the child writes a few inherited heap pages before exec replaces its mm */
 		for (n = 0; n < 8; n++)
-			ev_simple(s, FT_EV_COW, id, pv_heap + below(seed, 512) * RP_PAGE_SIZE);
-		ev_zap(s, id, pv_heap, pv_heap + (8ULL << 20), FT_ZAP_EXIT, 0);
+			ev_simple(s, FTDB_EV_COW, id, pv_heap + below(seed, 512) * RP_PAGE_SIZE);
+		ev_zap(s, id, pv_heap, pv_heap + (8ULL << 20), FTDB_ZAP_EXIT, 0);
 		/* the exec'd compiler: a new mm */
 		id++;
 		for (n = 0; n < 16; n++, faults++)
@@ -300,14 +300,14 @@ static void gen_kbuild(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 				x = below(seed, used / RP_PAGE_SIZE) * RP_PAGE_SIZE;
 			ev_fault(s, id, vh, heap + x, below(seed, 20) != 0);
 			if (below(seed, 64) == 0)
-				ev_simple(s, FT_EV_ZERO_WP, id, heap + x);
+				ev_simple(s, FTDB_EV_ZERO_WP, id, heap + x);
 		}
 		for (n = 0; n < arena_len / RP_PAGE_SIZE / 4 && faults < nr_faults; n++, faults++)
 			ev_fault(s, id, va, arena + below(seed, arena_len / RP_PAGE_SIZE) *
 				 RP_PAGE_SIZE, 1);
-		ev_zap(s, id, arena, arena + arena_len, FT_ZAP_MUNMAP, 0);
-		ev_zap(s, id, heap, heap + heap_len, FT_ZAP_EXIT, 0);
-		ev_zap(s, id, stack, stack + (8ULL << 20), FT_ZAP_EXIT, 0);
+		ev_zap(s, id, arena, arena + arena_len, FTDB_ZAP_MUNMAP, 0);
+		ev_zap(s, id, heap, heap + heap_len, FTDB_ZAP_EXIT, 0);
+		ev_zap(s, id, stack, stack + (8ULL << 20), FTDB_ZAP_EXIT, 0);
 		id++;
 	}
 }
@@ -324,7 +324,7 @@ int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream
 	else if (!strcmp(name, "kbuild-like"))
 		gen_kbuild(out, &st, nr_faults);
 	else
-		return error("unknown synthetic stream '%s' (known: random, seq, kbuild-like)",
+		return fail("unknown synthetic stream '%s' (known: random, seq, kbuild-like)",
 			     name);
 	if (!out->nr_vmas)
 		rp_stream_add_vma(out, 0, 0, 0);

@@ -203,12 +203,12 @@ static void section_orders(struct strbuf *sb, const struct rp_run_set *rs, const
 
 static void section_fallbacks(struct strbuf *sb, const struct rp_run_set *rs, const char **rows)
 {
-	struct svg_series s[FT_FB_NR - 1];
-	double *v = xcalloc(FT_FB_NR * rs->nr, sizeof(*v));
+	struct svg_series s[FTDB_FB_NR - 1];
+	double *v = xcalloc(FTDB_FB_NR * rs->nr, sizeof(*v));
 	unsigned int i, r;
 
-	for (r = 1; r < FT_FB_NR; r++) {
-		s[r - 1].name = ft_fallback_name(r);
+	for (r = 1; r < FTDB_FB_NR; r++) {
+		s[r - 1].name = ftdb_fallback_name(r);
 		s[r - 1].color = fb_color[r];
 		s[r - 1].v = v + r * rs->nr;
 		for (i = 0; i < rs->nr; i++)
@@ -216,7 +216,7 @@ static void section_fallbacks(struct strbuf *sb, const struct rp_run_set *rs, co
 	}
 	strbuf_addstr(sb, "<h2>Fallbacks by reason</h2>\n");
 	svg_stacked(sb, chart_id("fallbacks"), "Faults that mapped less than the policy asked for, by "
-		    "reason", rows, rs->nr, s, FT_FB_NR - 1, fmt_n);
+		    "reason", rows, rs->nr, s, FTDB_FB_NR - 1, fmt_n);
 	free(v);
 }
 
@@ -309,7 +309,7 @@ static void section_metrics(struct strbuf *sb, const struct rp_run_set *rs)
  * sites by faults under the baseline, per policy their faults with the change against the
  * site's own baseline faults, bloat and share of the peak RSS. Runs without per-site
  * metrics get a note saying how to make them, not a failure.
- * Return: 0, or -1 with error() (the database cannot be read).
+ * Return: 0, or -1 with fail() (the database cannot be read).
  */
 static int section_sites(struct strbuf *sb, sqlite3 *db, const struct rp_run_set *rs)
 {
@@ -549,7 +549,7 @@ static int build_all(sqlite3 *db, const struct rp_run_query *ro, const int64_t *
 		with += rs[t].base >= 0;
 	}
 	if (!with) {
-		error("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
+		fail("no replay run of baseline '%s' for any of the %zu traces: run foliotrace "
 		      "replay DB --trace ID --policy ... first", ro->base, n);
 		goto out;
 	}
@@ -617,7 +617,7 @@ int report_build(sqlite3 *db, const struct rp_run_query *q, struct strbuf *sb,
 	    rp_run_set_read(db, info->trace_id, q, &rs))
 		return -1;
 	if (rs.base < 0) {
-		error("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
+		fail("no replay run of baseline '%s' for trace %lld (frag=%s%s%s): run "
 		      "foliotrace replay DB --policy ... first", q->base,
 		      (long long)rs.trace_id, rs.frag, *rs.filter ? ", " : "", rs.filter);
 		goto out;

@@ -27,7 +27,7 @@ struct report_info {
  * report_build - append to sb the page of q's runs in db: with no q->want and several
  * recordings, all of them (the workloads x policies tables first, then a section per
  * trace; a trace without a baseline run gets a note); else the one trace q picks.
- * Return: 0 with *info, or -1 with error() (no replay run of the baseline, several
+ * Return: 0 with *info, or -1 with fail() (no replay run of the baseline, several
  * selections and none given).
  */
 int report_build(sqlite3 *db, const struct rp_run_query *q, struct strbuf *sb,

@@ -25,7 +25,7 @@
 #include "lib/xalloc.h"
 #include "tracer/collect.h"
 
-const struct collect_event_desc collect_events[CK_NR] = {
+const struct collect_event_desc ft_collect_events[CK_NR] = {
 	[CK_FAULT] = { "anon_fault", { "mm", "pid", "tid", "address", "vm_start", "vm_end",
 				       "vm_flags", "write", "order", "nr_ptes", "zero_page",
 				       "fallback", "latency_ns", "?alloc_orders", "?pfn" } },
@@ -57,29 +57,29 @@ enum { W_MM, W_PID, W_TID, W_ADDR, W_LATENCY };
 enum { Z_MM, Z_PID, Z_START, Z_END, Z_CAUSE, Z_NEW_ADDR };
 enum { D_MM, D_PARENT_MM, D_PID, D_PARENT_PID };
 
-void collect_init(struct collect *c, struct store *store)
+void ft_collect_init(struct collect *c, struct store *store)
 {
 	memset(c, 0, sizeof(*c));
 	c->store = store;
-	ft_enc_init(&c->enc);
-	idmap_init(&c->by_mm);
-	idmap_init(&c->by_pid);
-	idmap_init(&c->by_shape);
-	idmap_init(&c->comm_by_pid);
-	idmap_init(&c->reexec_pids);
-	idmap_init(&c->workload_pids);
+	ftdb_enc_init(&c->enc);
+	ft_idmap_init(&c->by_mm);
+	ft_idmap_init(&c->by_pid);
+	ft_idmap_init(&c->by_shape);
+	ft_idmap_init(&c->comm_by_pid);
+	ft_idmap_init(&c->reexec_pids);
+	ft_idmap_init(&c->workload_pids);
 	c->cache_proc = IDMAP_NONE;
 }
 
-void collect_release(struct collect *c)
+void ft_collect_release(struct collect *c)
 {
-	ft_enc_release(&c->enc);
-	idmap_release(&c->by_mm);
-	idmap_release(&c->by_pid);
-	idmap_release(&c->by_shape);
-	idmap_release(&c->comm_by_pid);
-	idmap_release(&c->reexec_pids);
-	idmap_release(&c->workload_pids);
+	ftdb_enc_release(&c->enc);
+	ft_idmap_release(&c->by_mm);
+	ft_idmap_release(&c->by_pid);
+	ft_idmap_release(&c->by_shape);
+	ft_idmap_release(&c->comm_by_pid);
+	ft_idmap_release(&c->reexec_pids);
+	ft_idmap_release(&c->workload_pids);
 	free(c->procs);
 	free(c->vmas);
 	free(c->comms);
@@ -100,11 +100,11 @@ static uint32_t new_proc(struct collect *c, uint64_t mm, int32_t pid, uint64_t t
 	p->last_vma = IDMAP_NONE;
 	p->first_ts = ts;
 	p->workload = c->workload_pid <= 0 ? -1 :
-		      idmap_get(&c->workload_pids, (uint64_t)(uint32_t)pid) == 1;
-	p->next_same_pid = idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid);
-	idmap_set(&c->by_pid, (uint64_t)(uint32_t)pid, i);
-	idmap_set(&c->by_mm, mm, i);
-	ci = idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
+		      ft_idmap_get(&c->workload_pids, (uint64_t)(uint32_t)pid) == 1;
+	p->next_same_pid = ft_idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid);
+	ft_idmap_set(&c->by_pid, (uint64_t)(uint32_t)pid, i);
+	ft_idmap_set(&c->by_mm, mm, i);
+	ci = ft_idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
 	if (ci != IDMAP_NONE)
 		memcpy(p->comm, c->comms[ci], COMM_LEN);
 	return i;
@@ -120,7 +120,7 @@ static struct cproc *get_proc(struct collect *c, uint64_t mm, int32_t pid, uint6
 	uint32_t i = c->cache_proc;
 
 	if (i == IDMAP_NONE || c->procs[i].mm != mm || c->procs[i].dead || fresh) {
-		i = idmap_get(&c->by_mm, mm);
+		i = ft_idmap_get(&c->by_mm, mm);
 		if (i == IDMAP_NONE || fresh || (c->procs[i].dead && !exit_zap))
 			i = new_proc(c, mm, pid, ts);
 		c->cache_proc = i;
@@ -142,9 +142,9 @@ static struct cvma *get_vma(struct collect *c, struct cproc *p, uint64_t start, 
 		if (v->start == start && v->end == end && v->flags == flags)
 			return v;
 	}
-	key = idmap_hash(start ^ idmap_hash(end ^ idmap_hash(flags ^ idmap_hash(pi))));
-	pos = idmap_hash(key);
-	while ((i = idmap_next(&c->by_shape, key, &pos)) != IDMAP_NONE) {
+	key = ft_idmap_hash(start ^ ft_idmap_hash(end ^ ft_idmap_hash(flags ^ ft_idmap_hash(pi))));
+	pos = ft_idmap_hash(key);
+	while ((i = ft_idmap_next(&c->by_shape, key, &pos)) != IDMAP_NONE) {
 		v = &c->vmas[i];
 		if (v->proc == pi && v->start == start && v->end == end && v->flags == flags)
 			goto found;
@@ -158,7 +158,7 @@ static struct cvma *get_vma(struct collect *c, struct cproc *p, uint64_t start, 
 	v->proc = pi;
 	v->first_ts = ts;
 	v->faults = 0;
-	idmap_add(&c->by_shape, key, i);
+	ft_idmap_add(&c->by_shape, key, i);
 found:
 	p->last_vma = i;
 	return v;
@@ -169,17 +169,17 @@ static int flush_chunk(struct collect *c)
 	int ret = 0;
 
 	if (c->enc.nr)
-		ret = store_chunk(c->store, &c->enc, c->chunk_first_seq);
+		ret = ft_store_chunk(c->store, &c->enc, c->chunk_first_seq);
 	c->chunk_first_seq = c->seq;
-	ft_enc_reset(&c->enc);
+	ftdb_enc_reset(&c->enc);
 	return ret;
 }
 
-static int emit(struct collect *c, const struct ft_event *ev)
+static int emit(struct collect *c, const struct ftdb_event *ev)
 {
-	ft_enc_add(&c->enc, ev);
+	ftdb_enc_add(&c->enc, ev);
 	c->seq++;
-	if (ft_enc_full(&c->enc))
+	if (ftdb_enc_full(&c->enc))
 		return flush_chunk(c);
 	return 0;
 }
@@ -196,14 +196,14 @@ static void set_comm(struct collect *c, int32_t pid, const char *name, int basen
 		name = strrchr(name, '/') + 1;
 	strncpy(comm, name, COMM_LEN - 1);
 	comm[COMM_LEN - 1] = '\0';
-	i = idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
+	i = ft_idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid);
 	if (i == IDMAP_NONE) {
 		i = (uint32_t)c->nr_comms++;
 		XGROW(c->comms, c->cap_comms, c->nr_comms);
-		idmap_set(&c->comm_by_pid, (uint64_t)(uint32_t)pid, i);
+		ft_idmap_set(&c->comm_by_pid, (uint64_t)(uint32_t)pid, i);
 	}
 	memcpy(c->comms[i], comm, COMM_LEN);
-	for (i = idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid); i != IDMAP_NONE;
+	for (i = ft_idmap_get(&c->by_pid, (uint64_t)(uint32_t)pid); i != IDMAP_NONE;
 	     i = c->procs[i].next_same_pid)
 		if (!c->procs[i].dead || !c->procs[i].comm[0])
 			memcpy(c->procs[i].comm, comm, COMM_LEN);
@@ -232,7 +232,7 @@ static int is_proc_exe(const char *f)
 
 static int reexec(const struct collect *c, int32_t pid)
 {
-	return pid > 0 && idmap_get(&c->reexec_pids, (uint64_t)(uint32_t)pid) == 1;
+	return pid > 0 && ft_idmap_get(&c->reexec_pids, (uint64_t)(uint32_t)pid) == 1;
 }
 
 /*
@@ -242,11 +242,11 @@ static int reexec(const struct collect *c, int32_t pid)
 static void on_exec(struct collect *c, int32_t pid, const char *file)
 {
 	int same = is_proc_exe(file) &&
-		   idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid) != IDMAP_NONE;
+		   ft_idmap_get(&c->comm_by_pid, (uint64_t)(uint32_t)pid) != IDMAP_NONE;
 
 	if (pid <= 0)
 		return;
-	idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)pid, (uint32_t)same);
+	ft_idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)pid, (uint32_t)same);
 	if (!same)
 		set_comm(c, pid, file, 1);
 }
@@ -274,8 +274,8 @@ static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
 
 	while (orders) {
 		unsigned int o = 63 - (unsigned int)__builtin_clzll(orders);
-		struct ft_event ev = {
-			.kind = FT_EV_ALLOC,
+		struct ftdb_event ev = {
+			.kind = FTDB_EV_ALLOC,
 			.ts = ts,
 			.addr = v[F_ADDR].u & ~((c->page_size << o) - 1),
 			.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
@@ -285,7 +285,7 @@ static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
 		orders &= ~(1ULL << o);
 		if (!orders && pfn) {
 			ev.aux = pfn;
-			ev.flags = FT_EVF_SUCCESS;
+			ev.flags = FTDB_EVF_SUCCESS;
 		}
 		if (emit(c, &ev))
 			return -1;
@@ -297,15 +297,15 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
 	struct cvma *vma = get_vma(c, p, v[F_VM_START].u, v[F_VM_END].u, v[F_VM_FLAGS].u, ts);
-	struct ft_event ev = {
-		.kind = FT_EV_FAULT,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_FAULT,
 		.ts = ts,
 		.addr = v[F_ADDR].u,
 		.aux = v[F_LATENCY].u,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
 		.vma_id = c->store->vma_base + (uint32_t)(vma - c->vmas),
 		.nr_ptes = (uint16_t)v[F_NR_PTES].u,
-		.flags = (v[F_WRITE].u ? FT_EVF_WRITE : 0) | (v[F_ZERO].u ? FT_EVF_ZERO_PAGE : 0),
+		.flags = (v[F_WRITE].u ? FTDB_EVF_WRITE : 0) | (v[F_ZERO].u ? FTDB_EVF_ZERO_PAGE : 0),
 		.order = (uint8_t)v[F_ORDER].u,
 		.reason = (uint8_t)v[F_FALLBACK].u,
 		.tid_lo = (uint16_t)(v[F_TID].u - v[F_PID].u),
@@ -324,12 +324,12 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
 	struct cproc *p;
-	struct ft_event ev = {
-		.kind = FT_EV_ALLOC,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_ALLOC,
 		.ts = ts,
 		.addr = v[A_ADDR].u,
 		.aux = v[A_PFN].u,
-		.flags = v[A_SUCCESS].u ? FT_EVF_SUCCESS : 0,
+		.flags = v[A_SUCCESS].u ? FTDB_EVF_SUCCESS : 0,
 		.order = (uint8_t)v[A_ORDER].u,
 	};
 
@@ -341,11 +341,11 @@ static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 	return emit(c, &ev);
 }
 
-static int on_wp(struct collect *c, enum ft_ev_kind kind, uint64_t ts,
+static int on_wp(struct collect *c, enum ftdb_ev_kind kind, uint64_t ts,
 		 const struct collect_val *v)
 {
 	struct cproc *p = get_proc(c, v[W_MM].u, (int32_t)v[W_PID].u, ts, 0, 0);
-	struct ft_event ev = {
+	struct ftdb_event ev = {
 		.kind = kind,
 		.ts = ts,
 		.addr = v[W_ADDR].u,
@@ -354,20 +354,20 @@ static int on_wp(struct collect *c, enum ft_ev_kind kind, uint64_t ts,
 		.tid_lo = (uint16_t)(v[W_TID].u - v[W_PID].u),
 	};
 
-	p->counts[kind == FT_EV_ZERO_WP ? 1 : 2]++;
+	p->counts[kind == FTDB_EV_ZERO_WP ? 1 : 2]++;
 	return emit(c, &ev);
 }
 
 static int on_zap(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
-	int exit_zap = v[Z_CAUSE].u == FT_ZAP_EXIT;
+	int exit_zap = v[Z_CAUSE].u == FTDB_ZAP_EXIT;
 	struct cproc *p = get_proc(c, v[Z_MM].u, (int32_t)v[Z_PID].u, ts, 0, exit_zap);
-	struct ft_event ev = {
-		.kind = FT_EV_ZAP,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_ZAP,
 		.ts = ts,
 		.addr = v[Z_START].u,
 		.end = v[Z_END].u,
-		.aux = v[Z_CAUSE].u == FT_ZAP_MREMAP ? v[Z_NEW_ADDR].u : 0,
+		.aux = v[Z_CAUSE].u == FTDB_ZAP_MREMAP ? v[Z_NEW_ADDR].u : 0,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
 		.reason = (uint8_t)v[Z_CAUSE].u,
 	};
@@ -375,7 +375,7 @@ static int on_zap(struct collect *c, uint64_t ts, const struct collect_val *v)
 	p->counts[3]++;
 	if (exit_zap)
 		p->dead = 1;
-	if (store_zap(c->store, c->seq, &ev))
+	if (ft_store_zap(c->store, c->seq, &ev))
 		return -1;
 	return emit(c, &ev);
 }
@@ -386,8 +386,8 @@ static int on_mm_dup(struct collect *c, uint64_t ts, const struct collect_val *v
 					0, 0);
 	uint32_t pi = (uint32_t)(parent - c->procs);
 	struct cproc *p = get_proc(c, v[D_MM].u, (int32_t)v[D_PID].u, ts, 1, 0);
-	struct ft_event ev = {
-		.kind = FT_EV_MM_DUP,
+	struct ftdb_event ev = {
+		.kind = FTDB_EV_MM_DUP,
 		.ts = ts,
 		.aux = c->store->proc_base + pi,
 		.proc_id = c->store->proc_base + (uint32_t)(p - c->procs),
@@ -412,9 +412,9 @@ static void workload_fork(struct collect *c, int32_t parent, int32_t child)
 		c->workload_root_forked = 1;
 		in = 1;
 	} else {
-		in = parent > 0 && idmap_get(&c->workload_pids, (uint64_t)(uint32_t)parent) == 1;
+		in = parent > 0 && ft_idmap_get(&c->workload_pids, (uint64_t)(uint32_t)parent) == 1;
 	}
-	idmap_set(&c->workload_pids, (uint64_t)(uint32_t)child, (uint32_t)in);
+	ft_idmap_set(&c->workload_pids, (uint64_t)(uint32_t)child, (uint32_t)in);
 }
 
 /*
@@ -426,29 +426,29 @@ static void on_fork(struct collect *c, int32_t parent, int32_t child, const char
 	int same = child_comm && !strcmp(child_comm, "exe") && reexec(c, parent);
 
 	if (child > 0)
-		idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)child, (uint32_t)same);
+		ft_idmap_set(&c->reexec_pids, (uint64_t)(uint32_t)child, (uint32_t)same);
 	if (same)
-		set_comm(c, child, c->comms[idmap_get(&c->comm_by_pid,
+		set_comm(c, child, c->comms[ft_idmap_get(&c->comm_by_pid,
 						     (uint64_t)(uint32_t)parent)], 0);
 	else
 		set_comm(c, child, child_comm, 0);
 	workload_fork(c, parent, child);
 }
 
-void collect_set_workload(struct collect *c, int32_t pid)
+void ft_collect_set_workload(struct collect *c, int32_t pid)
 {
 	c->workload_pid = pid;
 	if (pid > 0)
-		idmap_set(&c->workload_pids, (uint64_t)(uint32_t)pid, 1);
+		ft_idmap_set(&c->workload_pids, (uint64_t)(uint32_t)pid, 1);
 }
 
-void collect_set_fault_allocs(struct collect *c, uint64_t page_size)
+void ft_collect_set_fault_allocs(struct collect *c, uint64_t page_size)
 {
 	c->fault_allocs = 1;
 	c->page_size = page_size ? page_size : 4096;
 }
 
-int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
+int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		  const struct collect_val *v)
 {
 	switch (kind) {
@@ -457,9 +457,9 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 	case CK_ALLOC:
 		return on_alloc(c, ts, v);
 	case CK_ZERO_WP:
-		return on_wp(c, FT_EV_ZERO_WP, ts, v);
+		return on_wp(c, FTDB_EV_ZERO_WP, ts, v);
 	case CK_COW:
-		return on_wp(c, FT_EV_COW, ts, v);
+		return on_wp(c, FTDB_EV_COW, ts, v);
 	case CK_ZAP:
 		return on_zap(c, ts, v);
 	case CK_MM_DUP:
@@ -486,14 +486,14 @@ int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 	case CK_SYS_BRK:
 	case CK_SYS_MADVISE:
 		/* every process's, not only the traced ones': tracer/sites.c picks its calls */
-		return store_sys_exit(c->store, ts, (int32_t)v[1].u,
+		return ft_store_sys_exit(c->store, ts, (int32_t)v[1].u,
 				      sys_call_name[kind - CK_SYS_MMAP], (int64_t)v[0].u);
 	default:
 		return 0;
 	}
 }
 
-int collect_finish(struct collect *c)
+int ft_collect_finish(struct collect *c)
 {
 	struct store *s = c->store;
 	unsigned int o;
@@ -505,7 +505,7 @@ int collect_finish(struct collect *c)
 	for (i = 0; i < c->nr_procs; i++) {
 		const struct cproc *p = &c->procs[i];
 
-		if (store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
+		if (ft_store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
 			       p->parent == IDMAP_NONE ? 0 : s->proc_base + p->parent,
 			       p->first_ts, p->last_ts, p->counts, p->workload))
 			return -1;
@@ -513,14 +513,14 @@ int collect_finish(struct collect *c)
 	for (i = 0; i < c->nr_vmas; i++) {
 		const struct cvma *v = &c->vmas[i];
 
-		if (store_vma(s, s->vma_base + (uint32_t)i, s->proc_base + v->proc, v->start,
+		if (ft_store_vma(s, s->vma_base + (uint32_t)i, s->proc_base + v->proc, v->start,
 			      v->end, v->flags, v->first_ts, v->faults))
 			return -1;
 	}
 	for (o = 0; o < 256; o++)
 		for (z = 0; z < 2; z++)
 			if (c->orders[o][z][0] &&
-			    store_order(s, o, z, c->orders[o][z][0], c->orders[o][z][1]))
+			    ft_store_order(s, o, z, c->orders[o][z][0], c->orders[o][z][1]))
 				return -1;
 	return 0;
 }

@@ -3,10 +3,10 @@
  * collect.h - the collector's model of a trace, fed one decoded event at a time: processes
  * (one per mm instance), their VMA shapes, names, per-type counts, and the encoded anon
  * event stream. Knows nothing of babeltrace2: tracer/sink.c decodes the CTF events and calls
- * collect_event(); store.c writes what this builds.
+ * ft_collect_event(); store.c writes what this builds.
  *
  * Tuned for hundreds of millions of faults: per fault, two cached lookups (mm, VMA shape)
- * that usually hit the previous event's entries, one ft_enc_add(), no SQL.
+ * that usually hit the previous event's entries, one ftdb_enc_add(), no SQL.
  */
 #ifndef FT_TRACER_COLLECT_H
 #define FT_TRACER_COLLECT_H
@@ -28,7 +28,7 @@ enum collect_kind {
 };
 
 /*
- * The event names and the payload fields each kind reads, in the order collect_event()
+ * The event names and the payload fields each kind reads, in the order ft_collect_event()
  * gets them (names as babeltrace2 shows them, docs/events.md). A field name starting with
  * '?' is optional: absent, it reads as 0 / NULL. A name starting with '@' (after any '?')
  * is a member of the event's common context (LTTng's stream event context, the `tid` of
@@ -39,7 +39,7 @@ struct collect_event_desc {
 	const char *name;				/* event name */
 	const char *fields[COLLECT_MAX_FIELDS + 1];	/* NULL-terminated */
 };
-extern const struct collect_event_desc collect_events[CK_NR];
+extern const struct collect_event_desc ft_collect_events[CK_NR];
 
 /* One value of a decoded event: integer fields in u (signed ones sign-extended), strings in s. */
 struct collect_val {
@@ -74,7 +74,7 @@ struct cvma {
 
 struct collect {
 	struct store *store;
-	struct ft_enc enc;		/* chunk being filled */
+	struct ftdb_enc enc;		/* chunk being filled */
 	uint64_t seq;			/* stream position of the next anon record */
 	uint64_t chunk_first_seq;	/* stream position of the enc's first record */
 
@@ -121,26 +121,26 @@ struct collect {
 	struct idmap workload_pids;
 };
 
-void collect_init(struct collect *c, struct store *store);
-void collect_release(struct collect *c);
+void ft_collect_init(struct collect *c, struct store *store);
+void ft_collect_release(struct collect *c);
 
 /*
  * collect_event - one anon_* or naming event (kind != CK_OTHER), fields in the order of
  * evclass.c's table for the kind. Return: 0, or -1 (error set: SQLite failure).
  */
-int collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
+int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		  const struct collect_val *v);
 
 /* The root pid of the workload's process tree (header/workload_pid), before any event. */
-void collect_set_workload(struct collect *c, int32_t pid);
+void ft_collect_set_workload(struct collect *c, int32_t pid);
 
 /*
  * Before any event: the trace's anon_fault has the fields alloc_orders and pfn, so the
  * ALLOC records come from them (docs/events.md); page_size in bytes (0: 4096).
  */
-void collect_set_fault_allocs(struct collect *c, uint64_t page_size);
+void ft_collect_set_fault_allocs(struct collect *c, uint64_t page_size);
 
 /* Flush the last chunk and write processes, VMAs and fault_order. Return: 0 or -1. */
-int collect_finish(struct collect *c);
+int ft_collect_finish(struct collect *c);
 
 #endif /* FT_TRACER_COLLECT_H */

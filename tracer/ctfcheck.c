@@ -5,7 +5,7 @@
  *
  * This file walks the directories and judges the streams (present, regular, non-empty,
  * one per CPU); the metadata and index formats are checked by ctflayout.c. No file is
- * opened before stat() said it is regular (ctf_open_regular()), so a FIFO never blocks.
+ * opened before stat() said it is regular (ft_ctf_open_regular()), so a FIFO never blocks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -85,14 +85,14 @@ static int check_stream(struct ctf_check *c, struct ctf_dir *d, const char *top,
 		add_missing(c, top, path.buf, "empty");
 		goto out;
 	}
-	fd = ctf_open_regular(path.buf, rel(top, path.buf), &sb);
+	fd = ft_ctf_open_regular(path.buf, rel(top, path.buf), &sb);
 	if (fd < 0) {
 		ret = -1;
 		goto out;
 	}
 	has_idx = !lstat(idx.buf, &isb);
 	if (has_idx && !layout_checks_off)
-		ret = ctf_check_index(idx.buf, rel(top, idx.buf), fd, rel(top, path.buf),
+		ret = ft_ctf_check_index(idx.buf, rel(top, idx.buf), fd, rel(top, path.buf),
 				      (uint64_t)sb.st_size);
 	if (!ret) {
 		c->bytes += (uint64_t)sb.st_size;
@@ -172,7 +172,7 @@ static void check_cpus(struct ctf_check *c, const char *top, const char *dir, ch
 /* header/cpus of the ingested directory, 0 if absent, unreadable or out of range. */
 static unsigned long header_cpus(const char *top)
 {
-	long long cpus = header_int(top, "cpus", 0);
+	long long cpus = ft_header_int(top, "cpus", 0);
 
 	return cpus > 0 && cpus <= 65536 ? (unsigned long)cpus : 0;
 }
@@ -198,11 +198,11 @@ static int check_dir(struct ctf_check *c, const char *top, const char *dir, unsi
 	memset(d, 0, sizeof(*d));
 	d->path = xstrdup(dir);
 	strbuf_addf(&path, "%s/metadata", dir);
-	if (ctf_check_metadata(path.buf, rel(top, path.buf), &c->bytes, layout_checks_off))
+	if (ft_ctf_check_metadata(path.buf, rel(top, path.buf), &c->bytes, layout_checks_off))
 		goto out;
 	dh = opendir(dir);
 	if (!dh) {
-		error("cannot read %s: %s", rel(top, dir), strerror(errno));
+		fail("cannot read %s: %s", rel(top, dir), strerror(errno));
 		goto out;
 	}
 	/* as babeltrace2's src.ctf.fs: every entry but metadata and dot files is a stream */
@@ -267,7 +267,7 @@ static int walk(struct ctf_check *c, const char *top, const char *dir, int depth
 	dh = opendir(dir);
 	if (!dh) {
 		strbuf_release(&path);
-		return error("cannot read %s: %s", dir, strerror(errno));
+		return fail("cannot read %s: %s", dir, strerror(errno));
 	}
 	while (!ret && (de = readdir(dh)) && depth < MAX_DEPTH) {
 		if (de->d_name[0] == '.' || (!depth && !strcmp(de->d_name, "header")))
@@ -283,7 +283,7 @@ static int walk(struct ctf_check *c, const char *top, const char *dir, int depth
 	return ret;
 }
 
-int ctf_check(const char *dir, struct ctf_check *c)
+int ft_ctf_check(const char *dir, struct ctf_check *c)
 {
 	char *names, *p, **v = NULL;
 	size_t n = 0, cap = 0, i;
@@ -293,9 +293,9 @@ int ctf_check(const char *dir, struct ctf_check *c)
 	strbuf_init(&c->missing);
 	strbuf_init(&c->missing_id);
 	if (walk(c, dir, dir, 0, header_cpus(dir)))
-		return error("damaged trace");
+		return fail("damaged trace");
 	if (!c->nr_dirs)
-		return error("no CTF trace (a directory with a metadata file) under %s", dir);
+		return fail("no CTF trace (a directory with a metadata file) under %s", dir);
 	/* the identity part: names without reasons, sorted, so it does not depend on readdir */
 	names = xstrdup(c->missing.buf);
 	for (p = strtok(names, ","); p; p = strtok(NULL, ",")) {
@@ -315,7 +315,7 @@ int ctf_check(const char *dir, struct ctf_check *c)
 	return 0;
 }
 
-void ctf_check_release(struct ctf_check *c)
+void ft_ctf_check_release(struct ctf_check *c)
 {
 	size_t i, j;
 
@@ -341,13 +341,13 @@ static int link_into(const char *target_dir, const char *name, const char *link_
 	strbuf_addf(&from, "%s/%s", target_dir, name);
 	strbuf_addf(&to, "%s/%s", link_dir, link_name);
 	if (symlink(from.buf, to.buf))
-		ret = error("cannot create %s: %s", to.buf, strerror(errno));
+		ret = fail("cannot create %s: %s", to.buf, strerror(errno));
 	strbuf_release(&from);
 	strbuf_release(&to);
 	return ret;
 }
 
-int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs)
+int ft_ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs)
 {
 	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
 	char real[PATH_MAX], **v = xcalloc(c->nr_dirs + 1, sizeof(*v));
@@ -358,13 +358,13 @@ int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs
 		const struct ctf_dir *d = &c->dirs[i];
 
 		if (!realpath(d->path, real)) {
-			error("cannot resolve %s: %s", d->path, strerror(errno));
+			fail("cannot resolve %s: %s", d->path, strerror(errno));
 			goto out;
 		}
 		strbuf_reset(&dir);
 		strbuf_addf(&dir, "%s/%zu", root, i);
 		if (mkdir(dir.buf, 0700)) {
-			error("cannot create %s: %s", dir.buf, strerror(errno));
+			fail("cannot create %s: %s", dir.buf, strerror(errno));
 			goto out;
 		}
 		v[i] = xstrdup(dir.buf);
@@ -378,7 +378,7 @@ int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs
 			strbuf_reset(&name);
 			strbuf_addf(&name, "%s/index", dir.buf);
 			if (mkdir(name.buf, 0700) && errno != EEXIST) {
-				error("cannot create %s: %s", name.buf, strerror(errno));
+				fail("cannot create %s: %s", name.buf, strerror(errno));
 				goto out;
 			}
 			strbuf_reset(&name);

@@ -45,11 +45,11 @@ struct ctf_check {
 
 /*
  * ctf_check - check every CTF directory under dir (header/ aside, at most 8 levels deep).
- * Return: 0 (c filled; c->nr_missing streams are missing), or -1 (error() names the damage
+ * Return: 0 (c filled; c->nr_missing streams are missing), or -1 (fail() names the damage
  * or the missing trace). Release c either way.
  */
-int ctf_check(const char *dir, struct ctf_check *c);
-void ctf_check_release(struct ctf_check *c);
+int ft_ctf_check(const char *dir, struct ctf_check *c);
+void ft_ctf_check_release(struct ctf_check *c);
 
 /*
  * ctf_check_shadow - make under root (an existing empty directory) one directory per CTF
@@ -58,6 +58,6 @@ void ctf_check_release(struct ctf_check *c);
  * new directories (free each and the array).
  * Return: 0 or -1.
  */
-int ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs);
+int ft_ctf_check_shadow(const struct ctf_check *c, const char *root, char ***inputs);
 
 #endif /* FT_TRACER_CTFCHECK_H */

@@ -39,20 +39,20 @@ static uint64_t get64be(const unsigned char *p)
 	return (uint64_t)get32(p, 1) << 32 | get32(p + 4, 1);
 }
 
-int ctf_open_regular(const char *path, const char *name, struct stat *sb)
+int ft_ctf_open_regular(const char *path, const char *name, struct stat *sb)
 {
 	int fd;
 
 	if (stat(path, sb))
-		return error("cannot read %s: %s", name, strerror(errno));
+		return fail("cannot read %s: %s", name, strerror(errno));
 	if (!S_ISREG(sb->st_mode))
-		return error("%s is %s", name, file_kind(sb->st_mode));
+		return fail("%s is %s", name, file_kind(sb->st_mode));
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return error("cannot open %s: %s", name, strerror(errno));
+		return fail("cannot open %s: %s", name, strerror(errno));
 	if (fstat(fd, sb) || !S_ISREG(sb->st_mode)) {
 		close(fd);
-		return error("%s is not a regular file", name);
+		return fail("%s is not a regular file", name);
 	}
 	return fd;
 }
@@ -74,20 +74,20 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick)
+int ft_ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick)
 {
 	unsigned char h[MD_HEADER_LEN], uuid[16];
 	uint64_t size, off;
 	struct stat sb;
 	int fd, be, ret = -1;
 
-	fd = ctf_open_regular(path, name, &sb);
+	fd = ft_ctf_open_regular(path, name, &sb);
 	if (fd < 0)
 		return -1;
 	size = (uint64_t)sb.st_size;
 	*bytes += size;
 	if (!size) {
-		error("%s is empty", name);
+		fail("%s is empty", name);
 		goto out;
 	}
 	if (quick || size < 4 || read_at(fd, h, 4, 0)) {
@@ -106,36 +106,36 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
 		uint32_t content, psize;
 
 		if (size - off < MD_HEADER_LEN || read_at(fd, h, MD_HEADER_LEN, off)) {
-			error("%s is truncated: %llu bytes of the packet header at byte %llu",
+			fail("%s is truncated: %llu bytes of the packet header at byte %llu",
 			      name, (unsigned long long)(size - off), (unsigned long long)off);
 			goto out;
 		}
 		if (get32(h, be) != MD_MAGIC) {
-			error("%s: no metadata packet header at byte %llu", name,
+			fail("%s: no metadata packet header at byte %llu", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		if (!off)
 			memcpy(uuid, h + 4, 16);
 		else if (memcmp(uuid, h + 4, 16)) {
-			error("%s: the packet at byte %llu has another trace uuid", name,
+			fail("%s: the packet at byte %llu has another trace uuid", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		content = get32(h + 24, be);	/* bits, header included */
 		psize = get32(h + 28, be);	/* bits */
 		if (content % 8 || psize % 8 || content < MD_HEADER_LEN * 8 || content > psize) {
-			error("%s: the packet at byte %llu has bad sizes (content %u, packet %u bits)",
+			fail("%s: the packet at byte %llu has bad sizes (content %u, packet %u bits)",
 			      name, (unsigned long long)off, content, psize);
 			goto out;
 		}
 		if (h[32] || h[33] || h[34] || h[35] != 1 || h[36] != 8) {
-			error("%s: the packet at byte %llu is not plain CTF 1.8 metadata", name,
+			fail("%s: the packet at byte %llu is not plain CTF 1.8 metadata", name,
 			      (unsigned long long)off);
 			goto out;
 		}
 		if (psize / 8 > size - off) {
-			error("%s is truncated: the packet at byte %llu is %u bytes long, the file "
+			fail("%s is truncated: the packet at byte %llu is %u bytes long, the file "
 			      "ends %llu bytes after its start", name, (unsigned long long)off,
 			      psize / 8, (unsigned long long)(size - off));
 			goto out;
@@ -148,7 +148,7 @@ out:
 	return ret;
 }
 
-int ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
+int ft_ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
 		    uint64_t z)
 {
 	unsigned char *buf = NULL, m[4];
@@ -158,23 +158,23 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 	size_t i, n;
 	int fd, ret = -1;
 
-	fd = ctf_open_regular(idx_path, name, &sb);
+	fd = ft_ctf_open_regular(idx_path, name, &sb);
 	if (fd < 0)
 		return -1;
 	len = (uint64_t)sb.st_size;
 	if (len < IDX_HEADER_LEN || len > IDX_FILE_MAX) {
-		error("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
+		fail("%s: %llu bytes is no LTTng index", name, (unsigned long long)len);
 		goto out;
 	}
 	buf = xmalloc(len);
 	if (read_at(fd, buf, len, 0)) {
-		error("cannot read %s: %s", name, errno ? strerror(errno) : "file shrank");
+		fail("cannot read %s: %s", name, errno ? strerror(errno) : "file shrank");
 		goto out;
 	}
 	elen = get32(buf + 12, 1);
 	if (get32(buf, 1) != IDX_MAGIC || get32(buf + 4, 1) != 1 || elen < IDX_ENTRY_MIN ||
 	    elen > IDX_ENTRY_MAX || (len - IDX_HEADER_LEN) % elen) {
-		error("%s: bad LTTng index header", name);
+		fail("%s: bad LTTng index header", name);
 		goto out;
 	}
 	n = (len - IDX_HEADER_LEN) / elen;
@@ -184,18 +184,18 @@ int ctf_check_index(const char *idx_path, const char *name, int sfd, const char 
 
 		if (off != expect || !psize || psize % 8 || content > psize ||
 		    get64be(e + 24) > get64be(e + 32)) {
-			error("%s: entry %zu is inconsistent (packet at byte %llu, expected %llu)",
+			fail("%s: entry %zu is inconsistent (packet at byte %llu, expected %llu)",
 			      name, i, (unsigned long long)off, (unsigned long long)expect);
 			goto out;
 		}
 		if (psize / 8 > z - off) {
-			error("%s: entry %zu: a packet of %llu bytes at byte %llu runs past the end "
+			fail("%s: entry %zu: a packet of %llu bytes at byte %llu runs past the end "
 			      "of %s (%llu bytes)", name, i, (unsigned long long)(psize / 8),
 			      (unsigned long long)off, stream, (unsigned long long)z);
 			goto out;
 		}
 		if (read_at(sfd, m, 4, off) || (get32(m, 0) != PKT_MAGIC && get32(m, 1) != PKT_MAGIC)) {
-			error("%s: no packet header at byte %llu (entry %zu of %s)",
+			fail("%s: no packet header at byte %llu (entry %zu of %s)",
 			      stream, (unsigned long long)off, i, name);
 			goto out;
 		}

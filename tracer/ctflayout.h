@@ -25,7 +25,7 @@
  * name is the path for messages; sb gets the fstat().
  * Return: the descriptor, or -1 (error set: missing, unreadable, or what it is instead).
  */
-int ctf_open_regular(const char *path, const char *name, struct stat *sb);
+int ft_ctf_open_regular(const char *path, const char *name, struct stat *sb);
 
 /*
  * ctf_check_metadata - the metadata file path: not empty; if packetized, whole packets
@@ -34,7 +34,7 @@ int ctf_open_regular(const char *path, const char *name, struct stat *sb);
  * it is a non-empty regular file.
  * Return: 0, or -1 (error names the file and the damage).
  */
-int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick);
+int ft_ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int quick);
 
 /*
  * ctf_check_index - the index idx_path of the stream open as sfd (z bytes, named stream):
@@ -43,7 +43,7 @@ int ctf_check_metadata(const char *path, const char *name, uint64_t *bytes, int 
  * may cover only a prefix of the stream: babeltrace2 reads the indexed packets only.
  * Return: 0, or -1 (error names the entry and the damage).
  */
-int ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
+int ft_ctf_check_index(const char *idx_path, const char *name, int sfd, const char *stream,
 		    uint64_t z);
 
 #endif /* FT_TRACER_CTFLAYOUT_H */

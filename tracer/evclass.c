@@ -7,20 +7,20 @@
 #include "lib/xalloc.h"
 #include "tracer/evclass.h"
 
-void evclass_cache_init(struct evclass_cache *c)
+void ft_evclass_cache_init(struct evclass_cache *c)
 {
 	memset(c, 0, sizeof(*c));
-	idmap_init(&c->map);
+	ft_idmap_init(&c->map);
 }
 
-void evclass_cache_release(struct evclass_cache *c)
+void ft_evclass_cache_release(struct evclass_cache *c)
 {
 	size_t i;
 
 	for (i = 0; i < c->nr; i++)
 		free(c->v[i].name);
 	free(c->v);
-	idmap_release(&c->map);
+	ft_idmap_release(&c->map);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -54,11 +54,11 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 	ec->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
 	ec->kind = CK_OTHER;
 	for (k = CK_OTHER + 1; k < CK_NR; k++)
-		if (!strcmp(collect_events[k].name, ec->name))
+		if (!strcmp(ft_collect_events[k].name, ec->name))
 			ec->kind = k;
 	if (ec->kind == CK_OTHER)
 		return 0;
-	d = &collect_events[ec->kind];
+	d = &ft_collect_events[ec->kind];
 	for (k = 0; d->fields[k]; k++) {
 		const char *want = d->fields[k];
 		int optional = want[0] == '?', ctx;
@@ -76,7 +76,7 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 		if (i < 0) {
 			if (optional)
 				continue;
-			return error("event %s has no %sfield %s (see docs/events.md)", ec->name,
+			return fail("event %s has no %sfield %s (see docs/events.md)", ec->name,
 				     ctx ? "context " : "", want);
 		}
 		fc = bt_field_class_structure_member_borrow_field_class_const(
@@ -91,20 +91,20 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 		else if (t == BT_FIELD_CLASS_TYPE_STRING)
 			ec->type[k] = EVF_STRING;
 		else
-			return error("event %s: field %s has an unexpected type", ec->name, want);
+			return fail("event %s: field %s has an unexpected type", ec->name, want);
 	}
 	ec->nr_fields = k;
 	return 0;
 }
 
-struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
+struct evclass *ft_evclass_find(struct evclass_cache *c, const bt_event_class *cls)
 {
 	unsigned int slot = ((uintptr_t)cls >> 4) % 16;
 	uint32_t i;
 
 	if (c->recent[slot].cls == cls)
 		return &c->v[c->recent[slot].i];
-	i = idmap_get(&c->map, (uint64_t)(uintptr_t)cls);
+	i = ft_idmap_get(&c->map, (uint64_t)(uintptr_t)cls);
 	if (i == IDMAP_NONE)
 		return NULL;
 	c->recent[slot].cls = cls;
@@ -112,7 +112,7 @@ struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
 	return &c->v[i];
 }
 
-struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like)
+struct evclass *ft_evclass_named(struct evclass_cache *c, const struct evclass *like)
 {
 	struct evclass *ec;
 	size_t i;
@@ -129,12 +129,12 @@ struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *lik
 	return ec;
 }
 
-struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
+struct evclass *ft_evclass_get(struct evclass_cache *c, const bt_message *msg,
 			    const bt_event *event)
 {
 	const bt_event_class *cls = bt_event_borrow_class_const(event);
 	unsigned int slot = ((uintptr_t)cls >> 4) % 16;
-	struct evclass *ec = evclass_find(c, cls);
+	struct evclass *ec = ft_evclass_find(c, cls);
 	const char *name;
 	uint32_t i;
 
@@ -152,13 +152,13 @@ struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
 		c->nr--;
 		return NULL;
 	}
-	idmap_add(&c->map, (uint64_t)(uintptr_t)cls, i);
+	ft_idmap_add(&c->map, (uint64_t)(uintptr_t)cls, i);
 	c->recent[slot].cls = cls;
 	c->recent[slot].i = i;
 	return ec;
 }
 
-int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field)
+int ft_evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field)
 {
 	uint64_t i, j, ns = bt_trace_class_get_stream_class_count(tc);
 
@@ -184,7 +184,7 @@ int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const c
 	return 0;
 }
 
-void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals)
+void ft_evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals)
 {
 	const bt_field *payload = bt_event_borrow_payload_field_const(event);
 	const bt_field *common = NULL;

@@ -19,7 +19,7 @@ struct evclass {
 	enum collect_kind kind;
 	int has_clock;			/* its stream class has a default clock */
 	uint64_t count;			/* events of this class seen */
-	unsigned int nr_fields;		/* entries of collect_events[kind].fields */
+	unsigned int nr_fields;		/* entries of ft_collect_events[kind].fields */
 	uint64_t index[COLLECT_MAX_FIELDS];	/* member index in its structure */
 	uint8_t type[COLLECT_MAX_FIELDS];	/* enum ev_field_type */
 	uint8_t common[COLLECT_MAX_FIELDS];	/* 1: in the common context, 0: the payload */
@@ -39,15 +39,15 @@ struct evclass_cache {
 	} recent[16];
 };
 
-void evclass_cache_init(struct evclass_cache *c);
-void evclass_cache_release(struct evclass_cache *c);
+void ft_evclass_cache_init(struct evclass_cache *c);
+void ft_evclass_cache_release(struct evclass_cache *c);
 
 /* Return: the cache entry of the event's class, or NULL (error set: unusable payload). */
-struct evclass *evclass_get(struct evclass_cache *c, const bt_message *msg,
+struct evclass *ft_evclass_get(struct evclass_cache *c, const bt_message *msg,
 			    const bt_event *event);
 
 /* The cache entry of cls if it was resolved before, else NULL (nothing resolved). */
-struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls);
+struct evclass *ft_evclass_find(struct evclass_cache *c, const bt_event_class *cls);
 
 /*
  * The entry named like->name with no class of its own (cls NULL), created as a copy of
@@ -55,18 +55,18 @@ struct evclass *evclass_find(struct evclass_cache *c, const bt_event_class *cls)
  * the events of the classes of its many graphs. The pointer is valid until the next entry
  * is added (the array grows): keep its index.
  */
-struct evclass *evclass_named(struct evclass_cache *c, const struct evclass *like);
+struct evclass *ft_evclass_named(struct evclass_cache *c, const struct evclass *like);
 
 /*
  * Does the trace class declare an event named event (in any stream class) whose payload
  * has a member named field? Read from the metadata, so known before the first event.
  */
-int evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field);
+int ft_evclass_trace_has_field(const bt_trace_class *tc, const char *event, const char *field);
 
 /*
  * Read the kind's fields of event into vals[] (payload members, and common context
  * members for '@' fields); strings stay valid while event lives.
  */
-void evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
+void ft_evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
 
 #endif /* FT_TRACER_EVCLASS_H */

@@ -55,7 +55,7 @@ static void take_bt_error(void)
 		while (msg.len && msg.buf[msg.len - 1] == ' ')
 			msg.buf[--msg.len] = '\0';
 		if (msg.len)
-			error("%s", msg.buf);
+			fail("%s", msg.buf);
 	}
 	strbuf_release(&msg);
 	bt_error_release(err);
@@ -73,7 +73,7 @@ int ft_graph_find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
 	if (bt_plugin_find_all(BT_TRUE, BT_FALSE, BT_TRUE, BT_TRUE, BT_FALSE, &set) !=
 	    BT_PLUGIN_FIND_ALL_STATUS_OK) {
 		take_bt_error();
-		return error("no babeltrace2 plugins found (package babeltrace2)");
+		return fail("no babeltrace2 plugins found (package babeltrace2)");
 	}
 	n = bt_plugin_set_get_plugin_count(set);
 	for (i = 0; i < n; i++) {
@@ -89,7 +89,7 @@ int ft_graph_find_plugins(const bt_plugin **ctf, const bt_plugin **utils)
 	}
 	bt_plugin_set_put_ref(set);
 	if (!*ctf || !*utils)
-		return error("babeltrace2 plugin %s not found (package babeltrace2)",
+		return fail("babeltrace2 plugin %s not found (package babeltrace2)",
 			     *ctf ? "utils" : "ctf");
 	return 0;
 }
@@ -101,20 +101,20 @@ static int connect_all(bt_graph *graph, const bt_component_source *src,
 	uint64_t i, n = bt_component_source_get_output_port_count(src);
 
 	if (!n)
-		return error("no trace stream found");
+		return fail("no trace stream found");
 	for (i = 0; i < n; i++) {
 		/* the muxer adds a new input port each time one gets connected */
 		if (bt_graph_connect_ports(graph,
 				bt_component_source_borrow_output_port_by_index_const(src, i),
 				bt_component_filter_borrow_input_port_by_index_const(mux, i),
 				NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-			return error("cannot connect the trace streams");
+			return fail("cannot connect the trace streams");
 	}
 	if (bt_graph_connect_ports(graph, bt_component_filter_borrow_output_port_by_name_const(
 					   mux, "out"),
 				   bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
 				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK)
-		return error("cannot connect the sink");
+		return fail("cannot connect the sink");
 	return 0;
 }
 
@@ -141,7 +141,7 @@ int ft_graph_run(const struct ft_graph_params *p, struct ft_sink_result *res)
 	src_cls = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
 	mux_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
 	if (!src_cls || !mux_cls) {
-		error("babeltrace2 has no %s", src_cls ? "filter.utils.muxer" : "source.ctf.fs");
+		fail("babeltrace2 has no %s", src_cls ? "filter.utils.muxer" : "source.ctf.fs");
 		goto out;
 	}
 	sink_cls = ft_sink_class_create();
@@ -155,19 +155,19 @@ int ft_graph_run(const struct ft_graph_params *p, struct ft_sink_result *res)
 	    bt_value_map_insert_string_entry(sink_params, "path", p->db) ||
 	    bt_value_map_insert_string_entry(sink_params, "input", p->input) ||
 	    (p->partial && bt_value_map_insert_string_entry(sink_params, "partial", p->partial))) {
-		error("out of memory");
+		fail("out of memory");
 		goto out;
 	}
 	for (i = 0; i < p->nr_ctf_dirs; i++) {
 		if (bt_value_array_append_string_element(inputs, p->ctf_dirs[i])) {
-			error("out of memory");
+			fail("out of memory");
 			goto out;
 		}
 	}
 	if (bt_graph_add_source_component(graph, src_cls, "src", src_params,
 					  BT_LOGGING_LEVEL_NONE, &src)) {
 		take_bt_error();
-		error("cannot read a CTF trace in %s", p->input);
+		fail("cannot read a CTF trace in %s", p->input);
 		goto out;
 	}
 	if (bt_graph_add_filter_component(graph, mux_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,

@@ -34,7 +34,7 @@ static int list_dir(const char *dir, char ***names)
 
 	*names = NULL;
 	if (!d)
-		return error("cannot read %s: %s", dir, strerror(errno));
+		return fail("cannot read %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -54,7 +54,7 @@ static void free_names(char **names, int n)
 	free(names);
 }
 
-int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded)
+int ft_header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded)
 {
 	struct strbuf dir = STRBUF_INIT, file = STRBUF_INIT, val = STRBUF_INIT;
 	struct stat sb;
@@ -86,13 +86,13 @@ int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t
 		/* one value per file: drop the trailing newlines echo adds */
 		while (val.len && (val.buf[val.len - 1] == '\n' || val.buf[val.len - 1] == '\r'))
 			val.buf[--val.len] = '\0';
-		if (store_meta(s, names[i], val.buf)) {
+		if (ft_store_meta(s, names[i], val.buf)) {
 			ret = -1;
 			break;
 		}
 		for (j = 0; columns[j]; j++)
 			if (!strcmp(names[i], columns[j]) && val.len &&
-			    store_trace_column(s, columns[j], val.buf))
+			    ft_store_trace_column(s, columns[j], val.buf))
 				ret = -1;
 		if (!strcmp(names[i], "kernel") && val.len)
 			*have_kernel = 1;
@@ -104,11 +104,11 @@ int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t
 	strbuf_release(&file);
 	strbuf_release(&val);
 	if (ret)
-		return error("cannot load the trace header of %s", ctf_dir);
+		return fail("cannot load the trace header of %s", ctf_dir);
 	return 0;
 }
 
-long long header_int(const char *ctf_dir, const char *key, long long dflt)
+long long ft_header_int(const char *ctf_dir, const char *key, long long dflt)
 {
 	struct strbuf path = STRBUF_INIT;
 	char buf[32], *end;
@@ -118,12 +118,12 @@ long long header_int(const char *ctf_dir, const char *key, long long dflt)
 	int fd;
 
 	/*
-	 * Opened as the trace's own files are (ctf_open_regular()), so that a FIFO or a
+	 * Opened as the trace's own files are (ft_ctf_open_regular()), so that a FIFO or a
 	 * device in a hostile header gives dflt instead of blocking ingest. A missing key is
 	 * normal: the error it sets is cleared.
 	 */
 	strbuf_addf(&path, "%s/header/%s", ctf_dir, key);
-	fd = ctf_open_regular(path.buf, path.buf, &sb);
+	fd = ft_ctf_open_regular(path.buf, path.buf, &sb);
 	if (fd >= 0) {
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
@@ -187,13 +187,13 @@ static int hash_tree(const char *root, const char *rel, uint64_t *h)
 	return ret;
 }
 
-char *header_files_id(const char *ctf_dir)
+char *ft_header_files_id(const char *ctf_dir)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	char buf[32];
 
 	if (hash_tree(ctf_dir, "", &h))
-		return error_null("cannot identify the trace in %s", ctf_dir);
+		return fail_null("cannot identify the trace in %s", ctf_dir);
 	snprintf(buf, sizeof(buf), "files:%016llx", (unsigned long long)h);
 	return xstrdup(buf);
 }

@@ -17,17 +17,17 @@
  * *discarded to the header's discarded_events (0 if absent).
  * Return: 0 or -1.
  */
-int header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
+int ft_header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
 
 /* The integer in CTF_DIR/header/KEY, or dflt if the file is missing, not a regular file
  * (a FIFO is never opened) or not a number. */
-long long header_int(const char *ctf_dir, const char *key, long long dflt);
+long long ft_header_int(const char *ctf_dir, const char *key, long long dflt);
 
 /*
  * header_files_id - identity of a trace without a CTF UUID: "files:" and a 64-bit hash of
  * the relative names and sizes of every file under ctf_dir except header/, in name order.
  * Return: a malloc'ed string, or NULL (error set).
  */
-char *header_files_id(const char *ctf_dir);
+char *ft_header_files_id(const char *ctf_dir);
 
 #endif /* FT_TRACER_HEADER_H */

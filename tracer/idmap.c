@@ -17,12 +17,12 @@ static void alloc_slots(struct idmap *m, size_t cap)
 	m->nr = 0;
 }
 
-void idmap_init(struct idmap *m)
+void ft_idmap_init(struct idmap *m)
 {
 	alloc_slots(m, 1024);
 }
 
-void idmap_release(struct idmap *m)
+void ft_idmap_release(struct idmap *m)
 {
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
@@ -30,7 +30,7 @@ void idmap_release(struct idmap *m)
 
 static void put(struct idmap *m, uint64_t key, uint32_t val)
 {
-	size_t pos = idmap_hash(key);
+	size_t pos = ft_idmap_hash(key);
 
 	while (m->slots[pos & m->mask].val != IDMAP_NONE)
 		pos++;
@@ -39,7 +39,7 @@ static void put(struct idmap *m, uint64_t key, uint32_t val)
 	m->nr++;
 }
 
-void idmap_add(struct idmap *m, uint64_t key, uint32_t val)
+void ft_idmap_add(struct idmap *m, uint64_t key, uint32_t val)
 {
 	if (2 * (m->nr + 1) > m->mask + 1) {
 		struct idmap_slot *old = m->slots;
@@ -54,9 +54,9 @@ void idmap_add(struct idmap *m, uint64_t key, uint32_t val)
 	put(m, key, val);
 }
 
-void idmap_set(struct idmap *m, uint64_t key, uint32_t val)
+void ft_idmap_set(struct idmap *m, uint64_t key, uint32_t val)
 {
-	size_t pos = idmap_hash(key);
+	size_t pos = ft_idmap_hash(key);
 
 	for (;; pos++) {
 		struct idmap_slot *s = &m->slots[pos & m->mask];
@@ -68,5 +68,5 @@ void idmap_set(struct idmap *m, uint64_t key, uint32_t val)
 			return;
 		}
 	}
-	idmap_add(m, key, val);
+	ft_idmap_add(m, key, val);
 }

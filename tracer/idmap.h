@@ -2,8 +2,8 @@
 /*
  * idmap.h - open-addressing hash multimap from a 64-bit key to a 32-bit index, for the
  * collector's per-event lookups (mm -> process, pid -> process, VMA shape -> vma, event
- * class -> its cache). Keys may repeat: idmap_next() walks every value stored under a key
- * in no particular order; callers that keep one value per key use idmap_set().
+ * class -> its cache). Keys may repeat: ft_idmap_next() walks every value stored under a key
+ * in no particular order; callers that keep one value per key use ft_idmap_set().
  *
  * Invariants: capacity is a power of two, at most half full; a value is never
  * IDMAP_NONE. No deletion (the collector only ever adds).
@@ -27,14 +27,14 @@ struct idmap {
 	size_t nr;		/* slots used */
 };
 
-void idmap_init(struct idmap *m);
-void idmap_release(struct idmap *m);
+void ft_idmap_init(struct idmap *m);
+void ft_idmap_release(struct idmap *m);
 /* Add a (key, val) pair, even if key is present. */
-void idmap_add(struct idmap *m, uint64_t key, uint32_t val);
+void ft_idmap_add(struct idmap *m, uint64_t key, uint32_t val);
 /* Replace the value of the first pair with key, or add it. */
-void idmap_set(struct idmap *m, uint64_t key, uint32_t val);
+void ft_idmap_set(struct idmap *m, uint64_t key, uint32_t val);
 
-static inline uint64_t idmap_hash(uint64_t k)
+static inline uint64_t ft_idmap_hash(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdull;
@@ -45,10 +45,10 @@ static inline uint64_t idmap_hash(uint64_t k)
 }
 
 /*
- * Iterate the values under key: start with *pos = idmap_hash(key) and call until it
+ * Iterate the values under key: start with *pos = ft_idmap_hash(key) and call until it
  * returns IDMAP_NONE.
  */
-static inline uint32_t idmap_next(const struct idmap *m, uint64_t key, size_t *pos)
+static inline uint32_t ft_idmap_next(const struct idmap *m, uint64_t key, size_t *pos)
 {
 	for (;; (*pos)++) {
 		const struct idmap_slot *s = &m->slots[*pos & m->mask];
@@ -62,11 +62,11 @@ static inline uint32_t idmap_next(const struct idmap *m, uint64_t key, size_t *p
 	}
 }
 
-static inline uint32_t idmap_get(const struct idmap *m, uint64_t key)
+static inline uint32_t ft_idmap_get(const struct idmap *m, uint64_t key)
 {
-	size_t pos = idmap_hash(key);
+	size_t pos = ft_idmap_hash(key);
 
-	return idmap_next(m, key, &pos);
+	return ft_idmap_next(m, key, &pos);
 }
 
 #endif /* FT_TRACER_IDMAP_H */

@@ -150,16 +150,16 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (sh == MAP_FAILED)
-		return error("cannot map shared memory: %s", strerror(errno));
+		return fail("cannot map shared memory: %s", strerror(errno));
 	memset(sh, 0, sizeof(*sh));
 	if (pipe2(pfd, O_CLOEXEC)) {
-		error("cannot create a pipe: %s", strerror(errno));
+		fail("cannot create a pipe: %s", strerror(errno));
 		goto out;
 	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		error("cannot fork: %s", strerror(errno));
+		fail("cannot fork: %s", strerror(errno));
 		close(pfd[0]);
 		close(pfd[1]);
 		goto out;
@@ -206,14 +206,14 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 		open_pipe = read_tail(pfd[0], tail, &tail_len) && !stalled;
 	close(pfd[0]);
 	if (got_signal) {
-		error("interrupted by signal %d", (int)got_signal);
+		fail("interrupted by signal %d", (int)got_signal);
 	} else if (stalled) {
-		error("babeltrace2 made no progress decoding the trace for %.1f s: stopped (a "
+		fail("babeltrace2 made no progress decoding the trace for %.1f s: stopped (a "
 		      "damaged trace?)", (double)limit_ms / 1000);
 	} else if (WIFSIGNALED(status)) {
 		const char *line = last_line(tail, tail_len);
 
-		error("babeltrace2 died of signal %d (%s) decoding the trace%s%s (a damaged "
+		fail("babeltrace2 died of signal %d (%s) decoding the trace%s%s (a damaged "
 		      "trace?)", WTERMSIG(status), strsignal(WTERMSIG(status)),
 		      *line ? ": " : "", line);
 	} else if (WEXITSTATUS(status) == 0) {
@@ -224,10 +224,10 @@ static int run_watched(const struct ft_graph_params *gp, uint64_t limit_ms,
 
 		for (; (nl = strchr(c, '\n')); c = nl + 1) {
 			*nl = '\0';
-			error("%s", c);
+			fail("%s", c);
 		}
 	} else {
-		error("the ingest process exited with status %d", WEXITSTATUS(status));
+		fail("the ingest process exited with status %d", WEXITSTATUS(status));
 	}
 out:
 	munmap(sh, sizeof(*sh));
@@ -352,13 +352,13 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	if (outfile_check(o->db, "database") < 0)
 		return -1;
 	if (stat(o->dir, &sb))
-		return error("cannot read %s: %s", o->dir, strerror(errno));
+		return fail("cannot read %s: %s", o->dir, strerror(errno));
 	if (!S_ISDIR(sb.st_mode))
-		return error("%s is not a directory (give the CTF trace directory)", o->dir);
-	if (ctf_check(o->dir, &chk))
+		return fail("%s is not a directory (give the CTF trace directory)", o->dir);
+	if (ft_ctf_check(o->dir, &chk))
 		goto out;
 	if (chk.nr_missing && !o->allow_partial) {
-		error("incomplete trace, %u stream%s missing: %s (--allow-partial stores it "
+		fail("incomplete trace, %u stream%s missing: %s (--allow-partial stores it "
 		      "marked partial)", chk.nr_missing, chk.nr_missing > 1 ? "s" : "",
 		      chk.missing.buf);
 		goto out;
@@ -372,7 +372,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 
 		strbuf_addf(&shadow, "%s/foliotrace-ingest-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(shadow.buf)) {
-			error("cannot create %s: %s", shadow.buf, strerror(errno));
+			fail("cannot create %s: %s", shadow.buf, strerror(errno));
 			strbuf_reset(&shadow);
 			goto out;
 		}
@@ -380,7 +380,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	}
 	if (chk.nr_missing) {
 		/* babeltrace2 reads every file of a CTF directory: show it the good ones only */
-		if (ctf_check_shadow(&chk, shadow.buf, &inputs))
+		if (ft_ctf_check_shadow(&chk, shadow.buf, &inputs))
 			goto out;
 		gp.ctf_dirs = inputs;
 		gp.partial = chk.missing_id.buf;
@@ -439,8 +439,8 @@ out:
 	for (i = 0; inputs && i < chk.nr_dirs; i++)
 		free(inputs[i]);
 	free(inputs);
-	ctf_check_release(&chk);
+	ft_ctf_check_release(&chk);
 	if (ret)
-		error("cannot ingest %s", o->dir);
+		fail("cannot ingest %s", o->dir);
 	return ret;
 }

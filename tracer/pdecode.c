@@ -7,7 +7,7 @@
  * libbabeltrace2 objects are not thread-safe, their reference counts included: each
  * decoder owns its graph, and building or destroying a graph (which takes references on
  * the shared component classes) happens under bt_lock. Library code here reports errors
- * through lib/error.h, which is not thread-safe either: a decoder never calls error(); a
+ * through lib/error.h, which is not thread-safe either: a decoder never calls fail(); a
  * failed piece makes the whole ingest go to the serial graph instead.
  */
 #include <dirent.h>
@@ -283,14 +283,14 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *cls = bt_event_borrow_class_const(event);
 	struct collect_val vals[COLLECT_MAX_FIELDS];
-	struct evclass *ec = evclass_find(&p->ecs, cls);
+	struct evclass *ec = ft_evclass_find(&p->ecs, cls);
 	uint64_t ts, *w;
 	unsigned int k;
 
 	if (!ec) {
-		/* resolving may call error(): one thread at a time, the cause dropped */
+		/* resolving may call fail(): one thread at a time, the cause dropped */
 		pthread_mutex_lock(&bt_lock);
-		ec = evclass_get(&p->ecs, msg, event);
+		ec = ft_evclass_get(&p->ecs, msg, event);
 		if (!ec)
 			error_clear();
 		pthread_mutex_unlock(&bt_lock);
@@ -311,7 +311,7 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	if (ec->kind == CK_OTHER) {
 		w = rec_words(p, 2);
 	} else {
-		evclass_read(ec, event, vals);
+		ft_evclass_read(ec, event, vals);
 		w = rec_words(p, 2 + ec->nr_fields);
 		for (k = 0; k < ec->nr_fields; k++)
 			w[2 + k] = ec->type[k] == EVF_STRING ?
@@ -521,7 +521,7 @@ static int decode_piece(struct plan *pl, struct piece *p)
 	bt_graph_run_status st;
 	int ret = -1;
 
-	evclass_cache_init(&p->ecs);
+	ft_evclass_cache_init(&p->ecs);
 	pthread_mutex_lock(&pl->lock);
 	if (pl->nr_pool) {
 		pl->nr_pool--;
@@ -655,7 +655,7 @@ static void release_piece(struct plan *pl, struct piece *p)
 	pthread_mutex_unlock(&bt_lock);
 	p->graph = NULL;
 	p->bt_stream = NULL;
-	evclass_cache_release(&p->ecs);
+	ft_evclass_cache_release(&p->ecs);
 	free(p->strs);
 	p->strs = NULL;
 	pthread_mutex_lock(&pl->lock);
@@ -692,7 +692,7 @@ static uint32_t *map_classes(struct ft_sink *s, struct piece *p)
 	size_t i;
 
 	for (i = 0; i < p->ecs.nr; i++)
-		map[i] = (uint32_t)(evclass_named(classes, &p->ecs.v[i]) - classes->v);
+		map[i] = (uint32_t)(ft_evclass_named(classes, &p->ecs.v[i]) - classes->v);
 	return map;
 }
 
@@ -826,7 +826,7 @@ static void free_plan(struct plan *pl)
 
 		if (p->graph) {
 			bt_graph_put_ref(p->graph);
-			evclass_cache_release(&p->ecs);
+			ft_evclass_cache_release(&p->ecs);
 		}
 		free(p->rec);
 		free(p->strs);

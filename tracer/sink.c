@@ -59,21 +59,21 @@ struct ft_sink *ft_sink_new(const char *path, const char *input, const char *par
 	struct ft_sink *s = xcalloc(1, sizeof(*s));
 	const char *delay = getenv("FT_TEST_INGEST_DELAY_US");
 
-	evclass_cache_init(&s->ecs);
+	ft_evclass_cache_init(&s->ecs);
 	s->result = result ? result : &s->own;
 	memset(s->result, 0, sizeof(*s->result));
 	if (!path) {
-		error("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
+		fail("missing parameter path (the trace database), e.g. -p 'path=\"x.db\"'");
 		goto fail;
 	}
 	s->path = xstrdup(path);
 	s->input = input ? xstrdup(input) : NULL;
 	s->partial = partial && *partial ? xstrdup(partial) : NULL;
 	s->delay_us = delay ? (unsigned int)atoi(delay) : 0;
-	if (store_open(&s->store, s->path))
+	if (ft_store_open(&s->store, s->path))
 		goto fail;
 	s->store.beat = &s->result->progress;
-	collect_init(&s->col, &s->store);
+	ft_collect_init(&s->col, &s->store);
 	return s;
 fail:
 	ft_sink_free(s);
@@ -86,10 +86,10 @@ void ft_sink_free(struct ft_sink *s)
 		return;
 	bt_message_iterator_put_ref(s->it);
 	if (s->store.db) {
-		collect_release(&s->col);
-		store_close(&s->store);	/* rolls back an unfinished trace */
+		ft_collect_release(&s->col);
+		ft_store_close(&s->store);	/* rolls back an unfinished trace */
 	}
-	evclass_cache_release(&s->ecs);
+	ft_evclass_cache_release(&s->ecs);
 	free(s->path);
 	free(s->input);
 	free(s->partial);
@@ -111,7 +111,7 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 	s->self = self;
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
-		error("cannot add the input port");
+		fail("cannot add the input port");
 		ft_sink_free(s);
 		goto fail;
 	}
@@ -175,9 +175,9 @@ static int store_env(struct ft_sink *s, const bt_trace *trace, int have_kernel)
 			strbuf_addf(&val, "%lld", (long long)bt_value_integer_signed_get(v));
 		else
 			continue;
-		ret = store_meta(&s->store, key.buf, val.buf);
+		ret = ft_store_meta(&s->store, key.buf, val.buf);
 		if (!ret && !have_kernel && !strcmp(name, "kernel_release"))
-			ret = store_trace_column(&s->store, "kernel", val.buf);
+			ret = ft_store_trace_column(&s->store, "kernel", val.buf);
 	}
 	strbuf_release(&key);
 	strbuf_release(&val);
@@ -200,7 +200,7 @@ static int store_clock_offset(struct ft_sink *s, const bt_stream *stream)
 			   BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
 		return 0;
 	snprintf(buf, sizeof(buf), "%lld", (long long)ns);
-	return store_meta(&s->store, "clock_offset_ns", buf);
+	return ft_store_meta(&s->store, "clock_offset_ns", buf);
 }
 
 int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
@@ -214,11 +214,11 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 		format_uuid(buf, uuid);
 		id = xstrdup(buf);
 	} else if (s->input) {
-		id = header_files_id(s->input);
+		id = ft_header_files_id(s->input);
 		if (!id)
 			return -1;
 	} else {
-		return error("the trace has no UUID: give its directory as parameter input");
+		return fail("the trace has no UUID: give its directory as parameter input");
 	}
 	if (s->partial) {
 		char *full = xmalloc(strlen(id) + strlen(s->partial) + 10);
@@ -227,22 +227,22 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 		free(id);
 		id = full;
 	}
-	rc = store_begin(&s->store, id, s->input);
+	rc = ft_store_begin(&s->store, id, s->input);
 	free(id);
 	if (rc)
 		return rc;
 	s->started = 1;
-	if (s->input && header_load(&s->store, s->input, &have_kernel, &s->header_discarded))
+	if (s->input && ft_header_load(&s->store, s->input, &have_kernel, &s->header_discarded))
 		return -1;
-	if (s->partial && (store_trace_int(&s->store, "partial", 1) ||
-			   store_meta(&s->store, "missing_streams", s->partial)))
+	if (s->partial && (ft_store_trace_int(&s->store, "partial", 1) ||
+			   ft_store_meta(&s->store, "missing_streams", s->partial)))
 		return -1;
 	if (s->input)
-		collect_set_workload(&s->col, (int32_t)header_int(s->input, "workload_pid", 0));
+		ft_collect_set_workload(&s->col, (int32_t)ft_header_int(s->input, "workload_pid", 0));
 	/* kernel patch 0006: one event per fault, its allocations in its own fields */
-	if (evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault",
+	if (ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault",
 				    "alloc_orders"))
-		collect_set_fault_allocs(&s->col, s->input ? (uint64_t)header_int(s->input,
+		ft_collect_set_fault_allocs(&s->col, s->input ? (uint64_t)ft_header_int(s->input,
 							       "page_size", 4096) : 4096);
 	if (store_clock_offset(s, stream))
 		return -1;
@@ -256,8 +256,8 @@ int ft_sink_end(struct ft_sink *s)
 	size_t i, j;
 
 	if (!s->started)
-		return error("no trace found in the input");
-	if (collect_finish(c))
+		return fail("no trace found in the input");
+	if (ft_collect_finish(c))
 		return -1;
 	/* one row per event name, summed over the classes (streams) that carry it */
 	for (i = 0; i < e->nr; i++) {
@@ -271,19 +271,19 @@ int ft_sink_end(struct ft_sink *s)
 		for (j = i + 1; j < e->nr; j++)
 			if (!strcmp(e->v[j].name, e->v[i].name))
 				n += e->v[j].count;
-		if (store_count(&s->store, e->v[i].name, n))
+		if (ft_store_count(&s->store, e->v[i].name, n))
 			return -1;
 	}
-	if (c->events && (store_trace_int(&s->store, "first_ts", (int64_t)c->first_ts) ||
-			  store_trace_int(&s->store, "last_ts", (int64_t)c->last_ts)))
+	if (c->events && (ft_store_trace_int(&s->store, "first_ts", (int64_t)c->first_ts) ||
+			  ft_store_trace_int(&s->store, "last_ts", (int64_t)c->last_ts)))
 		return -1;
 	/* the header's count (from lttng) and the stream's can overlap: keep the larger */
-	if (store_trace_int(&s->store, "events", (int64_t)c->events) ||
-	    store_trace_int(&s->store, "discarded_events",
+	if (ft_store_trace_int(&s->store, "events", (int64_t)c->events) ||
+	    ft_store_trace_int(&s->store, "discarded_events",
 			    (int64_t)(c->discarded > s->header_discarded ? c->discarded :
 				      s->header_discarded)))
 		return -1;
-	if (store_commit(&s->store))
+	if (ft_store_commit(&s->store))
 		return -1;
 	s->result->trace_id = s->store.trace_id;
 	s->result->events = c->events;
@@ -304,7 +304,7 @@ int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
 		usleep(s->delay_us);
 	if (ec->kind == CK_OTHER)
 		return 0;
-	return collect_event(&s->col, ec->kind, ts, vals);
+	return ft_collect_event(&s->col, ec->kind, ts, vals);
 }
 
 /* The event's timestamp, ns from the clock's origin (0 without a clock). Return: 0 or -1. */
@@ -318,7 +318,7 @@ static int event_ts(const struct evclass *ec, const bt_message *msg, uint64_t *t
 	if (bt_clock_snapshot_get_ns_from_origin(
 		    bt_message_event_borrow_default_clock_snapshot_const(msg), &ns) !=
 	    BT_CLOCK_SNAPSHOT_GET_NS_FROM_ORIGIN_STATUS_OK)
-		return error("event %s: timestamp out of range", ec->name);
+		return fail("event %s: timestamp out of range", ec->name);
 	*ts = (uint64_t)ns;
 	return 0;
 }
@@ -341,14 +341,14 @@ struct evclass_cache *ft_sink_classes(struct ft_sink *s)
 static int on_event(struct ft_sink *s, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	struct evclass *ec = evclass_get(&s->ecs, msg, event);
+	struct evclass *ec = ft_evclass_get(&s->ecs, msg, event);
 	struct collect_val vals[COLLECT_MAX_FIELDS];
 	uint64_t ts;
 
 	if (!ec || event_ts(ec, msg, &ts))
 		return -1;
 	if (ec->kind != CK_OTHER)
-		evclass_read(ec, event, vals);
+		ft_evclass_read(ec, event, vals);
 	return ft_sink_event(s, ec, ts, vals);
 }
 
@@ -395,15 +395,15 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
 		if (ft_sink_end(s)) {
-			error("cannot store the trace in %s", s->path);
+			fail("cannot store the trace in %s", s->path);
 			goto fail;
 		}
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		error("out of memory reading the trace");
+		fail("out of memory reading the trace");
 		goto fail;
 	default:
-		error("cannot read the trace");
+		fail("cannot read the trace");
 		goto fail;
 	}
 	for (i = 0; i < count; i++) {
@@ -420,12 +420,12 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
 	}
 	if (rc < 0) {
-		error("cannot store the trace in %s", s->path);
+		fail("cannot store the trace in %s", s->path);
 		goto fail;
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 fail:
-	store_rollback(&s->store);
+	ft_store_rollback(&s->store);
 	push_cause(s);
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 }
@@ -435,13 +435,13 @@ bt_component_class_sink *ft_sink_class_create(void)
 	bt_component_class_sink *cls = bt_component_class_sink_create("sqlite", ft_sink_consume);
 
 	if (!cls)
-		return error_null("cannot create the sink component class");
+		return fail_null("cannot create the sink component class");
 	if (bt_component_class_sink_set_initialize_method(cls, ft_sink_initialize) ||
 	    bt_component_class_sink_set_finalize_method(cls, ft_sink_finalize) ||
 	    bt_component_class_sink_set_graph_is_configured_method(cls,
 								   ft_sink_graph_is_configured)) {
 		bt_component_class_sink_put_ref(cls);
-		return error_null("cannot set up the sink component class");
+		return fail_null("cannot set up the sink component class");
 	}
 	return cls;
 }

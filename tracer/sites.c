@@ -164,13 +164,13 @@ static struct proc *proc_get(struct sites *s, int pid, int create)
 	uint32_t i;
 
 	if (!s->proc_index.slots)
-		idmap_init(&s->proc_index);
-	i = idmap_get(&s->proc_index, key);
+		ft_idmap_init(&s->proc_index);
+	i = ft_idmap_get(&s->proc_index, key);
 	if (i != IDMAP_NONE)
 		return &s->procs[i];
 	if (!create)
 		return NULL;
-	idmap_add(&s->proc_index, key, (uint32_t)s->nr_procs);
+	ft_idmap_add(&s->proc_index, key, (uint32_t)s->nr_procs);
 	s->procs = xgrow(s->procs, &s->cap_procs, s->nr_procs + 1, sizeof(*s->procs));
 	memset(&s->procs[s->nr_procs], 0, sizeof(*s->procs));
 	s->procs[s->nr_procs].pid = pid;
@@ -206,14 +206,14 @@ static int add_stack(struct sites *s, char **lines, size_t from, int n, const ch
 	/* one lookup per traced call: hashed, as a long run has tens of thousands of stacks */
 	hash = str_hash(key.buf);
 	if (!s->stack_index.slots)
-		idmap_init(&s->stack_index);
-	pos = idmap_hash(hash);
-	while ((i = idmap_next(&s->stack_index, hash, &pos)) != IDMAP_NONE)
+		ft_idmap_init(&s->stack_index);
+	pos = ft_idmap_hash(hash);
+	while ((i = ft_idmap_next(&s->stack_index, hash, &pos)) != IDMAP_NONE)
 		if (!strcmp(s->stacks[i].key, key.buf)) {
 			strbuf_release(&key);
 			return (int)i;
 		}
-	idmap_add(&s->stack_index, hash, (uint32_t)s->nr_stacks);
+	ft_idmap_add(&s->stack_index, hash, (uint32_t)s->nr_stacks);
 	s->stacks = xgrow(s->stacks, &s->cap_stacks, s->nr_stacks + 1, sizeof(*s->stacks));
 	st = &s->stacks[s->nr_stacks];
 	memset(st, 0, sizeof(*st));
@@ -229,7 +229,7 @@ static int add_stack(struct sites *s, char **lines, size_t from, int n, const ch
 		if (split(copy, f, 6) != 6 || strcmp(f[0], "F") || num(f[1], 16, &fr->ip) ||
 		    num(f[3], 16, &fr->module_offset) || num(f[5], 16, &fr->proc_offset)) {
 			s->nr_stacks++;	/* released with the others */
-			return error("malformed frame line %zu", from + k + 1);
+			return fail("malformed frame line %zu", from + k + 1);
 		}
 		fr->module = strcmp(f[2], "-") ? f[2] : NULL;
 		fr->proc = strcmp(f[4], "-") ? f[4] : NULL;
@@ -256,13 +256,13 @@ static int parse_call(struct sites *s, char **lines, size_t *i, size_t nr, uint6
 	if (split(lines[*i], f, 14) != 14 || num(f[1], 10, &ts) || num(f[2], 10, &pid) ||
 	    num(f[3], 10, &tid) || num(f[12], 10, &nf) || nf > nr - *i - 1 ||
 	    (s->version == 1 ? num(f[11], -10, &res) : strcmp(f[11], "-")))
-		return error("malformed call line %zu", *i + 1);
+		return fail("malformed call line %zu", *i + 1);
 	s->calls = xgrow(s->calls, &s->cap_calls, s->nr_calls + 1, sizeof(*s->calls));
 	c = &s->calls[s->nr_calls];
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < 6; k++)
 		if (num(f[5 + k], 16, &c->arg[k]))
-			return error("malformed call line %zu", *i + 1);
+			return fail("malformed call line %zu", *i + 1);
 	c->ts = ts + offset;
 	c->entry = c->ts;
 	c->pid = (int)pid;
@@ -298,7 +298,7 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 		p = nl + 1;
 	}
 	if (!nr || (strncmp(lines[0], "V\t1\t", 4) && strncmp(lines[0], "V\t2\t", 4))) {
-		error("not a call-site side file of version 1 or 2");
+		fail("not a call-site side file of version 1 or 2");
 		goto out;
 	}
 	s->version = lines[0][2] - '0';
@@ -312,7 +312,7 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 		case 'K':
 			if (split(lines[i], f, 5) != 5 || num(f[1], 10, &ts) ||
 			    num(f[2], 10, &pid) || num(f[3], 10, &child)) {
-				error("malformed fork line %zu", i + 1);
+				fail("malformed fork line %zu", i + 1);
 				goto out;
 			}
 			ts += offset;
@@ -322,7 +322,7 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 		case 'X':
 			if (split(lines[i], f, 4) != 4 || num(f[1], 10, &ts) ||
 			    num(f[2], 10, &pid)) {
-				error("malformed exec line %zu", i + 1);
+				fail("malformed exec line %zu", i + 1);
 				goto out;
 			}
 			ts += offset;
@@ -332,11 +332,11 @@ static int parse(struct sites *s, char *buf, uint64_t offset)
 		case 'E':
 			continue;
 		default:
-			error("malformed line %zu: unknown record '%c'", i + 1, lines[i][0]);
+			fail("malformed line %zu: unknown record '%c'", i + 1, lines[i][0]);
 			goto out;
 		}
 		if (ts < last) {
-			error("line %zu: time goes backwards", i + 1);
+			fail("line %zu: time goes backwards", i + 1);
 			goto out;
 		}
 		last = ts;
@@ -363,7 +363,7 @@ static int load_exits(sqlite3 *h, int64_t trace_id, struct sys_exit **v, size_t 
 	*nr = 0;
 	if (sqlite3_prepare_v2(h, "SELECT tid, ts, call, ret FROM sys_exit WHERE trace_id = ? "
 			       "ORDER BY tid, ts", -1, &st, NULL) != SQLITE_OK)
-		return error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+		return fail("cannot read the system call exits: %s", sqlite3_errmsg(h));
 	sqlite3_bind_int64(st, 1, trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *call = (const char *)sqlite3_column_text(st, 2);
@@ -380,7 +380,7 @@ static int load_exits(sqlite3 *h, int64_t trace_id, struct sys_exit **v, size_t 
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 :
-	       error("cannot read the system call exits: %s", sqlite3_errmsg(h));
+	       fail("cannot read the system call exits: %s", sqlite3_errmsg(h));
 }
 
 /* Index of the first exit of v[0, nr) after (tid, ts) in (tid, ts) order. */
@@ -426,16 +426,16 @@ static int pair_exits(struct sites *s, sqlite3 *h, int64_t trace_id)
 	if (load_exits(h, trace_id, &v, &nr))
 		return -1;
 	if (!nr)
-		return error("the side file's calls need the trace's syscall exit events (sites "
+		return fail("the side file's calls need the trace's syscall exit events (sites "
 			     "channel), which it does not have");
-	idmap_init(&next);
+	ft_idmap_init(&next);
 	for (i = s->nr_calls; i-- > 0; ) {
 		struct call *c = &s->calls[i];
-		uint32_t n = idmap_get(&next, (uint32_t)c->tid);
+		uint32_t n = ft_idmap_get(&next, (uint32_t)c->tid);
 		uint64_t bound = n == IDMAP_NONE ? UINT64_MAX : s->calls[n].entry;
 		size_t e;
 
-		idmap_set(&next, (uint32_t)c->tid, (uint32_t)i);
+		ft_idmap_set(&next, (uint32_t)c->tid, (uint32_t)i);
 		c->dropped = 1;
 		for (e = exit_after(v, nr, c->tid, c->entry);
 		     e < nr && v[e].tid == c->tid && v[e].ts < bound; e++) {
@@ -447,7 +447,7 @@ static int pair_exits(struct sites *s, sqlite3 *h, int64_t trace_id)
 			break;
 		}
 	}
-	idmap_release(&next);
+	ft_idmap_release(&next);
 	free(v);
 	for (i = r = 0; i < s->nr_recs; i++) {
 		struct rec *rc = &s->recs[i];
@@ -658,9 +658,9 @@ static void apply_rec(struct sites *s, const struct rec *rc)
 /* Add key to the touched set; Return: 1 if it was new. */
 static int seen_add(struct sites *s, uint64_t key)
 {
-	if (idmap_get(&s->seen, key) != IDMAP_NONE)
+	if (ft_idmap_get(&s->seen, key) != IDMAP_NONE)
 		return 0;
-	idmap_add(&s->seen, key, 1);
+	ft_idmap_add(&s->seen, key, 1);
 	return 1;
 }
 
@@ -693,7 +693,7 @@ static void span_add(struct sites *s, uint64_t seq, size_t owner)
 	s->span_open = 1;
 }
 
-static int on_event(const struct ft_event *ev, void *arg)
+static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct sites *s = arg;
 	uint64_t block, npages, pg, owner_key, lo = 0, hi = UINT64_MAX;
@@ -703,7 +703,7 @@ static int on_event(const struct ft_event *ev, void *arg)
 
 	while (s->next_rec < s->nr_recs && s->recs[s->next_rec].ts <= ev->ts)
 		apply_rec(s, &s->recs[s->next_rec++]);
-	if (ev->kind != FT_EV_FAULT && ev->kind != FT_EV_ZERO_WP && ev->kind != FT_EV_COW)
+	if (ev->kind != FTDB_EV_FAULT && ev->kind != FTDB_EV_ZERO_WP && ev->kind != FTDB_EV_COW)
 		return 0;
 	p = proc_get(s, pid_of(s, ev->proc_id), 0);
 	if (!p) {
@@ -725,7 +725,7 @@ static int on_event(const struct ft_event *ev, void *arg)
 		owner_key = s->nr_calls + (size_t)(p - s->procs);
 	}
 	span_add(s, seq, (size_t)owner_key);
-	if (ev->kind != FT_EV_FAULT)
+	if (ev->kind != FTDB_EV_FAULT)
 		return 0;	/* counted by query sites: anon_fault events only */
 	(*faults)++;
 	if (!ev->nr_ptes)
@@ -756,11 +756,11 @@ static int load_trace(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t *o
 		goto sql;
 	sqlite3_bind_int64(st, 1, trace_id);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		error("trace %lld not found", (long long)trace_id);
+		fail("trace %lld not found", (long long)trace_id);
 		goto out;
 	}
 	if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		error("trace %lld has no clock offset to place the calls on", (long long)trace_id);
+		fail("trace %lld has no clock offset to place the calls on", (long long)trace_id);
 		goto out;
 	}
 	*offset = (uint64_t)sqlite3_column_int64(st, 0);
@@ -784,7 +784,7 @@ static int load_trace(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t *o
 	ret = 0;
 	goto out;
 sql:
-	error("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
+	fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(h));
 out:
 	sqlite3_finalize(st);
 	return ret;
@@ -804,7 +804,7 @@ static int step_done(sqlite3 *h, sqlite3_stmt *st)
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : error("cannot store the calls: %s", sqlite3_errmsg(h));
+	return rc == SQLITE_DONE ? 0 : fail("cannot store the calls: %s", sqlite3_errmsg(h));
 }
 
 static int write_stacks(struct sites *s, sqlite3 *h, int64_t trace_id)
@@ -818,7 +818,7 @@ static int write_stacks(struct sites *s, sqlite3 *h, int64_t trace_id)
 	    sqlite3_prepare_v2(h, "INSERT INTO site_frame(stack_id, depth, ip, module, "
 			       "module_offset, proc, proc_offset) VALUES (?, ?, ?, ?, ?, ?, ?)",
 			       -1, &sf, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(h));
 		goto out;
 	}
 	for (i = 0; i < s->nr_calls; i++)
@@ -870,7 +870,7 @@ static int write_calls(struct sites *s, sqlite3 *h, int64_t trace_id, uint64_t l
 			       "site, site_module, site_offset, faults, touched_pages) VALUES (?1, "
 			       "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
 			       "?17, ?18, ?19, ?20, ?21)", -1, &st, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(h));
 		goto out;
 	}
 	/* in the records' order, i.e. by time: a dropped call has no record left */
@@ -937,7 +937,7 @@ static int write_spans(struct sites *s, sqlite3 *h, int64_t trace_id)
 
 	if (sqlite3_prepare_v2(h, "INSERT INTO site_touch(trace_id, ev_first, ev_end, call_id) "
 			       "VALUES (?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(h));
 		goto out;
 	}
 	for (i = 0; i < s->nr_spans; i++) {
@@ -976,9 +976,9 @@ static void sites_release(struct sites *s)
 	free(s->pm);
 	free(s->spans);
 	free(s->row_id);
-	idmap_release(&s->seen);
-	idmap_release(&s->proc_index);
-	idmap_release(&s->stack_index);
+	ft_idmap_release(&s->seen);
+	ft_idmap_release(&s->proc_index);
+	ft_idmap_release(&s->stack_index);
 }
 
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */
@@ -990,11 +990,11 @@ static int sites_open(struct sites *s, struct strbuf *buf, const char *path, con
 	rc = regcomp(&s->skip, skip ? skip : FT_SITES_SKIP_DEFAULT, REG_EXTENDED | REG_NOSUB);
 	if (rc) {
 		regerror(rc, &s->skip, msg, sizeof(msg));
-		return error("invalid site skip regex '%s': %s", skip, msg);
+		return fail("invalid site skip regex '%s': %s", skip, msg);
 	}
 	if (strbuf_read_file(buf, path) < 0) {
 		regfree(&s->skip);
-		return error("cannot read %s: %s", path, strerror(errno));
+		return fail("cannot read %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -1011,7 +1011,7 @@ int ft_sites_check(const char *path, const char *skip)
 	regfree(&s.skip);
 	sites_release(&s);
 	strbuf_release(&buf);
-	return ret ? error("bad call-site side file %s", path) : 0;
+	return ret ? fail("bad call-site side file %s", path) : 0;
 }
 
 int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
@@ -1025,12 +1025,12 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 
 	if (sites_open(&s, &buf, path, skip))
 		return -1;
-	idmap_init(&s.seen);
+	ft_idmap_init(&s.seen);
 	if (ftdb_open(db, FTDB_WRITE, &h) || load_trace(&s, h, trace_id, &offset, &last_ts))
 		goto out;
 	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM site_call WHERE trace_id = ?", -1, &st,
 			       NULL) != SQLITE_OK) {
-		error("cannot read %s: %s", db, sqlite3_errmsg(h));
+		fail("cannot read %s: %s", db, sqlite3_errmsg(h));
 		goto out;
 	}
 	sqlite3_bind_int64(st, 1, trace_id);
@@ -1058,7 +1058,7 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 	st = NULL;
 	if (sqlite3_prepare_v2(h, "INSERT OR REPLACE INTO trace_meta(trace_id, key, value) "
 			       "VALUES (?, 'sites.skip', ?)", -1, &st, NULL) != SQLITE_OK) {
-		error("cannot store the calls: %s", sqlite3_errmsg(h));
+		fail("cannot store the calls: %s", sqlite3_errmsg(h));
 		ftdb_rollback(h);
 		goto out;
 	}
@@ -1077,6 +1077,6 @@ out:
 	sites_release(&s);
 	strbuf_release(&buf);
 	if (ret)
-		error("cannot store the call sites of %s", path);
+		fail("cannot store the call sites of %s", path);
 	return ret;
 }

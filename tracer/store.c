@@ -35,7 +35,7 @@ static const char *const stmt_sql[ST_NR] = {
 
 static int sql_error(struct store *s, const char *what)
 {
-	return error("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
+	return fail("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
 }
 
 /*
@@ -54,7 +54,7 @@ static int busy_wait(void *arg, int count)
 	return 1;
 }
 
-int store_open(struct store *s, const char *path)
+int ft_store_open(struct store *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->path = path;
@@ -69,18 +69,18 @@ int store_open(struct store *s, const char *path)
 	/* a concurrent ingest of the same trace waits for this one, then finds it stored */
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
-		store_close(s);
-		return error("cannot configure %s", path);
+		ft_store_close(s);
+		return fail("cannot configure %s", path);
 	}
 	return 0;
 }
 
-void store_close(struct store *s)
+void ft_store_close(struct store *s)
 {
 	int i;
 
 	if (s->in_txn)
-		store_rollback(s);
+		ft_store_rollback(s);
 	for (i = 0; i < ST_NR; i++)
 		sqlite3_finalize(s->st[i]);
 	if (s->db)
@@ -108,21 +108,21 @@ static int query_int(struct store *s, const char *sql, const char *arg, int64_t 
 	return sql_error(s, "query");
 }
 
-int store_begin(struct store *s, const char *uuid, const char *path)
+int ft_store_begin(struct store *s, const char *uuid, const char *path)
 {
 	sqlite3_stmt *st;
 	int64_t v;
 	int i, rc;
 
 	if (ftdb_exec(s->db, "BEGIN IMMEDIATE"))
-		return error("cannot lock %s", s->path);
+		return fail("cannot lock %s", s->path);
 	s->in_txn = 1;
 	rc = query_int(s, "SELECT trace_id FROM trace WHERE uuid = ?1", uuid, &v);
 	if (rc < 0)
 		goto fail;
 	if (rc == 1) {
 		s->trace_id = v;
-		store_rollback(s);
+		ft_store_rollback(s);
 		return 1;
 	}
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO trace(uuid, path, ingested_at, tool_version) "
@@ -158,7 +158,7 @@ int store_begin(struct store *s, const char *uuid, const char *path)
 	s->chunk = 0;
 	return 0;
 fail:
-	store_rollback(s);
+	ft_store_rollback(s);
 	return -1;
 }
 
@@ -177,7 +177,7 @@ static int run(struct store *s, enum store_stmt which, const char *what)
 	return 0;
 }
 
-int store_meta(struct store *s, const char *key, const char *value)
+int ft_store_meta(struct store *s, const char *key, const char *value)
 {
 	sqlite3_stmt *st = s->st[ST_META];
 
@@ -211,17 +211,17 @@ static int update_trace(struct store *s, const char *column, const char *text, i
 	return 0;
 }
 
-int store_trace_column(struct store *s, const char *column, const char *value)
+int ft_store_trace_column(struct store *s, const char *column, const char *value)
 {
 	return update_trace(s, column, value, 0);
 }
 
-int store_trace_int(struct store *s, const char *column, int64_t value)
+int ft_store_trace_int(struct store *s, const char *column, int64_t value)
 {
 	return update_trace(s, column, NULL, value);
 }
 
-int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
+int ft_store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq)
 {
 	sqlite3_stmt *st = s->st[ST_CHUNK];
 
@@ -236,7 +236,7 @@ int store_chunk(struct store *s, const struct ft_enc *enc, uint64_t first_seq)
 	return run(s, ST_CHUNK, "store an event chunk");
 }
 
-int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
+int ft_store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev)
 {
 	sqlite3_stmt *st = s->st[ST_ZAP];
 
@@ -246,13 +246,13 @@ int store_zap(struct store *s, uint64_t seq, const struct ft_event *ev)
 	sqlite3_bind_int64(st, 4, ev->proc_id);
 	sqlite3_bind_int64(st, 5, (int64_t)ev->addr);
 	sqlite3_bind_int64(st, 6, (int64_t)ev->end);
-	sqlite3_bind_text(st, 7, ft_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
-	if (ev->reason == FT_ZAP_MREMAP)
+	sqlite3_bind_text(st, 7, ftdb_zap_cause_name(ev->reason), -1, SQLITE_STATIC);
+	if (ev->reason == FTDB_ZAP_MREMAP)
 		sqlite3_bind_int64(st, 8, (int64_t)ev->aux);
 	return run(s, ST_ZAP, "store a zap");
 }
 
-int store_count(struct store *s, const char *name, uint64_t count)
+int ft_store_count(struct store *s, const char *name, uint64_t count)
 {
 	sqlite3_stmt *st = s->st[ST_COUNT];
 
@@ -262,7 +262,7 @@ int store_count(struct store *s, const char *name, uint64_t count)
 	return run(s, ST_COUNT, "store event counts");
 }
 
-int store_order(struct store *s, unsigned int order, int zero_page, uint64_t faults,
+int ft_store_order(struct store *s, unsigned int order, int zero_page, uint64_t faults,
 		uint64_t ptes)
 {
 	sqlite3_stmt *st = s->st[ST_ORDER];
@@ -275,7 +275,7 @@ int store_order(struct store *s, unsigned int order, int zero_page, uint64_t fau
 	return run(s, ST_ORDER, "store fault_order");
 }
 
-int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
+int ft_store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
 	       int64_t parent_proc_id, uint64_t first_ts, uint64_t last_ts,
 	       const uint64_t counts[4], int workload)
 {
@@ -299,7 +299,7 @@ int store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, cons
 	return run(s, ST_PROC, "store a process");
 }
 
-int store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
+int ft_store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
 	      uint64_t end, uint64_t flags, uint64_t first_ts, uint64_t faults)
 {
 	sqlite3_stmt *st = s->st[ST_VMA];
@@ -314,7 +314,7 @@ int store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start
 	return run(s, ST_VMA, "store a vma");
 }
 
-int store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret)
+int ft_store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret)
 {
 	sqlite3_stmt *st = s->st[ST_SYS_EXIT];
 
@@ -326,17 +326,17 @@ int store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, 
 	return run(s, ST_SYS_EXIT, "store a system call exit");
 }
 
-int store_commit(struct store *s)
+int ft_store_commit(struct store *s)
 {
 	if (ftdb_exec(s->db, "COMMIT")) {
-		store_rollback(s);
-		return error("cannot commit to %s", s->path);
+		ft_store_rollback(s);
+		return fail("cannot commit to %s", s->path);
 	}
 	s->in_txn = 0;
 	return 0;
 }
 
-void store_rollback(struct store *s)
+void ft_store_rollback(struct store *s)
 {
 	if (s->in_txn)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

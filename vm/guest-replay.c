@@ -56,7 +56,7 @@ static int keep_map(const char *dir)
 	strbuf_addf(&path, "%s/header/replay_map", dir);
 	ret = write_file_atomic(path.buf, map.buf, map.len, "replay map");
 	if (!ret && !ok)
-		ret = error("the replayer did not finish cleanly; see %s/workload.out", dir);
+		ret = fail("the replayer did not finish cleanly; see %s/workload.out", dir);
 	strbuf_release(&out);
 	strbuf_release(&map);
 	strbuf_release(&path);
@@ -124,7 +124,7 @@ int vm_guest_replay(const struct vm_guest_replay *g, struct vm_guest_replay_resu
 		goto out;
 	if (rc == VM_RUNNER_GUEST_FAILED) {
 		vm_runner_status(rc, r->dir.buf, 0);
-		error("the %s guest failed; see %s/console.log", g->policy, r->dir.buf);
+		fail("the %s guest failed; see %s/console.log", g->policy, r->dir.buf);
 		goto out;
 	}
 	/* the replayer's own status is checked by keep_map() */
@@ -137,7 +137,7 @@ int vm_guest_replay(const struct vm_guest_replay *g, struct vm_guest_replay_resu
 		goto out;
 	io.dir = r->dir.buf;
 	if (ft_ingest(&io, &ir)) {
-		error("the guest trace in %s could not be stored", r->dir.buf);
+		fail("the guest trace in %s could not be stored", r->dir.buf);
 		goto out;
 	}
 	r->guest_trace_id = ir.trace_id;

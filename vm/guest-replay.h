@@ -36,13 +36,13 @@ struct vm_guest_replay_result {
 /*
  * vm_replay_file - write the replay file data[0..len) for trace_id into the database's
  * trace directory (DB.ctf/replay-t<ID>-<UTC time>.ftr) and its path into path.
- * Return: 0, or -1 with error().
+ * Return: 0, or -1 with fail().
  */
 int vm_replay_file(const char *db, int64_t trace_id, const void *data, size_t len,
 		   struct strbuf *path);
 
 /*
- * vm_guest_replay - run one guest replay g. Return: 0 with *r filled, or -1 with error()
+ * vm_guest_replay - run one guest replay g. Return: 0 with *r filled, or -1 with fail()
  * saying why (a failed start leaves no directory; a guest that failed leaves its
  * directory, named in the message) and nothing stored.
  */

@@ -46,7 +46,7 @@ static int guest_failed(const struct vm_record_opts *o, const char *dir, int rc)
 	}
 	strbuf_release(&trace);
 	vm_runner_status(rc, dir, 0);
-	return error("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
+	return fail("%s %s", stored ? "the partial trace is stored, marked partial, and kept in" :
 				      "nothing was stored; what the guest wrote is in", dir);
 }
 
@@ -60,7 +60,7 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->dir);
 	if (o->nr_cmd < 1 || o->nr_cmd > VM_RUNNER_MAX_CMD)
-		return error("a command of 1 to %d words is needed", VM_RUNNER_MAX_CMD);
+		return fail("a command of 1 to %d words is needed", VM_RUNNER_MAX_CMD);
 	/*
 	 * a command that cannot run, and an output or a root that cannot be shared or
 	 * written, are errors before anything is created or booted: -o /dev/null, a
@@ -68,7 +68,7 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 	 */
 	for (i = 0; i < o->nr_cmd; i++)
 		if (strchr(o->cmd[i], '\n'))
-			return error("argument %d of the command has a newline", i);
+			return fail("argument %d of the command has a newline", i);
 	if (vm_share_check(o->db, ra.rootfs) || outfile_check(o->db, "database") < 0)
 		return -1;
 	if (vm_resolve_cmd(ra.arch, ra.rootfs, name, o->envs, o->nr_envs, &cmd))
@@ -108,7 +108,7 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 		goto out;
 	}
 	if (store(o->db, r->dir.buf, 0, o->site_skip, &r->trace_id)) {
-		error("the trace in %s could not be stored", r->dir.buf);
+		fail("the trace in %s could not be stored", r->dir.buf);
 		goto out;
 	}
 	r->status = rc;

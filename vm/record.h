@@ -39,7 +39,7 @@ struct vm_record_result {
 /*
  * vm_record - record o->cmd in a guest and store its trace in o->db.
  * Return: 0 with *r filled: the trace is stored (the workload may have failed: r->status);
- * or -1 with error() saying why, nothing stored (a failed start leaves no directory), or
+ * or -1 with fail() saying why, nothing stored (a failed start leaves no directory), or
  * for a guest that failed, what of its partial trace could be stored, marked partial,
  * and where the rest is kept.
  */

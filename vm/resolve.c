@@ -143,7 +143,7 @@ static int find_program(struct vm_cmd *cmd, const char *root, const char *name,
 		absolute(&abs, cmd->cwd, name);
 		if (!executable_in(root, abs.buf)) {
 			strbuf_release(&abs);
-			return error("workload not found: %s is not an executable file%s%s", name,
+			return fail("workload not found: %s is not an executable file%s%s", name,
 				     root ? " in " : "", root ? root : "");
 		}
 		strbuf_release(&abs);
@@ -169,7 +169,7 @@ static int find_program(struct vm_cmd *cmd, const char *root, const char *name,
 	}
 	strbuf_release(&cand);
 	strbuf_release(&abs);
-	return error("workload not found: %s (not a bundled workload, and not on PATH%s%s)", name,
+	return fail("workload not found: %s (not a bundled workload, and not on PATH%s%s)", name,
 		     root ? " in " : "", root ? root : "");
 }
 
@@ -233,11 +233,11 @@ static int build_env(struct vm_cmd *cmd, const char *const *envs, int nr_envs)
 		const char *val;
 
 		if (!valid_name(envs[i], len))
-			return error("--env %s: not a variable name", envs[i]);
+			return fail("--env %s: not a variable name", envs[i]);
 		name = strndup(envs[i], len);
 		val = eq ? eq + 1 : getenv(name);
 		if (!val) {
-			error("--env %s: %s is not set here (use --env %s=VALUE)", name, name, name);
+			fail("--env %s: %s is not set here (use --env %s=VALUE)", name, name, name);
 			free(name);
 			return -1;
 		}
@@ -246,7 +246,7 @@ static int build_env(struct vm_cmd *cmd, const char *const *envs, int nr_envs)
 	}
 	for (i = 0; i < cmd->nr_env; i++)
 		if (strchr(cmd->env[i], '\n'))
-			return error("the environment variable %.*s has a newline in its value",
+			return fail("the environment variable %.*s has a newline in its value",
 				     (int)(strchr(cmd->env[i], '=') - cmd->env[i]), cmd->env[i]);
 	return 0;
 }
@@ -269,7 +269,7 @@ int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 	else if (!rootfs && strchr(argv0, '/') && is_static_elf(argv0))
 		cmd->kind = VM_CMD_STATIC;
 	if (cmd->kind != VM_CMD_ROOT)
-		return nr_envs ? error("--env is for programs of the root filesystem; %s runs from "
+		return nr_envs ? fail("--env is for programs of the root filesystem; %s runs from "
 				       "the guest's initramfs with its fixed environment", argv0) : 0;
 	/*
 	 * The host's root holds no programs of a foreign arch (arm64 on x86_64): the default
@@ -280,7 +280,7 @@ int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 
 		if (vm_rootfs(arch, NULL, &built)) {
 			strbuf_release(&built);
-			return error("no %s root to run %s in (not a bundled workload)", arch,
+			return fail("no %s root to run %s in (not a bundled workload)", arch,
 				     argv0);
 		}
 		rootfs = cmd->rootfs = strbuf_detach(&built);
@@ -290,7 +290,7 @@ int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		if (access(p.buf, X_OK) || (strbuf_reset(&p), strbuf_addf(&p, "%s/usr", rootfs),
 					    stat(p.buf, &st)) || !S_ISDIR(st.st_mode)) {
 			strbuf_release(&p);
-			return error("--rootfs %s is not a root filesystem (no /bin/sh or no /usr)",
+			return fail("--rootfs %s is not a root filesystem (no /bin/sh or no /usr)",
 				     rootfs);
 		}
 		strbuf_release(&p);
@@ -306,7 +306,7 @@ int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
 		return 0;
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
-		return error("cannot tell the current directory: %m");
+		return fail("cannot tell the current directory: %m");
 	cmd->cwd = xstrdup(cwd);
 	if (root) {
 		/* the caller's directory, if the other root has it, else its / */
@@ -354,7 +354,7 @@ int vm_prepare_cmd(const char *arch, const char *rootfs, struct vm_cmd *cmd,
 	rc = vm_spawn_capture(argv, &out);
 	if (rc) {
 		strbuf_release(&out);
-		return rc < 0 ? -1 : error("the tree for %s could not be prepared "
+		return rc < 0 ? -1 : fail("the tree for %s could not be prepared "
 					   "(guest-kernel/%s-tree.sh exit %d)", cmd->tree, cmd->tree, rc);
 	}
 	/* the tree's path, as the workload sees it, is the last line */
@@ -364,7 +364,7 @@ int vm_prepare_cmd(const char *arch, const char *rootfs, struct vm_cmd *cmd,
 	last = last ? last + 1 : out.buf;
 	if (*last != '/') {
 		strbuf_release(&out);
-		return error("guest-kernel/%s-tree.sh printed no tree path", cmd->tree);
+		return fail("guest-kernel/%s-tree.sh printed no tree path", cmd->tree);
 	}
 	add_env(cmd, "FT_KBUILD_TREE", last);
 	strbuf_release(&out);

@@ -34,7 +34,7 @@ struct vm_cmd {
  * first if missing; bundled names and static executables keep running from the
  * initramfs). envs[0..nr_envs): the --env NAMEs (NAME or NAME=VALUE) passed on top of
  * PATH, HOME, LANG, LC_* and TERM.
- * Return: 0 with *cmd filled (release with vm_cmd_release), or -1 with error() set: the
+ * Return: 0 with *cmd filled (release with vm_cmd_release), or -1 with fail() set: the
  * command is not found, a root that is not one or could not be built, an unset --env
  * variable.
  */
@@ -47,7 +47,7 @@ int vm_resolve_cmd(const char *arch, const char *rootfs, const char *argv0,
  * in the environment (FT_KBUILD_TREE). Nothing for other commands. rootfs as above;
  * args, nr_args: the command line (args[0] the command), whose kbuild --objects chooses
  * the kind of tree (--make to the script when not the default objects).
- * Return: 0, or -1 with error() set (the preparation failed; its output says why).
+ * Return: 0, or -1 with fail() set (the preparation failed; its output says why).
  */
 int vm_prepare_cmd(const char *arch, const char *rootfs, struct vm_cmd *cmd,
 		   char *const *args, int nr_args);

@@ -30,19 +30,19 @@ int vm_rootfs(const char *arch, const char *packages, struct strbuf *dir)
 	}
 	fd = mkstemp(errfile);
 	if (fd < 0) {
-		error("cannot create a temporary file in /tmp: %m");
+		fail("cannot create a temporary file in /tmp: %m");
 		return 1;
 	}
 	close(fd);
 	rc = vm_spawn_capture(args, &out);
 	if (rc) {
-		/* rc < 0: could not run it, error() is set */
+		/* rc < 0: could not run it, fail() is set */
 		if (rc > 0 && !strbuf_read_file(&why, errfile) && why.len) {
 			while (why.len && why.buf[why.len - 1] == '\n')
 				why.buf[--why.len] = '\0';
-			error("%s", why.buf);
+			fail("%s", why.buf);
 		} else if (rc > 0) {
-			error("guest-kernel/rootfs.sh failed (exit %d)", rc);
+			fail("guest-kernel/rootfs.sh failed (exit %d)", rc);
 		}
 		rc = rc == 2 ? 2 : 1;
 		goto out;
@@ -54,7 +54,7 @@ int vm_rootfs(const char *arch, const char *packages, struct strbuf *dir)
 	strbuf_addstr(dir, nl ? nl + 1 : out.buf);
 	if (!dir->len) {
 		rc = 1;
-		error("guest-kernel/rootfs.sh printed no directory");
+		fail("guest-kernel/rootfs.sh printed no directory");
 	}
 out:
 	unlink(errfile);

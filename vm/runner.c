@@ -17,11 +17,11 @@ int vm_runner_check(const char *arch, const char *policy)
 	struct rp_policy p;
 
 	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
-		return error("unknown arch '%s' (x86_64 or arm64)", arch);
+		return fail("unknown arch '%s' (x86_64 or arm64)", arch);
 	if (rp_policy_parse(policy, &p))
 		return -1;
 	if (!rp_policy_in_guest(&p))
-		return error("policy %s is simulation-only: the 6.1 guest knob cannot express it "
+		return fail("policy %s is simulation-only: the 6.1 guest knob cannot express it "
 			     "(foliotrace replay simulates it)", policy);
 	return 0;
 }
@@ -32,7 +32,7 @@ int vm_runner_check_fragment(const char *spec)
 	const char *why;
 
 	if (ft_fragspec_parse(spec, &f, &why))
-		return error("bad --fragment '%s': %s", spec, why);
+		return fail("bad --fragment '%s': %s", spec, why);
 	return 0;
 }
 
@@ -43,7 +43,7 @@ int vm_runner_run(const struct vm_runner_args *a)
 	int n = 0, i, rc;
 
 	if (a->nr_cmd > VM_RUNNER_MAX_CMD)
-		return error("at most %d words of command line", VM_RUNNER_MAX_CMD);
+		return fail("at most %d words of command line", VM_RUNNER_MAX_CMD);
 	argv = xcalloc((size_t)(2 + 26 + 2 * a->nr_env + 1 + a->nr_cmd + 1), sizeof(*argv));
 	argv[n++] = (char *)vm_path("guest-kernel/run.sh");
 #define OPT(name, val) do { if (val) { argv[n++] = name; argv[n++] = (char *)(val); } } while (0)
@@ -109,7 +109,7 @@ static void oom_error(const char *out)
 	char *mem = n && strcmp(n, "0") ? vm_runner_value(out, "header/mem_bytes") : NULL;
 
 	if (n && strcmp(n, "0"))
-		error("the guest ran out of memory (the OOM killer ended %s processes; guest "
+		fail("the guest ran out of memory (the OOM killer ended %s processes; guest "
 		      "memory %lld MiB): give it more with --mem", n,
 		      mem ? atoll(mem) >> 20 : 0LL);
 	free(n);
@@ -124,29 +124,29 @@ int vm_runner_status(int rc, const char *out, int user_args)
 	case VM_RUNNER_OK:
 		return 0;
 	case VM_RUNNER_USAGE:
-		error("the guest runner refused its arguments (exit 2)");
+		fail("the guest runner refused its arguments (exit 2)");
 		return user_args ? 2 : 1;
 	case VM_RUNNER_NOT_STARTED:
 		why = out ? vm_runner_value(out, "run_error") : NULL;
 		if (why && *why)
-			error("the guest could not be started: %s", why);
+			fail("the guest could not be started: %s", why);
 		else
-			error("the guest could not be started");
+			fail("the guest could not be started");
 		break;
 	case VM_RUNNER_WORKLOAD_FAILED:
 		why = out ? vm_runner_value(out, "header/workload_status") : NULL;
-		error("the workload exited with status %s", why && *why ? why : "?");
+		fail("the workload exited with status %s", why && *why ? why : "?");
 		oom_error(out);
 		break;
 	case VM_RUNNER_GUEST_FAILED:
 		why = out ? vm_runner_value(out, "header/guest_error") : NULL;
-		error("%s", why && *why ? why : "the guest failed");
+		fail("%s", why && *why ? why : "the guest failed");
 		break;
 	default:
 		if (rc > 128)
-			error("the guest runner was killed by signal %d", rc - 128);
+			fail("the guest runner was killed by signal %d", rc - 128);
 		else if (rc >= 0)
-			error("the guest runner failed (exit %d)", rc);
+			fail("the guest runner failed (exit %d)", rc);
 	}
 	free(why);
 	return 1;

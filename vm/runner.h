@@ -40,11 +40,11 @@ struct vm_runner_args {
 /*
  * vm_runner_check - what the CLI can refuse before creating anything: an unknown arch, a
  * policy that does not parse or that only the simulator implements.
- * Return: 0, or -1 with error() naming the problem (a usage error: exit 2).
+ * Return: 0, or -1 with fail() naming the problem (a usage error: exit 2).
  */
 int vm_runner_check(const char *arch, const char *policy);
 
-/* A --fragment SPEC that does not parse. Return: 0, or -1 with error() (a usage error). */
+/* A --fragment SPEC that does not parse. Return: 0, or -1 with fail() (a usage error). */
 int vm_runner_check_fragment(const char *spec);
 
 /* Run run.sh with a; Return: its exit status (enum vm_runner_exit, or other), or -1. */
@@ -55,7 +55,7 @@ int vm_runner_run_argv(int argc, char **argv);
 /*
  * vm_runner_status - map run.sh's exit status rc onto the CLI's: 0 for VM_RUNNER_OK; 2 for
  * VM_RUNNER_USAGE when the user wrote run.sh's arguments (user_args: `guest run`); 1 for
- * anything else, with error() saying why (from out's run_error, header/guest_error or
+ * anything else, with fail() saying why (from out's run_error, header/guest_error or
  * header/workload_status when out is given). Arguments the CLI built itself were checked
  * first (vm_runner_check()), so run.sh refusing them, or dash exiting 2 on a failed
  * redirection, is a failure, not a usage error.

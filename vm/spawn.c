@@ -24,14 +24,14 @@ static int run(char *const argv[], struct strbuf *out)
 	fflush(stdout);
 	fflush(stderr);
 	if (out && pipe(pipefd))
-		return error("cannot make a pipe: %s", strerror(errno));
+		return fail("cannot make a pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0) {
 		if (out) {
 			close(pipefd[0]);
 			close(pipefd[1]);
 		}
-		return error("cannot fork: %s", strerror(errno));
+		return fail("cannot fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
 		fd = open("/dev/null", O_RDONLY);
@@ -61,7 +61,7 @@ static int run(char *const argv[], struct strbuf *out)
 	}
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return error("cannot wait for %s: %s", argv[0], strerror(errno));
+			return fail("cannot wait for %s: %s", argv[0], strerror(errno));
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);

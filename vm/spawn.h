@@ -9,7 +9,7 @@
 /*
  * vm_spawn - run argv[0] (a path) with argv, stdin from /dev/null, stdout/stderr inherited.
  * Return: the program's exit status (0..255), 128+N if killed by signal N, or -1 with
- * error() set if it could not be started.
+ * fail() set if it could not be started.
  */
 int vm_spawn(char *const argv[]);
 

@@ -18,28 +18,28 @@ int vm_share_check(const char *db, const char *rootfs)
 	const char *s;
 
 	if (!db || !*db)
-		return error("empty database path");
+		return fail("empty database path");
 	if (!getcwd(cwd, sizeof(cwd)))
-		return error("cannot get the working directory: %s", strerror(errno));
+		return fail("cannot get the working directory: %s", strerror(errno));
 	if (strchr(cwd, '\n'))
-		return error("the working directory has a newline: the guest runner cannot "
+		return fail("the working directory has a newline: the guest runner cannot "
 			     "pass it; run from another directory");
 	if (strchr(db, '\n'))
-		return error("the database path has a newline: the guest runner cannot pass it");
+		return fail("the database path has a newline: the guest runner cannot pass it");
 	if (strchr(db, ',') || (*db != '/' && strchr(cwd, ',')))
-		return error("the database path %s%s%s has a comma: QEMU's -virtfs cannot share "
+		return fail("the database path %s%s%s has a comma: QEMU's -virtfs cannot share "
 			     "its DB.ctf directory", *db == '/' ? "" : cwd, *db == '/' ? "" : "/",
 			     db);
 	if (!rootfs)
 		return 0;
 	if (!*rootfs)
-		return error("empty --rootfs path");
+		return fail("empty --rootfs path");
 	for (s = rootfs; *s; s++)
 		if (*s == ',' || isspace((unsigned char)*s))
-			return error("a root filesystem path with a comma or a space cannot be "
+			return fail("a root filesystem path with a comma or a space cannot be "
 				     "shared: %s", rootfs);
 	if (*rootfs != '/' && strchr(cwd, ','))
-		return error("a root filesystem path with a comma or a space cannot be shared: "
+		return fail("a root filesystem path with a comma or a space cannot be shared: "
 			     "%s/%s", cwd, rootfs);
 	return 0;
 }
@@ -55,7 +55,7 @@ int vm_ctf_dir(struct strbuf *dir, const char *db)
 {
 	strbuf_addf(dir, "%s.ctf", db);
 	if (mkdir(dir->buf, 0777) && errno != EEXIST)
-		return error("cannot create %s: %s", dir->buf, strerror(errno));
+		return fail("cannot create %s: %s", dir->buf, strerror(errno));
 	return 0;
 }
 
@@ -77,7 +77,7 @@ int vm_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const
 	base = dir->len;
 	for (i = 1; mkdir(dir->buf, 0777); i++) {
 		if (errno != EEXIST || i > 99)
-			return error("cannot create %s: %s", dir->buf, strerror(errno));
+			return fail("cannot create %s: %s", dir->buf, strerror(errno));
 		dir->len = base;
 		strbuf_addf(dir, ".%d", i);
 	}

@@ -15,17 +15,17 @@
  * list a comma would split, and writes paths into its files line by line. Refused: an
  * empty db, a comma or newline in the absolute db path, a newline in the working directory,
  * an empty rootfs (run.sh's `cd ""` would share the current directory as the root), a comma
- * or whitespace in rootfs (NULL: none). Return: 0, or error() naming the path.
+ * or whitespace in rootfs (NULL: none). Return: 0, or fail() naming the path.
  */
 int vm_share_check(const char *db, const char *rootfs);
 
-/* Append "DB.ctf" to dir and create it if missing. Return: 0 or error(). */
+/* Append "DB.ctf" to dir and create it if missing. Return: 0 or fail(). */
 int vm_ctf_dir(struct strbuf *dir, const char *db);
 
 /*
  * Append DB.ctf/<time>-<arch>-<policy>-<tag> to dir (characters outside [A-Za-z0-9.-]
  * become '_'; ".N" added if two runs start in the same second) and create it empty.
- * Return: 0 or error().
+ * Return: 0 or fail().
  */
 int vm_new_trace_dir(struct strbuf *dir, const char *db, const char *arch, const char *policy,
 		     const char *tag);

@@ -15,9 +15,9 @@
 int main(int argc, char **argv)
 {
 	sqlite3_stmt *rd, *wr;
-	struct ft_event ev;
-	struct ft_dec dec;
-	struct ft_enc enc;
+	struct ftdb_event ev;
+	struct ftdb_dec dec;
+	struct ftdb_enc enc;
 	sqlite3 *db;
 	long left;
 	unsigned long long value;
@@ -39,16 +39,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "set-latency: %s\n", sqlite3_errmsg(db));
 		return 1;
 	}
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	while (sqlite3_step(rd) == SQLITE_ROW) {
-		ft_enc_reset(&enc);
-		ft_dec_init(&dec, sqlite3_column_blob(rd, 1), (size_t)sqlite3_column_bytes(rd, 1));
-		while (ft_dec_next(&dec, &ev) == 1) {
-			if (ev.kind == FT_EV_FAULT && left > 0) {
+		ftdb_enc_reset(&enc);
+		ftdb_dec_init(&dec, sqlite3_column_blob(rd, 1), (size_t)sqlite3_column_bytes(rd, 1));
+		while (ftdb_dec_next(&dec, &ev) == 1) {
+			if (ev.kind == FTDB_EV_FAULT && left > 0) {
 				ev.aux = value;
 				left--;
 			}
-			if (ft_enc_add(&enc, &ev))
+			if (ftdb_enc_add(&enc, &ev))
 				return 1;
 		}
 		sqlite3_reset(wr);
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	}
 	sqlite3_finalize(rd);
 	sqlite3_finalize(wr);
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	if (ftdb_exec(db, "COMMIT")) {
 		error_print("set-latency");
 		return 1;

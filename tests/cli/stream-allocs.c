@@ -23,19 +23,19 @@ struct ctx {
 	sqlite3_stmt *pid;	/* pid of a proc_id */
 };
 
-static int alloc_row(const struct ft_event *ev, void *arg)
+static int alloc_row(const struct ftdb_event *ev, void *arg)
 {
 	struct ctx *c = arg;
 	int pid = -1;
 
-	if (ev->kind != FT_EV_ALLOC)
+	if (ev->kind != FTDB_EV_ALLOC)
 		return 0;
 	sqlite3_reset(c->pid);
 	sqlite3_bind_int64(c->pid, 1, ev->proc_id);
 	if (sqlite3_step(c->pid) == SQLITE_ROW)
 		pid = sqlite3_column_int(c->pid, 0);
 	printf("pid=%d order=%u success=%u address=%" PRIu64 " pfn=%" PRIu64 "\n", pid,
-	       ev->order, !!(ev->flags & FT_EVF_SUCCESS), ev->addr, ev->aux);
+	       ev->order, !!(ev->flags & FTDB_EVF_SUCCESS), ev->addr, ev->aux);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	struct rp_stream s;
 	sqlite3 *db;
 	sqlite3_stmt *st;
-	struct ft_enc enc;
+	struct ftdb_enc enc;
 	uint32_t *vproc, i;
 	size_t k, chunk = 0, first = 0;
 	char sql[512];
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	/* a VMA belongs to the first process that faults in it */
 	vproc = calloc(s.nr_vmas, sizeof(*vproc));
 	for (k = 0; k < s.nr; k++)
-		if (s.ev[k].kind == FT_EV_FAULT && !vproc[s.ev[k].vma_id])
+		if (s.ev[k].kind == FTDB_EV_FAULT && !vproc[s.ev[k].vma_id])
 			vproc[s.ev[k].vma_id] = s.ev[k].proc_id;
 	for (i = 1; i < s.nr_vmas; i++) {
 		snprintf(sql, sizeof(sql), "INSERT INTO vma(vma_id, proc_id, start, end, flags, "
@@ -73,9 +73,9 @@ int main(int argc, char **argv)
 	free(vproc);
 	CHECK(sqlite3_prepare_v2(db, "INSERT INTO event_chunk VALUES (1, ?, ?, ?, ?, ?, ?)", -1,
 				 &st, NULL) != SQLITE_OK);
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	for (k = 0; k <= s.nr; k++) {
-		if (k == s.nr || ft_enc_full(&enc)) {
+		if (k == s.nr || ftdb_enc_full(&enc)) {
 			if (!enc.nr)
 				break;
 			sqlite3_reset(st);
@@ -90,15 +90,15 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			first = k;
-			ft_enc_reset(&enc);
+			ftdb_enc_reset(&enc);
 			if (k == s.nr)
 				break;
 		}
-		CHECK(ft_enc_add(&enc, &s.ev[k]));
+		CHECK(ftdb_enc_add(&enc, &s.ev[k]));
 	}
 	sqlite3_finalize(st);
 	CHECK(exec_fmt(db, "COMMIT"));
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	ftdb_close(db);
 	printf("synth-db: %s: %zu events, %u processes, %u VMAs (SYNTHETIC %s stream)\n", argv[1],
 	       s.nr, s.nr_procs - 1, s.nr_vmas - 1, argv[2]);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz-header.c - libFuzzer harness for the trace header (tracer/header.c): the files of
- * CTF_DIR/header/, one value per file, read by header_load() into trace_meta and the trace
- * columns, and the UUID-less identity header_files_id().
+ * CTF_DIR/header/, one value per file, read by ft_header_load() into trace_meta and the trace
+ * columns, and the UUID-less identity ft_header_files_id().
  *
  * Input: records separated by a NUL byte, each "KEY=VALUE" (VALUE may span lines, as
  * vmstat.before does); KEY becomes header/KEY (records whose KEY is not a plain file name
@@ -39,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	snprintf(hdr, sizeof(hdr), "%s/header", top);
 	strbuf_addf(&db, "%s/t.db", top);
-	if (mkdir(hdr, 0700) || store_open(&st, db.buf)) {
+	if (mkdir(hdr, 0700) || ft_store_open(&st, db.buf)) {
 		error_print("fuzz-header");
 		abort();
 	}
@@ -123,16 +123,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p = rec_end + 1;
 	}
-	if (store_begin(&st, "fuzz", top) != 0) {
+	if (ft_store_begin(&st, "fuzz", top) != 0) {
 		error_print("fuzz-header");
 		abort();
 	}
-	if (header_load(&st, top, &have_kernel, &discarded))
+	if (ft_header_load(&st, top, &have_kernel, &discarded))
 		error_clear();	/* a refusal is fine; the rollback below undoes it */
 	else if (meta_rows() != files)
 		abort();	/* one trace_meta row per header file */
-	store_rollback(&st);
-	id = header_files_id(top);
+	ft_store_rollback(&st);
+	id = ft_header_files_id(top);
 	if (!id)
 		error_clear();
 	free(id);

@@ -15,7 +15,7 @@
  * Store enc as chunk 0 of trace 1 (its events from stream position 0), its first and
  * last events at first_ts and last_ts (ns). Return: 0, or 1 on an SQLite failure.
  */
-static inline int chunkdb_store(sqlite3 *db, const struct ft_enc *enc, int64_t first_ts,
+static inline int chunkdb_store(sqlite3 *db, const struct ftdb_enc *enc, int64_t first_ts,
 				int64_t last_ts)
 {
 	sqlite3_stmt *st;

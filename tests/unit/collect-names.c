@@ -17,7 +17,7 @@ static void ev(enum collect_kind k, const char *s, uint64_t a, uint64_t b, uint6
 {
 	struct collect_val v[4] = { { 0, s }, { a, NULL }, { b, NULL }, { d, NULL } };
 
-	collect_event(&c, k, 0, v);
+	ft_collect_event(&c, k, 0, v);
 }
 
 static void exec_(int pid, const char *file) { ev(CK_EXEC, file, (uint64_t)pid, 0, 0); }
@@ -29,7 +29,7 @@ static void fork_(int parent, int child, const char *comm)
 
 static const char *name(int pid)
 {
-	uint32_t i = idmap_get(&c.comm_by_pid, (uint64_t)pid);
+	uint32_t i = ft_idmap_get(&c.comm_by_pid, (uint64_t)pid);
 
 	return i == IDMAP_NONE ? "(none)" : c.comms[i];
 }
@@ -45,7 +45,7 @@ static int is_name(int pid, const char *want)
 int main(void)
 {
 	plan(11);
-	collect_init(&c, NULL);
+	ft_collect_init(&c, NULL);
 	exec_(10, "/usr/lib/foliotrace/malloc-churn");
 	ok(is_name(10, "malloc-churn"), "an exec names the pid after the file's basename");
 	exec_(10, "/proc/self/exe");
@@ -72,6 +72,6 @@ int main(void)
 	exec_(50, "/proc/self/exe");
 	exit_(50, "renamed");
 	ok(is_name(50, "renamed"), "a name set by the program itself (prctl) still applies");
-	collect_release(&c);
+	ft_collect_release(&c);
 	return done_testing();
 }

@@ -228,7 +228,7 @@ static void build(const struct xcase *c, struct rp_stream *s)
 	for (i = 0; i < 5 && c->vmas[i].end; i++)
 		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
 	for (i = 0; i < 16 && c->steps[i].op; i++) {
-		struct ft_event e = step_event(&c->steps[i]);
+		struct ftdb_event e = step_event(&c->steps[i]);
 
 		rp_stream_add(s, &e);
 	}
@@ -395,12 +395,12 @@ static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t 
 	uint32_t i;
 
 	for (k = 0; k < s->nr; k++) {
-		const struct ft_event *e = &s->ev[k];
+		const struct ftdb_event *e = &s->ev[k];
 		uint64_t w, pg = e->addr >> 12, hi = (e->end + 4095) >> 12;
 
 		if (dead[e->proc_id])
 			continue;
-		if (e->kind == FT_EV_MM_DUP) {
+		if (e->kind == FTDB_EV_MM_DUP) {
 			uint32_t par = (uint32_t)e->aux;
 
 			if (par != e->proc_id && !dead[par] && !pr[e->proc_id].n && !n[e->proc_id])
@@ -408,25 +408,25 @@ static void expected(const struct rp_stream *s, uint64_t **t, size_t *n, size_t 
 					ps_add_new(&pr[e->proc_id], pr[par].pg[i]);
 			continue;
 		}
-		if (e->kind == FT_EV_ZAP) {
-			if (e->reason == FT_ZAP_EXIT)
+		if (e->kind == FTDB_EV_ZAP) {
+			if (e->reason == FTDB_ZAP_EXIT)
 				dead[e->proc_id] = 1;
-			else if (e->reason == FT_ZAP_MREMAP)
+			else if (e->reason == FTDB_ZAP_MREMAP)
 				ps_zap(&pr[e->proc_id], pg, hi, e->aux ? e->aux >> 12 : ~0ULL);
-			else if (e->reason != FT_ZAP_FREE)
+			else if (e->reason != FTDB_ZAP_FREE)
 				ps_zap(&pr[e->proc_id], pg, hi, ~0ULL);
 			continue;
 		}
-		if (!(e->kind == FT_EV_FAULT && e->nr_ptes) && e->kind != FT_EV_ZERO_WP &&
-		    e->kind != FT_EV_COW)
+		if (!(e->kind == FTDB_EV_FAULT && e->nr_ptes) && e->kind != FTDB_EV_ZERO_WP &&
+		    e->kind != FTDB_EV_COW)
 			continue;
-		if (e->kind == FT_EV_COW && ps_find(&pr[e->proc_id], pg) < 0) {
+		if (e->kind == FTDB_EV_COW && ps_find(&pr[e->proc_id], pg) < 0) {
 			(*dropped)++;
 			continue;
 		}
-		if (e->kind == FT_EV_FAULT)
+		if (e->kind == FTDB_EV_FAULT)
 			ps_add_new(&pr[e->proc_id], pg);
-		w = e->kind == FT_EV_FAULT ? !!(e->flags & FT_EVF_WRITE) : 1;
+		w = e->kind == FTDB_EV_FAULT ? !!(e->flags & FTDB_EVF_WRITE) : 1;
 		XGROW(t[e->proc_id], cap[e->proc_id], n[e->proc_id] + 1);
 		t[e->proc_id][n[e->proc_id]++] = pg << 1 | w;
 	}

@@ -145,7 +145,7 @@ static int64_t one_int(sqlite3 *db, const char *sql)
 	return v;
 }
 
-static int count_cb(const struct ft_event *ev, void *arg)
+static int count_cb(const struct ftdb_event *ev, void *arg)
 {
 	(*(int *)arg)++;
 	return 0;
@@ -153,8 +153,8 @@ static int count_cb(const struct ft_event *ev, void *arg)
 
 static void stream_cases(const char *path)
 {
-	struct ft_event ev = { .kind = FT_EV_FAULT, .nr_ptes = 1, .flags = FT_EVF_WRITE };
-	struct ft_enc enc;
+	struct ftdb_event ev = { .kind = FTDB_EV_FAULT, .nr_ptes = 1, .flags = FTDB_EVF_WRITE };
+	struct ftdb_enc enc;
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	int64_t id = 0;
@@ -173,13 +173,13 @@ static void stream_cases(const char *path)
 	error_clear();
 
 	/* two synthetic chunks of 1000 faults each */
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	sqlite3_prepare_v2(db, "INSERT INTO event_chunk VALUES (2, ?1, ?2, ?3, 0, 0, ?4)", -1,
 			   &st, NULL);
 	for (i = 0; i < 2000; i++) {
 		ev.ts += 1000;
 		ev.addr += 4096;
-		ft_enc_add(&enc, &ev);
+		ftdb_enc_add(&enc, &ev);
 		if (enc.nr == 1000) {
 			sqlite3_bind_int(st, 1, i / 1000);
 			sqlite3_bind_int(st, 2, i / 1000 * 1000);
@@ -187,11 +187,11 @@ static void stream_cases(const char *path)
 			sqlite3_bind_blob(st, 4, enc.buf, (int)enc.len, SQLITE_TRANSIENT);
 			sqlite3_step(st);
 			sqlite3_reset(st);
-			ft_enc_reset(&enc);
+			ftdb_enc_reset(&enc);
 		}
 	}
 	sqlite3_finalize(st);
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	i = ftdb_stream_foreach(db, 2, count_cb, &n);
 	ok(!i && n == 2000, "stream_foreach: all synthetic events of two chunks (%d)", n);
 	ftdb_exec(db, "UPDATE event_chunk SET data = substr(data, 1, 100) WHERE chunk = 1");

@@ -136,7 +136,7 @@ static void hand_cases(void)
 		rp_stream_add_vma(&s, 0, 0, 0);
 		rp_stream_add_vma(&s, B, B + 2048 * K, 3);
 		for (st = c->steps; st->op; st++) {
-			struct ft_event e = step_event(st);
+			struct ftdb_event e = step_event(st);
 
 			rp_stream_add(&s, &e);
 		}
@@ -176,7 +176,7 @@ static void latency(void)
 	rp_stream_add_vma(&s, B, B + 2048 * K, 3);
 	for (i = 0; i < 10; i++) {
 		struct step st = W(1, B + i * 4 * K);
-		struct ft_event e = step_event(&st);
+		struct ftdb_event e = step_event(&st);
 
 		e.aux = ns[i];
 		rp_stream_add(&s, &e);
@@ -208,22 +208,22 @@ static void fallbacks(void)
 	struct rp_replay_map m;
 	struct rp_measured r, all;
 	int32_t family[2] = { -1, 0 };
-	struct ft_event e;
+	struct ftdb_event e;
 	size_t i;
 
 	rp_stream_add_vma(&s, 0, 0, 0);
 	for (i = 0; i < 2; i++) {
 		struct step st = W(1, at[i]);
 
-		e = (struct ft_event){ .kind = FT_EV_ALLOC, .proc_id = 1, .addr = at[i],
+		e = (struct ftdb_event){ .kind = FTDB_EV_ALLOC, .proc_id = 1, .addr = at[i],
 				       .order = 4 };
 		rp_stream_add(&s, &e);
 		e = step_event(&st);
-		e.reason = FT_FB_ALLOC_FAILED;
+		e.reason = FTDB_FB_ALLOC_FAILED;
 		rp_stream_add(&s, &e);
 	}
-	e = (struct ft_event){ .kind = FT_EV_ALLOC, .proc_id = 1, .addr = B + 64 * K, .order = 2,
-			       .flags = FT_EVF_SUCCESS };
+	e = (struct ftdb_event){ .kind = FTDB_EV_ALLOC, .proc_id = 1, .addr = B + 64 * K, .order = 2,
+			       .flags = FTDB_EVF_SUCCESS };
 	rp_stream_add(&s, &e);
 	{
 		struct step st = W(1, B + 64 * K);

@@ -55,7 +55,7 @@ int main(void)
 	ok(groups, "a group's rows are adjacent, each with its own key");
 	ok(flags, "a change against the baseline is shown only with its value, a total only "
 	   "for a group, an internal metric nowhere");
-	ok(internal == 1 && !rp_metric_public(RP_M_FB_0 + FT_FB_NONE),
+	ok(internal == 1 && !rp_metric_public(RP_M_FB_0 + FTDB_FB_NONE),
 	   "one internal metric: fallback_none");
 	ok(rp_metric_is_bytes(RP_M_PEAK_RSS) && rp_metric_is_bytes(RP_M_FREE_BYTES) &&
 	   !rp_metric_is_bytes(RP_M_FAULTS) && !strcmp(rp_metric_name(RP_NR_METRICS), "?"),

@@ -227,7 +227,7 @@ static void build(const struct tcase *c, struct rp_stream *s)
 	for (i = 0; i < 3 && c->vmas[i].end; i++)
 		rp_stream_add_vma(s, c->vmas[i].start, c->vmas[i].end, c->vmas[i].flags);
 	for (st = c->steps; st->op; st++) {
-		struct ft_event e = step_event(st);
+		struct ftdb_event e = step_event(st);
 
 		rp_stream_add(s, &e);
 	}

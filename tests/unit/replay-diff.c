@@ -50,7 +50,7 @@ static uint64_t persite_allocs[RP_PMD_ORDER + 1];	/* by order, over the persite 
 /* by slot: two slots of site "a" (two modules, as load.c's slots are per (site, module)) */
 static const char *const slot_names[NSLOT] = { "[untraced]", "a", "b", "[no call]", "a" };
 
-static uint32_t slot_of(const struct ft_event *e, size_t i)
+static uint32_t slot_of(const struct ftdb_event *e, size_t i)
 {
 	return (uint32_t)((e->vma_id * 3 + e->proc_id + i / 50) % NSLOT);
 }
@@ -299,8 +299,8 @@ int main(void)
 	 * is the cost model's, computed from the others after both engines (replay/cost.h)
 	 */
 	for (j = 0, good = 1; j < RP_NR_METRICS; j++) {
-		if (!covered[j] && j != RP_M_FB_0 + FT_FB_NONE &&
-		    j != RP_M_FB_0 + FT_FB_RACE && j != RP_M_FAULT_TIME) {
+		if (!covered[j] && j != RP_M_FB_0 + FTDB_FB_NONE &&
+		    j != RP_M_FB_0 + FTDB_FB_RACE && j != RP_M_FAULT_TIME) {
 			diag("metric %s never non-zero", rp_metric_name(j));
 			good = 0;
 		}

@@ -82,7 +82,7 @@ int main(void)
 		memset(&s, 0, sizeof(s));
 		rp_stream_add_vma(&s, B, c->vma_end, 3);
 		for (k = 0; c->steps[k].st.op; k++) {
-			struct ft_event e = step_event(&c->steps[k].st);
+			struct ftdb_event e = step_event(&c->steps[k].st);
 
 			rp_stream_add(&s, &e);
 			slots[k] = c->steps[k].slot;

@@ -258,8 +258,8 @@ int main(void)
 	}
 	{
 		/* any error text is one line: control characters reach it escaped */
-		error("path 'a\nb\tc\x01'");
-		ok(!strcmp(error_text(), "path 'a\\nb\\tc\\x01'"), "error(): control characters escaped");
+		fail("path 'a\nb\tc\x01'");
+		ok(!strcmp(error_text(), "path 'a\\nb\\tc\\x01'"), "fail(): control characters escaped");
 		error_clear();
 	}
 	for (i = 0; i < sizeof(frags) / sizeof(frags[0]); i++) {
@@ -314,7 +314,7 @@ int main(void)
 		error_clear();
 	}
 	ok(rp_metric_lookup("alloc_order_4") == RP_M_ALLOC_0 + 4 &&
-		   !strcmp(rp_metric_name(RP_M_FB_0 + FT_FB_VMA_EDGE), "fallback_vma_edge"),
+		   !strcmp(rp_metric_name(RP_M_FB_0 + FTDB_FB_VMA_EDGE), "fallback_vma_edge"),
 	   "metric names");
 	return done_testing();
 }

@@ -60,7 +60,7 @@ static int make_db(const char *path, sqlite3 **db)
 		  "(4, 1, 'mcpage:2', 'none', 'sim', 'x', 'x')") ||
 	    sqlite3_prepare_v2(*db, "INSERT INTO replay_site VALUES (?, ?, ?, ?, ?, ?, ?)", -1,
 			       &st, NULL) != SQLITE_OK)
-		return error("%s", sqlite3_errmsg(*db));
+		return fail("%s", sqlite3_errmsg(*db));
 	for (i = 0; i < NR_SITES; i++) {
 		for (r = 0; r < NR_RUNS; r++) {
 			if (!in_run(i, r))
@@ -78,7 +78,7 @@ static int make_db(const char *path, sqlite3 **db)
 			sqlite3_bind_int64(st, 6, (int64_t)r);		/* zeroed */
 			sqlite3_bind_int64(st, 7, (int64_t)i * 4096);	/* at peak */
 			if (sqlite3_step(st) != SQLITE_DONE)
-				return error("%s", sqlite3_errmsg(*db));
+				return fail("%s", sqlite3_errmsg(*db));
 		}
 	}
 	sqlite3_finalize(st);

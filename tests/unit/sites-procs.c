@@ -50,23 +50,23 @@ static int write_side(const char *path)
 	if (f && fclose(f))
 		rc = 1;
 	strbuf_release(&sb);
-	return rc ? error("cannot write %s", path) : 0;
+	return rc ? fail("cannot write %s", path) : 0;
 }
 
-static void fault(struct ft_enc *enc, uint64_t *ts, uint32_t proc_id, uint64_t addr)
+static void fault(struct ftdb_enc *enc, uint64_t *ts, uint32_t proc_id, uint64_t addr)
 {
-	struct ft_event ev = { .kind = FT_EV_FAULT, .nr_ptes = 1, .flags = FT_EVF_WRITE };
+	struct ftdb_event ev = { .kind = FTDB_EV_FAULT, .nr_ptes = 1, .flags = FTDB_EVF_WRITE };
 
 	ev.ts = (*ts)++;
 	ev.proc_id = proc_id;
 	ev.addr = addr;
-	ft_enc_add(enc, &ev);
+	ftdb_enc_add(enc, &ev);
 }
 
 /* The trace: processes (and one untraced), and the faults after every side-file record. */
 static int make_db(const char *path)
 {
-	struct ft_enc enc;
+	struct ftdb_enc enc;
 	sqlite3 *db;
 	sqlite3_stmt *st;
 	uint64_t ts = 200000;
@@ -89,7 +89,7 @@ static int make_db(const char *path)
 	} else {
 		rc = 1;
 	}
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	for (i = 0; i < n; i++)		/* parents: page 0 of their range */
 		fault(&enc, &ts, (uint32_t)i + 1, BASE + ((uint64_t)i << 20));
 	for (i = 0; i < n; i++)		/* children: page 1 of the parent's */
@@ -101,8 +101,8 @@ static int make_db(const char *path)
 	if (!rc)
 		rc = ftdb_exec(db, "COMMIT");
 	else
-		error("%s", sqlite3_errmsg(db));
-	ft_enc_release(&enc);
+		fail("%s", sqlite3_errmsg(db));
+	ftdb_enc_release(&enc);
 	ftdb_close(db);
 	return rc ? -1 : 0;
 }

@@ -95,7 +95,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 
 	if (f && fclose(f))
 		rc = 1;
-	return rc ? error("cannot write %s", path) : 0;
+	return rc ? fail("cannot write %s", path) : 0;
 }
 
 static void add_call(struct strbuf *sb, const struct scall *c, int v2)
@@ -160,7 +160,7 @@ static int proc_id(int pid)
 /* The trace: processes, faults, and with exits the sys_exit rows (and noise). */
 static int make_db(const char *path, int exits)
 {
-	struct ft_enc enc;
+	struct ftdb_enc enc;
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3 *db;
 	size_t i;
@@ -188,20 +188,20 @@ static int make_db(const char *path, int exits)
 			      "INSERT INTO sys_exit VALUES (1, 3150, 101, 'madvise', 0);");
 	rc = ftdb_exec(db, sql.buf);
 	strbuf_release(&sql);
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	for (i = 0; i < sizeof(faults) / sizeof(*faults); i++) {
-		struct ft_event ev = { .kind = FT_EV_FAULT, .nr_ptes = 1, .flags = FT_EVF_WRITE };
+		struct ftdb_event ev = { .kind = FTDB_EV_FAULT, .nr_ptes = 1, .flags = FTDB_EVF_WRITE };
 
 		ev.ts = faults[i].ts;
 		ev.proc_id = (uint32_t)proc_id(faults[i].pid);
 		ev.addr = faults[i].addr;
-		ft_enc_add(&enc, &ev);
+		ftdb_enc_add(&enc, &ev);
 	}
 	if (!rc)
 		rc = chunkdb_store(db, &enc, 1500, 7500);
 	if (!rc)
 		rc = ftdb_exec(db, "COMMIT");
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	ftdb_close(db);
 	return rc ? -1 : 0;
 }

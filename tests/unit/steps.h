@@ -22,9 +22,9 @@ struct step {
 	uint32_t v;
 };
 
-static inline struct ft_event step_event(const struct step *st)
+static inline struct ftdb_event step_event(const struct step *st)
 {
-	struct ft_event e = { 0 };
+	struct ftdb_event e = { 0 };
 
 	e.proc_id = st->proc;
 	e.addr = st->a;
@@ -32,28 +32,28 @@ static inline struct ft_event step_event(const struct step *st)
 	case 'W':
 	case 'R':
 	case 'n':
-		e.kind = FT_EV_FAULT;
+		e.kind = FTDB_EV_FAULT;
 		e.vma_id = st->v;
-		e.flags = st->op == 'R' ? FT_EVF_ZERO_PAGE : FT_EVF_WRITE;
+		e.flags = st->op == 'R' ? FTDB_EVF_ZERO_PAGE : FTDB_EVF_WRITE;
 		e.nr_ptes = st->op == 'n' ? 0 : 1;
 		break;
 	case 'Z':
-		e.kind = FT_EV_ZERO_WP;
+		e.kind = FTDB_EV_ZERO_WP;
 		break;
 	case 'C':
-		e.kind = FT_EV_COW;
+		e.kind = FTDB_EV_COW;
 		break;
 	case 'K':
-		e.kind = FT_EV_MM_DUP;
+		e.kind = FTDB_EV_MM_DUP;
 		e.addr = 0;
 		e.aux = st->a;
 		break;
 	default:
-		e.kind = FT_EV_ZAP;
+		e.kind = FTDB_EV_ZAP;
 		e.end = st->b;
-		e.reason = st->op == 'U' ? FT_ZAP_MUNMAP : st->op == 'D' ? FT_ZAP_DONTNEED :
-			   st->op == 'F' ? FT_ZAP_FREE : st->op == 'X' ? FT_ZAP_EXIT :
-			   FT_ZAP_MREMAP;
+		e.reason = st->op == 'U' ? FTDB_ZAP_MUNMAP : st->op == 'D' ? FTDB_ZAP_DONTNEED :
+			   st->op == 'F' ? FTDB_ZAP_FREE : st->op == 'X' ? FTDB_ZAP_EXIT :
+			   FTDB_ZAP_MREMAP;
 		e.aux = st->op == 'M' ? st->c : 0;
 	}
 	return e;

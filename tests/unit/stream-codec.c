@@ -21,7 +21,7 @@ static uint64_t rnd(void)
 }
 
 /* A synthetic event of the given kind; fields the kind does not use stay 0. */
-static void synth(struct ft_event *ev, const struct ft_event *prev, unsigned int kind)
+static void synth(struct ftdb_event *ev, const struct ftdb_event *prev, unsigned int kind)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
@@ -30,45 +30,45 @@ static void synth(struct ft_event *ev, const struct ft_event *prev, unsigned int
 	/* mostly the next page, sometimes anywhere, rarely not page aligned */
 	ev->addr = rnd() % 4 ? prev->addr + 4096 : (rnd() % 64 ? rnd() & ~0xfffull : rnd());
 	switch (kind) {
-	case FT_EV_FAULT:
+	case FTDB_EV_FAULT:
 		ev->vma_id = rnd() % 8 ? prev->vma_id : (uint32_t)rnd();
 		ev->flags = rnd() % 4;
 		ev->aux = rnd() % 16 ? rnd() % 50000 : rnd();
 		if (rnd() % 2) {
 			ev->order = 0;
 			ev->nr_ptes = 1;
-			ev->reason = ev->flags & FT_EVF_WRITE ? FT_FB_NONE : FT_FB_READ;
+			ev->reason = ev->flags & FTDB_EVF_WRITE ? FTDB_FB_NONE : FTDB_FB_READ;
 		} else {
 			ev->order = rnd() % 14;
 			ev->nr_ptes = (uint16_t)rnd();
-			ev->reason = rnd() % FT_FB_NR;
+			ev->reason = rnd() % FTDB_FB_NR;
 			ev->tid_lo = rnd() % 2 ? 0 : (uint16_t)rnd();
 		}
 		break;
-	case FT_EV_ALLOC:
-		ev->flags = rnd() % 4 ? FT_EVF_SUCCESS : 0;
+	case FTDB_EV_ALLOC:
+		ev->flags = rnd() % 4 ? FTDB_EVF_SUCCESS : 0;
 		ev->order = rnd() % 10;
 		/* frames mostly consecutive; a failure has pfn 0 */
 		ev->aux = !ev->flags ? 0 : rnd() % 4 ? prev->aux + 1 : rnd() % 4194304;
 		break;
-	case FT_EV_ZERO_WP:
-	case FT_EV_COW:
+	case FTDB_EV_ZERO_WP:
+	case FTDB_EV_COW:
 		ev->aux = rnd() % 100000;
 		ev->tid_lo = rnd() % 2 ? 0 : (uint16_t)rnd();
 		break;
-	case FT_EV_ZAP:
+	case FTDB_EV_ZAP:
 		ev->end = ev->addr + (rnd() % 2 ? (rnd() % 1000) * 4096 : rnd());
 		ev->reason = 1 + rnd() % 5;
-		ev->aux = ev->reason == FT_ZAP_MREMAP ? rnd() : 0;
+		ev->aux = ev->reason == FTDB_ZAP_MREMAP ? rnd() : 0;
 		break;
-	case FT_EV_MM_DUP:
+	case FTDB_EV_MM_DUP:
 		ev->addr = 0;
 		ev->aux = (uint32_t)rnd();
 		break;
 	}
 }
 
-static int same(const struct ft_event *a, const struct ft_event *b)
+static int same(const struct ftdb_event *a, const struct ftdb_event *b)
 {
 	return a->ts == b->ts && a->addr == b->addr && a->end == b->end && a->aux == b->aux &&
 	       a->proc_id == b->proc_id && a->vma_id == b->vma_id && a->nr_ptes == b->nr_ptes &&
@@ -79,38 +79,38 @@ static int same(const struct ft_event *a, const struct ft_event *b)
 /* Encode n events of the given kind mix, decode, compare. */
 static int round_trip(size_t n, unsigned int kind_mask, size_t *bytes)
 {
-	struct ft_event *evs = calloc(n, sizeof(*evs)), prev = { 0 }, got;
-	struct ft_enc enc;
-	struct ft_dec dec;
+	struct ftdb_event *evs = calloc(n, sizeof(*evs)), prev = { 0 }, got;
+	struct ftdb_enc enc;
+	struct ftdb_dec dec;
 	size_t i, bad = 0;
 	int rc;
 
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	for (i = 0; i < n; i++) {
 		unsigned int k;
 
 		do {
-			k = rnd() % FT_EV_NR_KINDS;
+			k = rnd() % FTDB_EV_NR_KINDS;
 		} while (!(kind_mask & (1u << k)));
 		synth(&evs[i], i ? &evs[i - 1] : &prev, k);
-		if (ft_enc_add(&enc, &evs[i]))
+		if (ftdb_enc_add(&enc, &evs[i]))
 			bad++;
 	}
 	*bytes = enc.len;
-	ft_dec_init(&dec, enc.buf, enc.len);
+	ftdb_dec_init(&dec, enc.buf, enc.len);
 	for (i = 0; i < n; i++) {
-		rc = ft_dec_next(&dec, &got);
+		rc = ftdb_dec_next(&dec, &got);
 		if (rc != 1 || !same(&got, &evs[i])) {
 			diag("event %zu (kind %u) differs, rc %d", i, evs[i].kind, rc);
 			bad++;
 			break;
 		}
 	}
-	if (i == n && ft_dec_next(&dec, &got) != 0)
+	if (i == n && ftdb_dec_next(&dec, &got) != 0)
 		bad++;
 	if (enc.nr != n || (n && (enc.first_ts != evs[0].ts || enc.last_ts != evs[n - 1].ts)))
 		bad++;
-	ft_enc_release(&enc);
+	ftdb_enc_release(&enc);
 	free(evs);
 	return !bad;
 }
@@ -118,33 +118,33 @@ static int round_trip(size_t n, unsigned int kind_mask, size_t *bytes)
 static const struct {
 	const char *name;
 	size_t n;
-	unsigned int kinds;	/* bit per enum ft_ev_kind */
+	unsigned int kinds;	/* bit per enum ftdb_ev_kind */
 } trips[] = {
 	{ "empty chunk", 0, 1 },
-	{ "one fault", 1, 1 << FT_EV_FAULT },
-	{ "synthetic faults only", 65536, 1 << FT_EV_FAULT },
-	{ "synthetic allocs", 5000, 1 << FT_EV_ALLOC },
-	{ "synthetic zero_wp and cow", 5000, 1 << FT_EV_ZERO_WP | 1 << FT_EV_COW },
-	{ "synthetic zaps", 5000, 1 << FT_EV_ZAP },
-	{ "synthetic mm_dup", 5000, 1 << FT_EV_MM_DUP },
+	{ "one fault", 1, 1 << FTDB_EV_FAULT },
+	{ "synthetic faults only", 65536, 1 << FTDB_EV_FAULT },
+	{ "synthetic allocs", 5000, 1 << FTDB_EV_ALLOC },
+	{ "synthetic zero_wp and cow", 5000, 1 << FTDB_EV_ZERO_WP | 1 << FTDB_EV_COW },
+	{ "synthetic zaps", 5000, 1 << FTDB_EV_ZAP },
+	{ "synthetic mm_dup", 5000, 1 << FTDB_EV_MM_DUP },
 	{ "synthetic mix of all kinds", 65536, 0x3f },
 };
 
 /* Edge values that random data rarely hits. */
-static const struct ft_event edges[] = {
-	{ .kind = FT_EV_FAULT, .ts = UINT64_MAX, .addr = UINT64_MAX & ~0xfffull,
+static const struct ftdb_event edges[] = {
+	{ .kind = FTDB_EV_FAULT, .ts = UINT64_MAX, .addr = UINT64_MAX & ~0xfffull,
 	  .aux = UINT64_MAX, .proc_id = UINT32_MAX, .vma_id = UINT32_MAX, .nr_ptes = 65535,
 	  .order = 255, .reason = 255, .tid_lo = 65535, .flags = 3 },
-	{ .kind = FT_EV_FAULT, .ts = 0, .addr = 1, .nr_ptes = 1, .reason = FT_FB_READ },
-	{ .kind = FT_EV_ZAP, .ts = 5, .addr = 0x7fff00000000, .end = 0x1000, .reason = 4,
+	{ .kind = FTDB_EV_FAULT, .ts = 0, .addr = 1, .nr_ptes = 1, .reason = FTDB_FB_READ },
+	{ .kind = FTDB_EV_ZAP, .ts = 5, .addr = 0x7fff00000000, .end = 0x1000, .reason = 4,
 	  .aux = UINT64_MAX },
-	{ .kind = FT_EV_ALLOC, .ts = 1, .addr = 0xfff, .aux = UINT64_MAX, .order = 9 },
-	{ .kind = FT_EV_MM_DUP, .ts = 0, .proc_id = 0, .aux = UINT32_MAX },
-	{ .kind = FT_EV_COW, .ts = 1ull << 63, .addr = 1ull << 63, .aux = 0, .tid_lo = 1 },
+	{ .kind = FTDB_EV_ALLOC, .ts = 1, .addr = 0xfff, .aux = UINT64_MAX, .order = 9 },
+	{ .kind = FTDB_EV_MM_DUP, .ts = 0, .proc_id = 0, .aux = UINT32_MAX },
+	{ .kind = FTDB_EV_COW, .ts = 1ull << 63, .addr = 1ull << 63, .aux = 0, .tid_lo = 1 },
 };
 
 /*
- * Malformed blobs: each must be rejected by ft_dec_next() returning -1. deep: malformed
+ * Malformed blobs: each must be rejected by ftdb_dec_next() returning -1. deep: malformed
  * whatever follows, so also tested after 200 good records and before 200 bytes more:
  * there the decoder reads without bounds checks (a whole record fits), a path the short
  * blobs never take.
@@ -173,31 +173,31 @@ static const struct {
 /* Bad record i after 200 good faults, then 200 bytes: 1 if exactly the 200 decode. */
 static int bad_deep(size_t i)
 {
-	struct ft_event ev, got;
-	struct ft_enc enc;
-	struct ft_dec dec;
+	struct ftdb_event ev, got;
+	struct ftdb_enc enc;
+	struct ftdb_dec dec;
 	size_t k, n = 0;
 	int rc;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.kind = FT_EV_FAULT;
-	ev.flags = FT_EVF_WRITE;
+	ev.kind = FTDB_EV_FAULT;
+	ev.flags = FTDB_EVF_WRITE;
 	ev.nr_ptes = 1;
-	ft_enc_init(&enc);
+	ftdb_enc_init(&enc);
 	for (k = 0; k < 200; k++) {
 		ev.ts += 1000;
 		ev.addr += 4096;
-		ft_enc_add(&enc, &ev);
+		ftdb_enc_add(&enc, &ev);
 	}
 	/* the bad record (without the format byte), then room for any record to follow */
 	enc.buf = xrealloc(enc.buf, enc.len + bad_blobs[i].len + 200);
 	memcpy(enc.buf + enc.len, bad_blobs[i].bytes + 1, bad_blobs[i].len - 1);
 	memset(enc.buf + enc.len + bad_blobs[i].len - 1, 0, 200);
-	ft_dec_init(&dec, enc.buf, enc.len + bad_blobs[i].len - 1 + 200);
-	while ((rc = ft_dec_next(&dec, &got)) == 1)
+	ftdb_dec_init(&dec, enc.buf, enc.len + bad_blobs[i].len - 1 + 200);
+	while ((rc = ftdb_dec_next(&dec, &got)) == 1)
 		n++;
-	ft_enc_release(&enc);
-	return rc == -1 && n == 200 && ft_dec_next(&dec, &got) == -1;
+	ftdb_enc_release(&enc);
+	return rc == -1 && n == 200 && ftdb_dec_next(&dec, &got) == -1;
 }
 
 int main(void)
@@ -218,21 +218,21 @@ int main(void)
 
 	/* edge values, one chunk */
 	{
-		struct ft_enc enc;
-		struct ft_dec dec;
-		struct ft_event got;
+		struct ftdb_enc enc;
+		struct ftdb_dec dec;
+		struct ftdb_event got;
 		size_t n = sizeof(edges) / sizeof(edges[0]), good = 0;
 
 		size_t ends[sizeof(edges) / sizeof(edges[0])], cut, k;
 
-		ft_enc_init(&enc);
+		ftdb_enc_init(&enc);
 		for (i = 0; i < n; i++) {
-			ft_enc_add(&enc, &edges[i]);
+			ftdb_enc_add(&enc, &edges[i]);
 			ends[i] = enc.len;
 		}
-		ft_dec_init(&dec, enc.buf, enc.len);
+		ftdb_dec_init(&dec, enc.buf, enc.len);
 		for (i = 0; i < n; i++)
-			if (ft_dec_next(&dec, &got) == 1 && same(&got, &edges[i]))
+			if (ftdb_dec_next(&dec, &got) == 1 && same(&got, &edges[i]))
 				good++;
 		is_int(good, n, "round trip: edge values");
 
@@ -243,8 +243,8 @@ int main(void)
 		for (cut = 1, good = 1; cut < enc.len; cut++) {
 			int rc, boundary = 0;
 
-			ft_dec_init(&dec, enc.buf, cut);
-			for (k = 0; (rc = ft_dec_next(&dec, &got)) == 1; k++)
+			ftdb_dec_init(&dec, enc.buf, cut);
+			for (k = 0; (rc = ftdb_dec_next(&dec, &got)) == 1; k++)
 				if (k >= n || !same(&got, &edges[k]))
 					good = 0;
 			for (i = 0; i < n; i++)
@@ -253,19 +253,19 @@ int main(void)
 				good = 0;
 		}
 		ok(good, "truncated chunks: clean end at record boundaries, else rejected");
-		ft_enc_release(&enc);
+		ftdb_enc_release(&enc);
 	}
 
 	for (i = 0; i < sizeof(bad_blobs) / sizeof(bad_blobs[0]); i++) {
-		struct ft_dec dec;
-		struct ft_event got;
+		struct ftdb_dec dec;
+		struct ftdb_event got;
 		int rc;
 
-		ft_dec_init(&dec, bad_blobs[i].bytes, bad_blobs[i].len);
-		while ((rc = ft_dec_next(&dec, &got)) == 1)
+		ftdb_dec_init(&dec, bad_blobs[i].bytes, bad_blobs[i].len);
+		while ((rc = ftdb_dec_next(&dec, &got)) == 1)
 			;
 		is_int(rc, -1, "malformed: %s", bad_blobs[i].name);
-		is_int(ft_dec_next(&dec, &got), -1, "malformed stays malformed: %s",
+		is_int(ftdb_dec_next(&dec, &got), -1, "malformed stays malformed: %s",
 		       bad_blobs[i].name);
 		if (bad_blobs[i].deep)
 			ok(bad_deep(i), "malformed deep in a chunk: %s", bad_blobs[i].name);
@@ -274,40 +274,40 @@ int main(void)
 	/* the worked example of docs/schema.md, byte for byte */
 	{
 		static const uint8_t want[] = { 0x58, 0x80, 0x19, 0x04, 0xb4, 0x10 };
-		struct ft_event ev = { .kind = FT_EV_FAULT, .flags = FT_EVF_WRITE, .nr_ptes = 1,
+		struct ftdb_event ev = { .kind = FTDB_EV_FAULT, .flags = FTDB_EVF_WRITE, .nr_ptes = 1,
 				       .proc_id = 3, .vma_id = 7, .ts = 1000000,
 				       .addr = 0x7f0000000000, .aux = 900 };
-		struct ft_enc enc;
+		struct ftdb_enc enc;
 		size_t at;
 
-		ft_enc_init(&enc);
-		ft_enc_add(&enc, &ev);
+		ftdb_enc_init(&enc);
+		ftdb_enc_add(&enc, &ev);
 		at = enc.len;
 		ev.ts += 3200;
 		ev.addr += 4096;
 		ev.aux = 2100;
-		ft_enc_add(&enc, &ev);
+		ftdb_enc_add(&enc, &ev);
 		ok(enc.len - at == sizeof(want) && !memcmp(enc.buf + at, want, sizeof(want)),
 		   "docs/schema.md example encodes as 58 80 19 04 b4 10");
-		ft_enc_release(&enc);
+		ftdb_enc_release(&enc);
 	}
 
 	/* compactness on the workload the format is tuned for */
 	{
-		struct ft_enc enc;
-		struct ft_event ev = { .kind = FT_EV_FAULT, .flags = FT_EVF_WRITE, .nr_ptes = 1,
+		struct ftdb_enc enc;
+		struct ftdb_event ev = { .kind = FTDB_EV_FAULT, .flags = FTDB_EVF_WRITE, .nr_ptes = 1,
 				       .proc_id = 3, .vma_id = 7, .addr = 0x7f0000000000 };
 
-		ft_enc_init(&enc);
+		ftdb_enc_init(&enc);
 		for (i = 0; i < 10000; i++) {
 			ev.ts += 3000 + rnd() % 4000;
 			ev.addr += 4096;
 			ev.aux = 1500 + rnd() % 3000;
-			ft_enc_add(&enc, &ev);
+			ftdb_enc_add(&enc, &ev);
 		}
 		ok(enc.len <= 7 * 10000 + 32, "sequential write faults cost <= 7 bytes (%.2f)",
 		   enc.len / 10000.0);
-		ft_enc_release(&enc);
+		ftdb_enc_release(&enc);
 	}
 	return done_testing();
 }
