@@ -130,7 +130,8 @@ int cmd_advise(int argc, char **argv)
 	struct rp_advice a;
 	int64_t want = 0, trace_id;
 	double pct = -1;
-	char *end, *file;
+	struct strbuf file = STRBUF_INIT;
+	char *end;
 	sqlite3 *db;
 	int c, rc;
 
@@ -164,6 +165,7 @@ int cmd_advise(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (pct < 0)
 		return usage_error("expected --bloat-budget PCT");
+	outfile_input(argv[optind]);
 	if (out && outfile_check(out, "advice file") < 0)
 		return 1;
 	if (ftdb_open(argv[optind], FTDB_READONLY, &db))
@@ -177,9 +179,9 @@ int cmd_advise(int argc, char **argv)
 	if (rc)
 		return 1;
 	if (out) {
-		file = rp_advice_file(&a);
-		rc = write_file_atomic(out, file, strlen(file), "advice file");
-		free(file);
+		rc = rp_advice_file(&a, &file) ||
+		     write_file_atomic(out, file.buf, file.len, "advice file");
+		strbuf_release(&file);
 		if (rc) {
 			rp_advice_release(&a);
 			return 1;

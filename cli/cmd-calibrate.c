@@ -19,14 +19,16 @@
 #include "replay/calibrate.h"
 
 static const char usage_text[] =
-	"usage: foliotrace calibrate [--output DB] [--format table|csv|json] DB...\n"
+	"usage: foliotrace calibrate [--output DB] [--with-partial] [--format table|csv|json] DB...\n"
 	"\n"
 	"    -o, --output DB     database that stores the models (default: the first DB)\n"
+	"    -P, --with-partial  also read partial copies of traces stored complete\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
+	{ "with-partial", no_argument, NULL, 'P' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -71,10 +73,13 @@ int cmd_calibrate(int argc, char **argv)
 	size_t i;
 	int c, ret = 1;
 
-	while ((c = getopt_long(argc, argv, "+o:f:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:Pf:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
+			break;
+		case 'P':
+			fs.with_partial = 1;
 			break;
 		case 'f':
 			if (out_parse_format(optarg, &format))

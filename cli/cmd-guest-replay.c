@@ -37,6 +37,7 @@
 #include "replay/run.h"
 #include "vm/guest-replay.h"
 #include "vm/runner.h"
+#include "vm/tracedir.h"
 
 static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
@@ -220,12 +221,24 @@ int cmd_guest_replay(int argc, char **argv)
 	if (!o.nr_pol && !o.export)
 		return usage_error("expected at least one --policy");
 	o.db = argv[optind];
+	/*
+	 * DB is an input of the export only: the guests' traces are then stored into it,
+	 * through ft_ingest()'s check of its database, once the inputs are forgotten
+	 */
+	if (o.export) {
+		outfile_input(o.db);
+		if (outfile_check(o.export, "replay file") < 0)
+			return 1;	/* before any work */
+	}
 	for (i = 0; i < o.nr_pol; i++) {
 		if (sim_only(&o.pol[i]))
 			sim[nr_sim++] = o.pol[i];
 		else
 			guest[nr_guest++] = o.pol[i];
 	}
+	/* a database whose DB.ctf/ the guest cannot share: refused before the export */
+	if (nr_guest && vm_share_check(o.db, NULL))
+		return 1;
 	rp_filter_set(&sel, o.comm, o.pid);
 	rp_filter_format(&sel, filter, sizeof(filter));
 
@@ -273,6 +286,7 @@ int cmd_guest_replay(int argc, char **argv)
 	if (o.export) {
 		if (write_file_atomic(o.export, file.buf, file.len, "replay file"))
 			goto out;
+		outfile_inputs_clear();
 		if (!o.nr_pol) {
 			ret = 0;
 			goto out;

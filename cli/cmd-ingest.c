@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/progress.h"
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "tracer/ingest.h"
 
 static const char usage_text[] =
@@ -72,6 +73,7 @@ int cmd_ingest(int argc, char **argv)
 		return cli_usage_error("ingest", usage_text,
 				       !o.db ? "missing -o DB" : "expected one CTF_DIR");
 	o.dir = argv[optind];
+	outfile_input(o.dir);	/* ft_ingest()'s check of -o DB refuses a file of the trace */
 	cli_progress_start(&pr, "ingest", "events read", quiet);
 	o.progress = on_progress;
 	o.progress_arg = &pr;

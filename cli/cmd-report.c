@@ -89,6 +89,7 @@ int cmd_report(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (!out)
 		return usage_error("expected -o FILE.html");
+	outfile_input(argv[optind]);
 	if (outfile_check(out, "output") < 0)	/* before any work: never over a device */
 		return 1;
 	if (ftdb_open(argv[optind], FTDB_READONLY, &db))

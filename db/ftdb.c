@@ -273,7 +273,7 @@ int ftdb_open(const char *path, int flags, sqlite3 **out)
 
 	*out = NULL;
 	/* before any open(): a FIFO would block it, a device must never be replaced */
-	if (outfile_check(path, "database") < 0)
+	if (outfile_check_kind(path, "database") < 0)
 		return -1;
 	st = check_header(path);
 	if (st < 0)

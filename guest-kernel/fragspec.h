@@ -12,6 +12,8 @@
  *          /proc/buddyinfo shows are in blocks of order <= N (1..100; default: no check)
  * seed:S   seed of the pinned page's offset in each block (default 1; unsigned 32-bit)
  *
+ * Each key at most once: "order:3,order:9" is refused, not read as order:9.
+ *
  * Header-only and libc-only: the fragmenter is a static guest program.
  */
 #ifndef FT_FRAGSPEC_H
@@ -31,6 +33,7 @@ static inline int ft_fragspec_parse(const char *spec, struct ft_fragspec *f, con
 {
 	const char *s = spec;
 	int have_order = 0;
+	unsigned int seen = 0;	/* bit per key: order 1, pct 2, seed 4 */
 
 	f->order = -1;
 	f->pct = 0;
@@ -38,18 +41,24 @@ static inline int ft_fragspec_parse(const char *spec, struct ft_fragspec *f, con
 	*why = "expected order:N[,pct:P][,seed:S]";
 	while (*s) {
 		unsigned long v, max;
+		unsigned int key;
 		char *end;
 		int *ip = NULL;
 
 		if (!strncmp(s, "order:", 6)) {
-			s += 6; max = 9; ip = &f->order; have_order = 1;
+			s += 6; max = 9; ip = &f->order; have_order = 1; key = 1;
 		} else if (!strncmp(s, "pct:", 4)) {
-			s += 4; max = 100; ip = &f->pct;
+			s += 4; max = 100; ip = &f->pct; key = 2;
 		} else if (!strncmp(s, "seed:", 5)) {
-			s += 5; max = 0xffffffffUL;
+			s += 5; max = 0xffffffffUL; key = 4;
 		} else {
 			return -1;
 		}
+		if (seen & key) {
+			*why = "order, pct and seed may each be given once";
+			return -1;
+		}
+		seen |= key;
 		if (*s < '0' || *s > '9')
 			return -1;
 		v = strtoul(s, &end, 10);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/strbuf.h"
 
 #define MAX_CAUSES 8
 #define CAUSE_LEN 512
@@ -24,26 +25,11 @@ static char joined[MAX_CAUSES * (CAUSE_LEN + 2)];
  */
 static void set_escaped(char *dst, const char *msg)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t n = 0;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (; *msg && n + 5 < CAUSE_LEN; msg++) {
-		unsigned char c = (unsigned char)*msg;
-
-		if (c >= 0x20 && c != 0x7f) {
-			dst[n++] = (char)c;
-			continue;
-		}
-		dst[n++] = '\\';
-		if (c == '\n' || c == '\t' || c == '\r') {
-			dst[n++] = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
-		} else {
-			dst[n++] = 'x';
-			dst[n++] = hex[c >> 4];
-			dst[n++] = hex[c & 15];
-		}
-	}
-	dst[n] = '\0';
+	strbuf_add_escaped(&sb, msg);
+	snprintf(dst, CAUSE_LEN, "%s", sb.buf);
+	strbuf_release(&sb);
 }
 
 static void push(const char *fmt, va_list ap)

@@ -3,12 +3,15 @@
  * outfile.c - write-then-rename output files; see outfile.h.
  *
  * Used for everything foliotrace writes whole: a new database (db/ftdb.c, moved with
- * link()) and the HTML report (rename()). The fsync before the rename is what makes the
+ * link()), the HTML report, the advice file and the replay file (rename()); and, through
+ * outfile_check(), for the checks of every output path, a database ingest appends to too. The fsync before the rename is what makes the
  * rename atomic across a crash, not only across processes.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,78 @@
 
 #include "lib/error.h"
 #include "lib/outfile.h"
+#include "lib/xalloc.h"
+
+/* The files this process reads (outfile_input()): few, so a linear scan. */
+struct input {
+	dev_t dev;
+	ino_t ino;
+	char *path;	/* as the command named it, for messages */
+};
+static struct input *inputs;
+static size_t nr_inputs, alloc_inputs;
+
+static void note(const struct stat *sb, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nr_inputs; i++)
+		if (inputs[i].dev == sb->st_dev && inputs[i].ino == sb->st_ino)
+			return;
+	if (nr_inputs == alloc_inputs) {
+		alloc_inputs = alloc_inputs ? 2 * alloc_inputs : 8;
+		inputs = xrealloc(inputs, alloc_inputs * sizeof(*inputs));
+	}
+	inputs[nr_inputs].dev = sb->st_dev;
+	inputs[nr_inputs].ino = sb->st_ino;
+	inputs[nr_inputs++].path = xstrdup(path);
+}
+
+static void note_tree(const char *path, int depth)
+{
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	if (stat(path, &sb))
+		return;
+	if (S_ISREG(sb.st_mode)) {
+		note(&sb, path);
+		return;
+	}
+	if (!S_ISDIR(sb.st_mode) || depth > 2)
+		return;
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct strbuf sub = STRBUF_INIT;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		strbuf_addf(&sub, "%s/%s", path, de->d_name);
+		note_tree(sub.buf, depth + 1);
+		strbuf_release(&sub);
+	}
+	closedir(d);
+}
+
+void outfile_input(const char *path)
+{
+	if (path && *path)
+		note_tree(path, 0);
+}
+
+void outfile_inputs_clear(void)
+{
+	size_t i;
+
+	for (i = 0; i < nr_inputs; i++)
+		free(inputs[i].path);
+	free(inputs);
+	inputs = NULL;
+	nr_inputs = alloc_inputs = 0;
+}
 
 const char *file_kind(mode_t m)
 {
@@ -33,7 +108,8 @@ const char *file_kind(mode_t m)
 	return "not a plain file";
 }
 
-int outfile_check(const char *path, const char *what)
+/* The kind check of outfile_check(); *sb is what path is (or links to) when it exists. */
+static int check_kind(const char *path, const char *what, struct stat *sb_out)
 {
 	struct stat sb;
 
@@ -53,7 +129,69 @@ int outfile_check(const char *path, const char *what)
 	if (!S_ISREG(sb.st_mode))
 		return fail("%s is %s, not a regular file: not used as the %s", path,
 			     file_kind(sb.st_mode), what);
+	*sb_out = sb;
 	return 0;
+}
+
+int outfile_check_kind(const char *path, const char *what)
+{
+	struct stat sb;
+
+	return check_kind(path, what, &sb);
+}
+
+int outfile_check(const char *path, const char *what)
+{
+	struct stat sb;
+	size_t i;
+	int ret = check_kind(path, what, &sb);
+
+	if (ret)
+		return ret;
+	for (i = 0; i < nr_inputs; i++)
+		if (inputs[i].dev == sb.st_dev && inputs[i].ino == sb.st_ino)
+			return fail("%s is the input %s: not overwritten with the %s", path,
+				     inputs[i].path, what);
+	return 0;
+}
+
+/*
+ * Remove the temporaries of path that a killed writer left: PATH.tmp-PID-XXXXXX, a regular
+ * file of this user whose PID is not alive (kill -9 between mkstemp and the rename leaves
+ * one; nothing else can remove it). Anything else of a similar name is left alone.
+ */
+static void clean_stale(const char *path)
+{
+	char *copy = xstrdup(path), *copy2 = xstrdup(path);
+	const char *dir = dirname(copy), *base = basename(copy2);
+	size_t blen = strlen(base);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		const char *p = de->d_name;
+		struct stat sb;
+		char *end;
+		long pid;
+
+		if (strncmp(p, base, blen) || strncmp(p + blen, ".tmp-", 5))
+			continue;
+		p += blen + 5;
+		if (*p < '1' || *p > '9')
+			continue;
+		pid = strtol(p, &end, 10);
+		if (*end != '-' || strlen(end + 1) != 6 || pid <= 0 || pid == (long)getpid())
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(sb.st_mode) || sb.st_uid != geteuid())
+			continue;
+		if (kill((pid_t)pid, 0) && errno == ESRCH)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	free(copy);
+	free(copy2);
 }
 
 int outfile_begin(struct outfile *o, const char *path, const char *what)
@@ -65,7 +203,9 @@ int outfile_begin(struct outfile *o, const char *path, const char *what)
 	o->what = what;
 	if (outfile_check(path, what) < 0)
 		return -1;
-	strbuf_addf(&o->tmp, "%s.tmp-XXXXXX", path);
+	clean_stale(path);
+	/* the pid names the writer, so a later writer of path can tell a dead one's */
+	strbuf_addf(&o->tmp, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
 	o->fd = mkostemp(o->tmp.buf, O_CLOEXEC);
 	if (o->fd < 0) {
 		fail("cannot create %s: %s", o->tmp.buf, strerror(errno));

@@ -3,8 +3,9 @@
  * outfile.h - output files that appear whole or not at all, and only where a file may be.
  *
  * A file is built under a private temporary name in the target's directory
- * ("PATH.tmp-XXXXXX", created by mkstemp: O_EXCL, so a planted file or symlink at that name
- * is never opened), synced, then moved into place with rename() (replaces an existing file
+ * ("PATH.tmp-PID-XXXXXX", created by mkstemp: O_EXCL, so a planted file or symlink at that
+ * name is never opened; one a writer killed by SIGKILL left, its PID dead, is removed by
+ * the next writer of PATH), synced, then moved into place with rename() (replaces an existing file
  * atomically) or link() (never replaces: a concurrent creator's file wins). Concurrent
  * writers of one path each get their own temporary; the last rename wins, none fails.
  *
@@ -12,6 +13,11 @@
  * socket) is refused before anything is written: renaming over /dev/null as root would
  * replace the device node. A symlink is judged by what it points to; a dangling one is
  * refused too (rename would replace the link, not write where it points).
+ *
+ * An output that is one of the command's inputs (the same device and inode, under any
+ * name: a symlink, a hard link, "./DB") is refused too: `advise DB -o DB` would replace the
+ * database with the advice text. A command names its inputs once with outfile_input();
+ * every output path then goes through the one check in outfile_check().
  */
 #ifndef FT_LIB_OUTFILE_H
 #define FT_LIB_OUTFILE_H
@@ -26,12 +32,34 @@
 const char *file_kind(mode_t m);
 
 /*
+ * outfile_input - path is read by this command: outfile_check() refuses it as an output
+ * from now on (for the life of the process). A directory (a CTF trace) is noted with the
+ * regular files under it, two levels deep (metadata, streams, index/, header/). A path
+ * that does not exist or cannot be read is skipped: its reader reports that.
+ */
+void outfile_input(const char *path);
+
+/*
+ * outfile_inputs_clear - forget every input noted: a command that goes on to update a file
+ * it read (guest replay stores its guests' traces into the DB it exported from) clears them
+ * once the outputs that must not be an input are written.
+ */
+void outfile_inputs_clear(void);
+
+/*
  * outfile_check - may path be written as a regular file? what names it in errors
  * ("database", "output").
  * Return: 1 if path does not exist, 0 if it is (or links to) a regular file, or fail():
- * "empty WHAT path", "PATH is not a regular file (a character device)", ...
+ * "empty WHAT path", "PATH is not a regular file (a character device)", "PATH is the
+ * input INPUT: not overwritten with the WHAT", ...
  */
 int outfile_check(const char *path, const char *what);
+
+/*
+ * outfile_check_kind - outfile_check() without the inputs: for a file opened in place (a
+ * database read, or updated by a command that also reads it). Same Return.
+ */
+int outfile_check_kind(const char *path, const char *what);
 
 struct outfile {
 	struct strbuf tmp;	/* the temporary's path, empty when there is none */

@@ -136,6 +136,27 @@ void strbuf_add_json_str(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
+void strbuf_add_escaped(struct strbuf *sb, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; p && *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			strbuf_addch(sb, *p);
+			continue;
+		}
+		strbuf_addch(sb, '\\');
+		if (*p == '\n' || *p == '\t' || *p == '\r') {
+			strbuf_addch(sb, *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+		} else {
+			strbuf_addch(sb, 'x');
+			strbuf_addch(sb, hex[*p >> 4]);
+			strbuf_addch(sb, hex[*p & 15]);
+		}
+	}
+}
+
 int strbuf_read_file(struct strbuf *sb, const char *path)
 {
 	FILE *f = fopen(path, "rb");

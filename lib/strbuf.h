@@ -32,6 +32,12 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(
  * each byte of s that is not part of a well-formed UTF-8 sequence becomes \ufffd.
  */
 void strbuf_add_json_str(struct strbuf *sb, const char *s);
+/*
+ * Append s with its control characters (below 0x20, and 0x7f) escaped as "\n", "\t",
+ * "\r" or "\xHH", so text from a trace (a symbol name holding ESC, a newline) prints as
+ * one line and cannot drive a terminal. Other bytes as they are.
+ */
+void strbuf_add_escaped(struct strbuf *sb, const char *s);
 /* Read a whole file; Return: 0, or fail() naming the file. */
 int strbuf_read_file(struct strbuf *sb, const char *path);
 /* Detach the buffer; the caller frees it. */

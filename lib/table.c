@@ -77,7 +77,7 @@ static void cell_text(const struct out_cell *c, struct strbuf *sb)
 		strbuf_addf(sb, "%.6g", c->d);
 		break;
 	case OUT_TEXT:
-		strbuf_addstr(sb, c->s);
+		strbuf_add_escaped(sb, c->s);	/* a symbol's ESC never reaches a terminal */
 		break;
 	}
 }

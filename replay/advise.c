@@ -121,23 +121,36 @@ out:
 	return ret;
 }
 
-/* Each site's counters in run r, the advice's: its slots' sums (one per module). */
+/*
+ * Each site's counters in run r, the advice's: its slots' sums (one per module). a->sites
+ * is sorted by name (load_sites()'s ORDER BY, bytes as strcmp): a binary search per slot,
+ * O(slots log sites).
+ */
 static void advised(struct rp_advice *a, const struct rp_run_result *r)
 {
-	size_t i;
 	uint32_t k;
 
-	for (i = 0; i < a->nr_sites; i++) {
-		struct rp_site_counters *c = &a->sites[i].advised;
+	for (k = 0; k < r->nr_sites; k++) {
+		size_t lo = 0, hi = a->nr_sites;
 
-		for (k = 0; k < r->nr_sites; k++) {
-			if (strcmp(r->sites[k].site, a->sites[i].site))
-				continue;
-			c->faults += r->sites[k].c.faults;
-			c->zeroed += r->sites[k].c.zeroed;
-			c->bloat += r->sites[k].c.bloat;
-			c->rss += r->sites[k].c.rss;
-			c->at_peak += r->sites[k].c.at_peak;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(r->sites[k].site, a->sites[mid].site);
+
+			if (!c) {
+				struct rp_site_counters *to = &a->sites[mid].advised;
+
+				to->faults += r->sites[k].c.faults;
+				to->zeroed += r->sites[k].c.zeroed;
+				to->bloat += r->sites[k].c.bloat;
+				to->rss += r->sites[k].c.rss;
+				to->at_peak += r->sites[k].c.at_peak;
+				break;
+			}
+			if (c < 0)
+				hi = mid;
+			else
+				lo = mid + 1;
 		}
 	}
 }
@@ -197,15 +210,14 @@ fail:
 	return -1;
 }
 
-char *rp_advice_file(const struct rp_advice *a)
+int rp_advice_file(const struct rp_advice *a, struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT;
 	size_t i;
 
-	strbuf_addf(&sb, "# foliotrace advise: per site, ORDER SITE (persite:FILE)\n");
+	strbuf_addf(sb, "# foliotrace advise: per site, ORDER SITE (persite:FILE)\n");
 	for (i = 0; i < a->nr_sites; i++)
-		if (strcmp(a->sites[i].site, "*"))
-			strbuf_addf(&sb, "%u %s\n", a->sites[i].order, a->sites[i].site);
-	strbuf_addf(&sb, "0 *\n");
-	return strbuf_detach(&sb);
+		if (rp_persite_add_line(sb, a->sites[i].order, a->sites[i].site))
+			return -1;
+	strbuf_addf(sb, "0 *\n");
+	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "lib/strbuf.h"
 #include "replay/run.h"
 
 struct rp_advice_site {
@@ -50,7 +51,11 @@ struct rp_advice {
  */
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);
 void rp_advice_release(struct rp_advice *a);
-/* The advice as a persite FILE ("ORDER SITE" lines, "0 *" last) into buf (NUL-ended). */
-char *rp_advice_file(const struct rp_advice *a);
+/*
+ * rp_advice_file - the advice as a persite FILE ("ORDER SITE" lines, odd names quoted as
+ * rp_persite_add_line() writes them, "0 *" last), appended to sb: persite:FILE reads every
+ * site back with its order. Return: 0, or fail() (a site name too long for a line).
+ */
+int rp_advice_file(const struct rp_advice *a, struct strbuf *sb);
 
 #endif /* FT_REPLAY_ADVISE_H */

@@ -39,6 +39,15 @@ static const char *const coef_names[RP_COST_NR] = {
 	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns"
 };
 
+/*
+ * The largest magnitude a stored coefficient may have: a fault costs less than a second,
+ * zeroing a byte less than a millisecond; what a fit gives is orders of magnitude below.
+ */
+static const double coef_max[RP_COST_NR] = {
+	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
+	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
+};
+
 const char *rp_cost_coef_name(unsigned int c)
 {
 	return c < RP_COST_NR ? coef_names[c] : "?";
@@ -388,8 +397,17 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
+		/* a row edited or damaged: inf or 1e300 would predict 2^63 ns (UB in the cast) */
+		for (k = 0; k < RP_COST_NR; k++)
+			if (m->has[k] && !(fabs(m->c[k]) <= coef_max[k]))
+				return fail("cost_model row %s %s %s %s: %s is %g, not a cost "
+					    "within +-%g %s", m->key.arch, m->key.kernel,
+					    m->key.accel, m->key.clock, rp_cost_coef_name(k),
+					    m->c[k], coef_max[k],
+					    k == RP_COST_BYTE ? "ns per byte" : "ns");
 		return 1;
+	}
 	rc = other_clock(db, &m->key, other, sizeof(other));
 	if (rc < 0)
 		return -1;
@@ -419,5 +437,7 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
 	    zero * nzero + zwp * (double)v[RP_M_ZERO_WP] + cow * (double)v[RP_M_COW];
-	return t > 0 ? (int64_t)llround(t) : 0;
+	if (!(t > 0))
+		return 0;
+	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */
 }

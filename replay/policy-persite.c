@@ -8,7 +8,11 @@
  *
  * FILE, one site a line: the order (0..RP_MAX_FOLIO_ORDER), one blank, the site name to the
  * end of the line (names may hold blanks: "[no call]"); "*" for every other site (default
- * 0); blank lines and lines starting with '#' are skipped. `foliotrace advise` writes one.
+ * 0); blank lines and lines starting with '#' are skipped; a line ending in "\r\n" is read
+ * without its '\r'. A name that could not be read back so (empty, "*" itself, starting with
+ * '"', with a control character, a leading or trailing blank) is written quoted:
+ * "..." with \\, \", \n, \r, \t and \xHH escapes (rp_persite_add_line()). Lines up to
+ * RP_PERSITE_LINE_MAX bytes. `foliotrace advise` writes one; this file reads and writes it.
  *
  * Which site a fault belongs to: the site slot of the touch that takes it (struct rp_fault
  * slot), the one attribution of docs/sites.md: ingest's owner of the touch's address at
@@ -27,20 +31,31 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "replay/policy.h"
 
-/* The map a spec stands for; never freed (specs are plain data, copied freely). */
+/*
+ * The map a spec stands for; never freed (specs are plain data, copied freely). Its names
+ * are sorted (bytes, as strcmp), so a site is found by binary search and two maps of the
+ * same lines compare equal whatever their order in the file.
+ */
 struct rp_persite {
 	struct rp_persite *next;	/* every map built, so they stay reachable */
 	char **names;
 	uint8_t *orders;
-	size_t n;
+	unsigned int *lines;		/* while parsing: each name's line in FILE */
+	size_t n, cap_names, cap_orders, cap_lines;
 	uint8_t dflt;			/* "*" */
 	int nocall;			/* order of "[no call]", -1: dflt */
+	uint64_t hash;			/* of the above, for map_dedup() */
 };
 
 static struct rp_persite *all_maps;
+/* all_maps by hash, open addressing (a power of two, at most half full): advise builds a
+ * map per candidate, 9 per site, so finding an equal one must not scan them all */
+static struct rp_persite **map_table;
+static size_t map_table_size, map_table_used;
 
 static struct rp_persite *map_new(void)
 {
@@ -52,17 +67,21 @@ static struct rp_persite *map_new(void)
 	return m;
 }
 
-static void map_add(struct rp_persite *m, const char *name, unsigned int order)
+/* name's order into m; with is_default (an unquoted "*" in FILE), "*"'s */
+static void map_add(struct rp_persite *m, const char *name, unsigned int order,
+		    unsigned int line, int is_default)
 {
-	if (!strcmp(name, "*")) {
+	if (is_default) {
 		m->dflt = (uint8_t)order;
 		return;
 	}
 	if (!strcmp(name, "[no call]"))
 		m->nocall = (int)order;
-	m->names = xrealloc(m->names, (m->n + 1) * sizeof(*m->names));
-	m->orders = xrealloc(m->orders, m->n + 1);
+	XGROW(m->names, m->cap_names, m->n + 1);
+	XGROW(m->orders, m->cap_orders, m->n + 1);
+	XGROW(m->lines, m->cap_lines, m->n + 1);
 	m->names[m->n] = xstrdup(name);
+	m->lines[m->n] = line;
 	m->orders[m->n++] = (uint8_t)order;
 }
 
@@ -76,40 +95,137 @@ static void map_drop(struct rp_persite *m)
 		free(m->names[i]);
 	free(m->names);
 	free(m->orders);
+	free(m->lines);
 	free(m);
 }
 
+static int by_name(const void *a, const void *b, void *m)
+{
+	const struct rp_persite *p = m;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return strcmp(p->names[x], p->names[y]);
+}
+
 /*
- * A map equal to m built before (then m is freed), else m: parsing the same file again
- * (every run of a test, a fuzzer) keeps one copy, not one per parse.
+ * Sort m's names (their orders and lines along), then hash it. Return: 0, or fail()
+ * naming a site given twice, with *dup_line the later of its lines in FILE.
+ */
+static int map_finish(struct rp_persite *m, unsigned int *dup_line)
+{
+	size_t *ix = xcalloc(m->n ? m->n : 1, sizeof(*ix)), i;
+	char **names = xcalloc(m->n ? m->n : 1, sizeof(*names));
+	uint8_t *orders = xcalloc(m->n ? m->n : 1, 1);
+	unsigned int *lines = xcalloc(m->n ? m->n : 1, sizeof(*lines));
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	int ret = 0;
+
+	for (i = 0; i < m->n; i++)
+		ix[i] = i;
+	qsort_r(ix, m->n, sizeof(*ix), by_name, m);
+	for (i = 0; i < m->n; i++) {
+		names[i] = m->names[ix[i]];
+		orders[i] = m->orders[ix[i]];
+		lines[i] = m->lines[ix[i]];
+	}
+	free(m->names);
+	free(m->orders);
+	free(m->lines);
+	m->names = names;
+	m->orders = orders;
+	m->lines = NULL;
+	m->cap_names = m->cap_orders = m->cap_lines = m->n;
+	for (i = 0; i < m->n; i++) {
+		const unsigned char *c;
+
+		if (i && !strcmp(names[i - 1], names[i])) {
+			*dup_line = lines[i - 1] > lines[i] ? lines[i - 1] : lines[i];
+			ret = fail("site '%s' given twice", names[i]);
+			break;
+		}
+		for (c = (const unsigned char *)names[i]; ; c++) {
+			h = (h ^ *c) * 1099511628211ULL;
+			if (!*c)
+				break;
+		}
+		h = (h ^ orders[i]) * 1099511628211ULL;
+	}
+	free(lines);
+	free(ix);
+	m->hash = (h ^ m->dflt ^ ((uint64_t)(m->nocall + 1) << 8)) * 1099511628211ULL;
+	return ret;
+}
+
+static int map_equal(const struct rp_persite *a, const struct rp_persite *b)
+{
+	size_t i;
+
+	if (a->hash != b->hash || a->n != b->n || a->dflt != b->dflt ||
+	    a->nocall != b->nocall || (a->n && memcmp(a->orders, b->orders, a->n)))
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->names[i], b->names[i]))
+			return 0;
+	return 1;
+}
+
+static void table_put(struct rp_persite *m)
+{
+	size_t i, mask;
+
+	if (2 * (map_table_used + 1) > map_table_size) {
+		struct rp_persite **old = map_table;
+		size_t n = map_table_size;
+
+		map_table_size = n ? 2 * n : 64;
+		map_table = xcalloc(map_table_size, sizeof(*map_table));
+		map_table_used = 0;
+		for (i = 0; i < n; i++)
+			if (old[i])
+				table_put(old[i]);
+		free(old);
+	}
+	mask = map_table_size - 1;
+	for (i = m->hash & mask; map_table[i]; i = (i + 1) & mask)
+		;
+	map_table[i] = m;
+	map_table_used++;
+}
+
+/*
+ * A map equal to m built before (then m is freed), else m (now findable): parsing the same
+ * file again (every run of a test, a fuzzer, advise's candidates) keeps one copy, not one
+ * per parse. O(1) expected per map, beyond hashing its names.
  */
 static struct rp_persite *map_dedup(struct rp_persite *m)
 {
-	struct rp_persite *o;
-	size_t i;
+	size_t i, mask = map_table_size - 1;
 
-	for (o = m->next; o; o = o->next) {
-		if (o->n != m->n || o->dflt != m->dflt || o->nocall != m->nocall ||
-		    (m->n && memcmp(o->orders, m->orders, m->n)))
-			continue;
-		for (i = 0; i < m->n && !strcmp(o->names[i], m->names[i]); i++)
-			;
-		if (i == m->n)
-			break;
-	}
-	if (!o)
-		return m;
-	map_drop(m);
-	return o;
+	for (i = m->hash & mask; map_table_size && map_table[i]; i = (i + 1) & mask)
+		if (map_equal(map_table[i], m)) {
+			map_drop(m);
+			return map_table[i];
+		}
+	table_put(m);
+	return m;
 }
 
+/* name's order in m (binary search), or "*"'s. O(log names). */
 static int map_find(const struct rp_persite *m, const char *name)
 {
-	size_t i;
+	size_t lo = 0, hi = m->n;
 
-	for (i = 0; i < m->n; i++)
-		if (!strcmp(m->names[i], name))
-			return m->orders[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, m->names[mid]);
+
+		if (!c)
+			return m->orders[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return m->dflt;
 }
 
@@ -118,19 +234,128 @@ void rp_persite_policy(struct rp_policy *p, const char *label, const char *const
 {
 	extern const struct rp_policy_ops rp_policy_persite;
 	struct rp_persite *m = map_new();
+	unsigned int line;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
 	p->ops = &rp_policy_persite;
 	m->dflt = (uint8_t)dflt;
 	for (i = 0; i < n; i++)
-		map_add(m, names[i], orders[i]);
+		map_add(m, names[i], orders[i], 0, 0);
+	/* a name given twice (never by advise, whose names are distinct): either order */
+	if (map_finish(m, &line))
+		error_clear();
 	p->persite = map_dedup(m);
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", label);
 }
 
-/* One line "ORDER SITE" of FILE into m. Return: 0, or fail() naming the problem. */
-static int parse_line(struct rp_persite *m, char *line, int *seen_star)
+/* Does name need quotes to be read back as itself? */
+static int needs_quotes(const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (!len || !strcmp(name, "*") || name[0] == '"' || name[0] == ' ' ||
+	    name[0] == '\t' || name[len - 1] == ' ' || name[len - 1] == '\t')
+		return 1;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
+int rp_persite_add_line(struct strbuf *sb, unsigned int order, const char *name)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t start = sb->len;
+	const unsigned char *c;
+
+	strbuf_addf(sb, "%u ", order);
+	if (!needs_quotes(name)) {
+		strbuf_addstr(sb, name);
+	} else {
+		strbuf_addch(sb, '"');
+		for (c = (const unsigned char *)name; *c; c++) {
+			if (*c == '\\' || *c == '"') {
+				strbuf_addch(sb, '\\');
+				strbuf_addch(sb, *c);
+			} else if (*c == '\n' || *c == '\r' || *c == '\t') {
+				strbuf_addch(sb, '\\');
+				strbuf_addch(sb, *c == '\n' ? 'n' : *c == '\r' ? 'r' : 't');
+			} else if (*c < 0x20 || *c == 0x7f) {
+				strbuf_addstr(sb, "\\x");
+				strbuf_addch(sb, hex[*c >> 4]);
+				strbuf_addch(sb, hex[*c & 15]);
+			} else {
+				strbuf_addch(sb, *c);
+			}
+		}
+		strbuf_addch(sb, '"');
+	}
+	if (sb->len - start > RP_PERSITE_LINE_MAX) {
+		size_t n = strlen(name);
+
+		sb->len = start;
+		sb->buf[start] = '\0';
+		return fail("a site name of %zu bytes: longer than a persite line (%u bytes)",
+			     n, RP_PERSITE_LINE_MAX);
+	}
+	strbuf_addch(sb, '\n');
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode the quoted name at q ('"' first) in place. Return: 0, or fail(). */
+static int unquote(char *q)
+{
+	char *in = q + 1, *out = q;
+
+	for (; *in && *in != '"'; in++) {
+		if (*in != '\\') {
+			*out++ = *in;
+			continue;
+		}
+		switch (*++in) {
+		case '\\': case '"': *out++ = *in; break;
+		case 'n': *out++ = '\n'; break;
+		case 'r': *out++ = '\r'; break;
+		case 't': *out++ = '\t'; break;
+		case 'x':
+			if (hexval(in[1]) < 0 || hexval(in[2]) < 0 ||
+			    !(hexval(in[1]) | hexval(in[2])))
+				return fail("bad \\x escape in the quoted site name (two hex "
+					     "digits, not 00)");
+			*out++ = (char)(hexval(in[1]) << 4 | hexval(in[2]));
+			in += 2;
+			break;
+		case '\0':
+			return fail("the quoted site name has no closing '\"'");
+		default:
+			return fail("bad escape '\\%c' in the quoted site name", *in);
+		}
+	}
+	if (*in != '"')
+		return fail("the quoted site name has no closing '\"'");
+	if (in[1])
+		return fail("text after the quoted site name");
+	*out = '\0';
+	return 0;
+}
+
+/*
+ * One line "ORDER SITE" of FILE into m (a site given twice is found by map_finish()).
+ * Return: 0, or fail() naming the problem.
+ */
+static int parse_line(struct rp_persite *m, char *line, unsigned int nr, int *seen_star)
 {
 	char *end;
 	long o;
@@ -143,23 +368,24 @@ static int parse_line(struct rp_persite *m, char *line, int *seen_star)
 	if ((*end != ' ' && *end != '\t') || !end[1])
 		return fail("no site after the order");
 	end++;
-	if (strcmp(end, "*")) {
-		size_t i;
-
-		for (i = 0; i < m->n; i++)
-			if (!strcmp(m->names[i], end))
-				return fail("site '%s' given twice", end);
-	} else if ((*seen_star)++) {
-		return fail("'*' given twice");
+	if (*end == '"') {
+		if (unquote(end))
+			return -1;
+		map_add(m, end, (unsigned int)o, nr, 0);
+		return 0;
 	}
-	map_add(m, end, (unsigned int)o);
+	if (!strcmp(end, "*") && (*seen_star)++)
+		return fail("'*' given twice");
+	map_add(m, end, (unsigned int)o, nr, !strcmp(end, "*"));
 	return 0;
 }
 
 static int persite_parse(struct rp_policy *p, const char *args)
 {
 	struct rp_persite *m;
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	int seen_star = 0;
 	unsigned int nr = 0;
 	struct stat st;
@@ -178,42 +404,57 @@ static int persite_parse(struct rp_policy *p, const char *args)
 		close(fd);
 		return fail("'%s' is not a regular file", args);
 	}
+	if (st.st_size > (off_t)RP_PERSITE_FILE_MAX) {	/* lines are read whole */
+		close(fd);
+		return fail("'%s' is larger than %u MiB", args, RP_PERSITE_FILE_MAX >> 20);
+	}
 	f = fdopen(fd, "r");
 	if (!f) {
 		close(fd);
 		return fail("cannot read '%s': %s", args, strerror(errno));
 	}
 	m = map_new();
-	while (fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
+	while ((got = getline(&line, &cap, f)) > 0) {
+		size_t len = (size_t)got;
 
 		nr++;
-		if (len && line[len - 1] == '\n')
+		if (line[len - 1] == '\n')
 			line[--len] = '\0';
-		else if (!feof(f)) {
-			fclose(f);
-			map_drop(m);
-			return fail("%s line %u: longer than %zu bytes", args, nr, sizeof(line) - 2);
+		if (len > RP_PERSITE_LINE_MAX) {
+			fail("longer than %u bytes", RP_PERSITE_LINE_MAX);
+			goto bad_line;
+		}
+		if (memchr(line, '\0', len)) {
+			fail("a NUL byte at column %zu: a persite file is text",
+			      (size_t)((char *)memchr(line, '\0', len) - line) + 1);
+			goto bad_line;
 		}
 		if (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (!len || line[0] == '#')
 			continue;
-		if (parse_line(m, line, &seen_star)) {
-			fclose(f);
-			map_drop(m);
-			return fail("%s line %u", args, nr);
-		}
+		if (parse_line(m, line, nr, &seen_star))
+			goto bad_line;
 	}
+	free(line);
 	if (ferror(f)) {
 		fclose(f);
 		map_drop(m);
 		return fail("cannot read '%s'", args);
 	}
 	fclose(f);
+	if (map_finish(m, &nr)) {
+		map_drop(m);
+		return fail("%s line %u", args, nr);
+	}
 	p->persite = map_dedup(m);
 	snprintf(p->spec, sizeof(p->spec), "persite:%s", args);
 	return 0;
+bad_line:
+	free(line);
+	fclose(f);
+	map_drop(m);
+	return fail("%s line %u", args, nr);
 }
 
 struct persite_state {

@@ -101,6 +101,20 @@ const char *const *rp_policy_templates(void);
 void rp_persite_policy(struct rp_policy *p, const char *label, const char *const *names,
 		       const unsigned int *orders, size_t n, unsigned int dflt);
 
+/* The longest line of a persite FILE, bytes without its newline. */
+#define RP_PERSITE_LINE_MAX (1u << 20)
+/* The largest persite FILE read, bytes. */
+#define RP_PERSITE_FILE_MAX (256u << 20)
+
+struct strbuf;
+/*
+ * rp_persite_add_line - append the persite FILE line giving site name order: "ORDER NAME",
+ * the name quoted when it could not be read back as itself (docs/policies.md). Every line
+ * it writes, persite:FILE reads back as (order, name). Return: 0, or fail() (a name
+ * whose line would be longer than RP_PERSITE_LINE_MAX; nothing appended).
+ */
+int rp_persite_add_line(struct strbuf *sb, unsigned int order, const char *name);
+
 /* ---- allocation failure model (replay/frag.c) ---- */
 
 enum rp_frag_kind {

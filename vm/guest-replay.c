@@ -19,7 +19,7 @@ int vm_replay_file(const char *db, int64_t trace_id, const void *data, size_t le
 	time_t now = time(NULL);
 	char stamp[32];
 
-	if (vm_ctf_dir(path, db))
+	if (vm_share_check(db, NULL) || vm_ctf_dir(path, db))
 		return -1;
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime(&now));
 	strbuf_addf(path, "/replay-t%lld-%s.ftr", (long long)trace_id, stamp);
@@ -108,6 +108,8 @@ int vm_guest_replay(const struct vm_guest_replay *g, struct vm_guest_replay_resu
 	memset(r, 0, sizeof(*r));
 	strbuf_init(&r->dir);
 	snprintf(tag, sizeof(tag), "replay-t%lld", (long long)g->trace_id);
+	if (vm_share_check(g->db, NULL))
+		goto out;
 	if (vm_new_trace_dir(&r->dir, g->db, g->arch, g->policy, tag))
 		goto out;
 	strbuf_addf(&guest_file, "/mnt/out/in/%s", base);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "lib/error.h"
+#include "lib/outfile.h"
 #include "tracer/ingest.h"
 #include "vm/record.h"
 #include "vm/resolve.h"
@@ -61,10 +62,16 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 	strbuf_init(&r->dir);
 	if (o->nr_cmd < 1 || o->nr_cmd > VM_RUNNER_MAX_CMD)
 		return fail("a command of 1 to %d words is needed", VM_RUNNER_MAX_CMD);
-	/* a command that cannot run is an error before anything is created or booted */
+	/*
+	 * a command that cannot run, and an output or a root that cannot be shared or
+	 * written, are errors before anything is created or booted: -o /dev/null, a
+	 * directory or a FIFO once made /dev/null.ctf/ and booted a guest for nothing
+	 */
 	for (i = 0; i < o->nr_cmd; i++)
 		if (strchr(o->cmd[i], '\n'))
 			return fail("argument %d of the command has a newline", i);
+	if (vm_share_check(o->db, ra.rootfs) || outfile_check(o->db, "database") < 0)
+		return -1;
 	if (vm_resolve_cmd(ra.arch, ra.rootfs, name, o->envs, o->nr_envs, &cmd))
 		goto out;
 	if (cmd.kind == VM_CMD_ROOT) {
@@ -73,6 +80,9 @@ int vm_record(const struct vm_record_opts *o, struct vm_record_result *r)
 		if (cmd.rootfs)
 			ra.rootfs = cmd.rootfs;
 	}
+	/* the root found or built for CMD is shared as well */
+	if (ra.rootfs && vm_share_check(o->db, ra.rootfs))
+		goto out;
 	ra.cmd = o->cmd;
 	ra.nr_cmd = o->nr_cmd;
 	/* what CMD needs from its root (kbuild's configured tree), once the root is known */

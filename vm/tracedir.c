@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* tracedir.c - the directories guest runs are kept in; see tracedir.h. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -9,6 +11,38 @@
 
 #include "vm/tracedir.h"
 #include "lib/error.h"
+
+int vm_share_check(const char *db, const char *rootfs)
+{
+	char cwd[PATH_MAX];
+	const char *s;
+
+	if (!db || !*db)
+		return fail("empty database path");
+	if (!getcwd(cwd, sizeof(cwd)))
+		return fail("cannot get the working directory: %s", strerror(errno));
+	if (strchr(cwd, '\n'))
+		return fail("the working directory has a newline: the guest runner cannot "
+			     "pass it; run from another directory");
+	if (strchr(db, '\n'))
+		return fail("the database path has a newline: the guest runner cannot pass it");
+	if (strchr(db, ',') || (*db != '/' && strchr(cwd, ',')))
+		return fail("the database path %s%s%s has a comma: QEMU's -virtfs cannot share "
+			     "its DB.ctf directory", *db == '/' ? "" : cwd, *db == '/' ? "" : "/",
+			     db);
+	if (!rootfs)
+		return 0;
+	if (!*rootfs)
+		return fail("empty --rootfs path");
+	for (s = rootfs; *s; s++)
+		if (*s == ',' || isspace((unsigned char)*s))
+			return fail("a root filesystem path with a comma or a space cannot be "
+				     "shared: %s", rootfs);
+	if (*rootfs != '/' && strchr(cwd, ','))
+		return fail("a root filesystem path with a comma or a space cannot be shared: "
+			     "%s/%s", cwd, rootfs);
+	return 0;
+}
 
 static void add_safe(struct strbuf *sb, const char *s)
 {

@@ -8,6 +8,17 @@
 
 #include "lib/strbuf.h"
 
+/*
+ * vm_share_check - the paths a guest run shares, checked before anything is created or
+ * booted (record, guest replay): run.sh gets the absolute form of DB.ctf/... (the working
+ * directory and db) and of the root filesystem as `-virtfs local,path=P,...`, whose option
+ * list a comma would split, and writes paths into its files line by line. Refused: an
+ * empty db, a comma or newline in the absolute db path, a newline in the working directory,
+ * an empty rootfs (run.sh's `cd ""` would share the current directory as the root), a comma
+ * or whitespace in rootfs (NULL: none). Return: 0, or fail() naming the path.
+ */
+int vm_share_check(const char *db, const char *rootfs);
+
 /* Append "DB.ctf" to dir and create it if missing. Return: 0 or fail(). */
 int vm_ctf_dir(struct strbuf *dir, const char *db);
 

@@ -56,10 +56,11 @@ int main(void)
 	char *held, *streamed, *s;
 	enum out_format f;
 
-	plan(6);
+	plan(7);
 	s = render(OUT_CSV, 0);
-	same(s, "name,n,x\n\"a,b \"\"q\"\"\",-12,\n\"tab\there\nnl\",0x1000,0.5\n",
-	     "csv: quoted fields with doubled quotes, null as empty, hex as text");
+	same(s, "name,n,x\n\"a,b \"\"q\"\"\",-12,\ntab\\there\\nnl,0x1000,0.5\n",
+	     "csv: quoted fields with doubled quotes, null as empty, hex as text, control "
+	     "characters escaped (one record a line)");
 	free(s);
 	s = render(OUT_JSON, 0);
 	ok(strstr(s, "\"name\": \"a,b \\\"q\\\"\"") && strstr(s, "\"x\": null") &&
@@ -71,9 +72,28 @@ int main(void)
 	ok(!strchr(s, '\t'), "json: no raw control character in a string");
 	free(s);
 	s = render(OUT_TABLE, 0);
-	ok(!strncmp(s, "name         n       x\n", 23) &&
-	   strstr(s, "a,b \"q\"         -12  \n"), "table: columns sized to the widest cell "
-	   "(11 bytes: a tab and a newline count one each), numbers right-aligned");
+	ok(!strncmp(s, "name           n       x\n", 25) &&
+	   strstr(s, "a,b \"q\"           -12  \n") && strstr(s, "tab\\there\\nnl") &&
+	   !strchr(s, '\t'), "table: columns sized to the widest cell (13 bytes: the tab and "
+	   "the newline escaped, two each), numbers right-aligned");
+	free(s);
+	{
+		/* a symbol name holding an ESC sequence never reaches the terminal raw */
+		struct out_table t;
+		static const char *const cols[] = { "site" };
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+
+		out_init(&t, cols, 1);
+		out_text(&t, "f\033[2J\x7f");
+		out_print(&t, OUT_TABLE, fp);
+		fclose(fp);
+		out_release(&t);
+		ok(!strchr(buf, '\033') && !strchr(buf, 0x7f) && strstr(buf, "f\\x1b[2J\\x7f"),
+		   "table: ESC and DEL escaped as \\xHH (csv shares the cell text)");
+		s = buf;
+	}
 	free(s);
 	for (f = OUT_TABLE; f <= OUT_JSON; f++) {
 		if (f == OUT_TABLE)

@@ -30,6 +30,7 @@ static char home[] = "/tmp/vm-pipeline.XXXXXX";
  */
 static const char fake_run_sh[] =
 	"#!/bin/sh\n"
+	"[ -n \"$FAKE_MARK\" ] && : > \"$FAKE_MARK\"\n"
 	"out=\n"
 	"while [ $# -gt 0 ]; do [ \"$1\" = --out ] && out=$2; [ \"$1\" = -- ] && break; shift; done\n"
 	"[ -n \"$out\" ] && mkdir -p \"$out/header\"\n"
@@ -85,6 +86,102 @@ static void fake(const char *rc, const char *files, int no_header)
 		unsetenv("FAKE_NO_HEADER");
 }
 
+/* 1 if the fake run.sh ran since the last call (it touches FAKE_MARK) */
+static int booted(void)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r;
+
+	strbuf_addf(&p, "%s/booted", home);
+	r = !access(p.buf, F_OK);
+	unlink(p.buf);
+	strbuf_release(&p);
+	return r;
+}
+
+/*
+ * Paths the guest cannot share or the database cannot be (issue 23 item 10): refused by
+ * vm_record() before run.sh starts and before DB.ctf/ is made.
+ */
+static void paths_cases(struct vm_record_opts *o, struct vm_record_result *r)
+{
+	static const struct {
+		const char *db;		/* relative to home, or absolute when it starts with / */
+		const char *rootfs;	/* --rootfs, or NULL */
+		const char *want;
+		const char *what;
+	} cases[] = {
+		{ "/dev/null", NULL, "/dev/null is a character device, not a regular file",
+		  "-o /dev/null" },
+		{ "dir", NULL, "dir is a directory, not a regular file", "-o DIR" },
+		{ "fifo", NULL, "fifo is a FIFO, not a regular file", "-o FIFO" },
+		{ "a,b.db", NULL, "a,b.db has a comma: QEMU's -virtfs cannot share", "-o a,b.db" },
+		{ "nl\n.db", NULL, "the database path has a newline", "-o with a newline" },
+		{ "", NULL, "empty database path", "-o ''" },
+		{ "t.db", "", "empty --rootfs path", "--rootfs ''" },
+		{ "t.db", "/tmp/a,b", "a root filesystem path with a comma or a space",
+		  "--rootfs with a comma" },
+		{ "t.db", "/tmp/a b", "a root filesystem path with a comma or a space",
+		  "--rootfs with a space" },
+	};
+	struct strbuf db = STRBUF_INIT, ctf = STRBUF_INIT, cwd = STRBUF_INIT;
+	const char *saved_db = o->db, *saved_root = o->guest.rootfs;
+	char here[4096];
+	size_t i;
+
+	strbuf_addf(&db, "%s/dir", home);
+	mkdir(db.buf, 0777);
+	strbuf_reset(&db);
+	strbuf_addf(&db, "%s/fifo", home);
+	mkfifo(db.buf, 0666);
+	strbuf_reset(&db);
+	strbuf_addf(&ctf, "%s/booted", home);
+	setenv("FAKE_MARK", ctf.buf, 1);
+	fake("1", NULL, 1);
+	booted();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		strbuf_reset(&db);
+		strbuf_reset(&ctf);
+		if (*cases[i].db == '/' || !*cases[i].db)
+			strbuf_addstr(&db, cases[i].db);
+		else
+			strbuf_addf(&db, "%s/%s", home, cases[i].db);
+		strbuf_addf(&ctf, "%s.ctf", db.buf);
+		o->db = db.buf;
+		o->guest.rootfs = cases[i].rootfs;
+		ok(vm_record(o, r) && says(cases[i].want) && !booted() &&
+		   !exists("%s", ctf.buf), "record %s: refused before the guest starts, no "
+		   "DB.ctf made", cases[i].what);
+	}
+	o->guest.rootfs = saved_root;
+
+	/* a relative database in a working directory with a newline, then with a comma */
+	if (getcwd(here, sizeof(here))) {
+		strbuf_addf(&cwd, "%s/wd\nx", home);
+		mkdir(cwd.buf, 0777);
+		o->db = "t.db";
+		ok(!chdir(cwd.buf) && vm_record(o, r) && says("the working directory has a "
+		   "newline") && !booted() && !exists("%s", "t.db.ctf"), "record in a working "
+		   "directory with a newline: refused before the guest starts");
+		strbuf_reset(&cwd);
+		strbuf_addf(&cwd, "%s/wd,x", home);
+		mkdir(cwd.buf, 0777);
+		ok(!chdir(cwd.buf) && vm_record(o, r) && says("has a comma") && !booted() &&
+		   !exists("%s", "t.db.ctf"), "record -o t.db in a working directory with a "
+		   "comma: refused before the guest starts");
+		if (chdir(here))
+			diag("cannot go back to %s", here);
+	} else {
+		ok(0, "getcwd");
+		ok(0, "getcwd");
+	}
+	o->db = saved_db;
+	unsetenv("FAKE_MARK");
+	strbuf_release(&db);
+	strbuf_release(&ctf);
+	strbuf_release(&cwd);
+}
+
 static void record_cases(void)
 {
 	char *cmd[] = { "fakewl", "64M", NULL };
@@ -104,6 +201,8 @@ static void record_cases(void)
 	   !exists("%s.ctf", db.buf), "record: a newline in an argument is refused before "
 	   "anything is created");
 	o.cmd = cmd;
+
+	paths_cases(&o, &r);
 
 	fake("1", "run_error=no-kernel-built", 1);
 	ok(vm_record(&o, &r) && says("the guest could not be started: no-kernel-built") &&
@@ -149,6 +248,13 @@ static void guest_replay_cases(void)
 	fake("3", NULL, 0);
 	ok(vm_guest_replay(&g, &r) && says("workload.out"), "guest replay: a replayer that "
 	   "left no output: refused, naming workload.out");
+
+	strbuf_reset(&db);
+	strbuf_addf(&db, "%s/g,h.db", home);
+	g.db = db.buf;
+	ok(vm_replay_file(db.buf, 1, "FTR\n", 4, &file) && vm_guest_replay(&g, &r) &&
+	   says("has a comma") && !exists("%s.ctf", db.buf), "guest replay: a database path "
+	   "with a comma is refused before anything is written or booted");
 	strbuf_release(&db);
 	strbuf_release(&file);
 }
@@ -203,7 +309,7 @@ static void tracedir_cases(void)
 
 int main(void)
 {
-	plan(18);
+	plan(31);
 	if (!mkdtemp(home))
 		return 1;
 	vm_set_home(home);
@@ -216,6 +322,10 @@ int main(void)
 	   "check: an unknown arch is refused");
 	ok(vm_runner_check("x86_64", "faultaround:4") && says("simulation-only"),
 	   "check: a policy the guest knob cannot express is refused");
+	ok(!vm_runner_check_fragment("order:3,pct:50,seed:7") &&
+	   vm_runner_check_fragment("order:3,order:9") && says("each be given once") &&
+	   vm_runner_check_fragment("order:1,seed:2,seed:2") && says("each be given once"),
+	   "check: a --fragment key given twice is refused (the last no longer wins)");
 	record_cases();
 	guest_replay_cases();
 	status_cases();
