@@ -43,7 +43,7 @@ static const char usage_text[] =
 	"usage: foliotrace guest replay DB --policy P [--policy P...] [--arch A] [--trace ID]\n"
 	"                               [--comm NAME] [--pid N] [--mem SIZE] [--cpus N]\n"
 	"                               [--timeout S] [--fragment SPEC] [--clock tcg|icount]\n"
-	"                               [--export FILE]\n"
+	"                               [--kernel 6.1|6.12] [--export FILE]\n"
 	"\n"
 	"Replay the recorded processes' anonymous memory behaviour (VMAs, first touches, zaps,\n"
 	"forks) in a guest per policy and store each guest's trace in DB, linked to the\n"
@@ -62,6 +62,7 @@ static const char usage_text[] =
 	"                       order:N[,pct:P][,seed:S] (docs/guest.md, \"Fragmenter\")\n"
 	"    -C, --clock CLOCK  guest time: tcg or icount, instructions at 1 ns (x86_64:\n"
 	"                       1 cpu; docs/guest.md, \"Clock\"); default: the recording's\n"
+	"    -K, --kernel K     guest kernel: 6.1 (default) or 6.12 (upstream mTHP)\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
 	"    -h, --help         show this help\n";
 
@@ -76,6 +77,7 @@ static const struct option options[] = {
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "fragment", required_argument, NULL, 'F' },
 	{ "clock", required_argument, NULL, 'C' },
+	{ "kernel", required_argument, NULL, 'K' },
 	{ "export", required_argument, NULL, 'e' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -84,7 +86,7 @@ static const struct option options[] = {
 struct opts {
 	struct rp_policy pol[RP_MAX_POLICIES];
 	unsigned int nr_pol;
-	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment, *clock;
+	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment, *clock, *kernel;
 	int64_t trace, pid;
 };
 
@@ -106,7 +108,7 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 	struct vm_guest_replay g = {
 		.db = o->db, .trace_id = trace_id, .arch = arch, .policy = pol->spec,
 		.mem = o->mem, .cpus = o->cpus, .timeout = o->timeout, .fragment = o->fragment,
-		.clock = o->clock,
+		.clock = o->clock, .kernel = o->kernel,
 		.file = file, .filter = filter, .warn = cli_warn,
 	};
 	struct vm_guest_replay_result r;
@@ -171,7 +173,7 @@ int cmd_guest_replay(int argc, char **argv)
 	int c, ret = 1, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:K:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o.nr_pol == RP_MAX_POLICIES)
@@ -204,6 +206,9 @@ int cmd_guest_replay(int argc, char **argv)
 			}
 			o.fragment = optarg;
 			break;
+		case 'K':
+			o.kernel = optarg;
+			break;
 		case 'C':
 			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount"))
 				return usage_error("--clock is tcg or icount");
@@ -231,10 +236,19 @@ int cmd_guest_replay(int argc, char **argv)
 			return 1;	/* before any work */
 	}
 	for (i = 0; i < o.nr_pol; i++) {
-		if (sim_only(&o.pol[i]))
+		char knob[64];
+
+		if (sim_only(&o.pol[i])) {
 			sim[nr_sim++] = o.pol[i];
-		else
-			guest[nr_guest++] = o.pol[i];
+			continue;
+		}
+		/* one the kernel cannot run (6.12: no 8K folio) is refused before any work */
+		if (rp_policy_kernel_knob(&o.pol[i], o.kernel, knob, sizeof(knob))) {
+			ret = usage_error(error_text());
+			error_clear();
+			return ret;
+		}
+		guest[nr_guest++] = o.pol[i];
 	}
 	/* a database whose DB.ctf/ the guest cannot share: refused before the export */
 	if (nr_guest && vm_share_check(o.db, NULL))

@@ -25,12 +25,12 @@
 #include "replay/replay.h"
 
 static const char guest_usage[] =
-	"usage: foliotrace guest build [--arch x86_64|arm64]\n"
+	"usage: foliotrace guest build [--arch x86_64|arm64] [--kernel 6.1|6.12]\n"
 	"   or: foliotrace guest rootfs [--arch arm64] [--packages LIST]\n"
 	"   or: foliotrace guest run [--arch A] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                            [--timeout S] [--fragment SPEC] --out DIR -- CMD [ARG...]\n"
 	"   or: foliotrace guest replay DB --policy P [--policy P...] [--arch A]\n"
-	"   or: foliotrace guest knob P\n";
+	"   or: foliotrace guest knob [--kernel 6.1|6.12] P\n";
 
 /* 1 if argv[1..] asks for help: --help/-h before any "--" */
 static int wants_help(int argc, char **argv)
@@ -44,16 +44,23 @@ static int wants_help(int argc, char **argv)
 }
 
 /*
- * guest knob P: what the guest runner writes to /sys/kernel/mm/anon_folio/orders for the
- * policy P ("none", "2", "1,2,3,4"; "thp" for the kernel's THP). Exit 2 for a spec that
- * does not parse, 1 for a simulation-only policy.
+ * guest knob [--kernel K] P: what the guest runner sets for the policy P: on 6.1 the
+ * orders written to /sys/kernel/mm/anon_folio/orders ("none", "2", "1,2,3,4"; "thp" for
+ * the kernel's THP), on 6.12 the same orders, whose mTHP sizes are set `always`. Exit 2
+ * for a spec that does not parse, 1 for a policy the kernel cannot run.
  */
 static int guest_knob(int argc, char **argv)
 {
+	const char *kernel = NULL;
 	struct rp_policy p;
 	char knob[64];
 
-	if (argc != 2) {
+	if (argc == 4 && !strcmp(argv[1], "--kernel")) {
+		kernel = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2 || (kernel && strcmp(kernel, "6.1") && strcmp(kernel, "6.12"))) {
 		fputs(guest_usage, stderr);
 		return 2;
 	}
@@ -61,7 +68,7 @@ static int guest_knob(int argc, char **argv)
 		error_print("foliotrace");
 		return 2;
 	}
-	if (rp_policy_guest_knob(&p, knob, sizeof(knob)))
+	if (rp_policy_kernel_knob(&p, kernel, knob, sizeof(knob)))
 		return 1;
 	printf("%s\n", knob);
 	return 0;
@@ -69,12 +76,13 @@ static int guest_knob(int argc, char **argv)
 
 static int guest_build(int argc, char **argv)
 {
-	char *args[5] = { (char *)vm_path("guest-kernel/build.sh"), NULL };
+	char *args[7] = { (char *)vm_path("guest-kernel/build.sh"), NULL };
 	int i, n = 1, ret;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
-			args[n++] = "--arch";
+		if ((!strcmp(argv[i], "--arch") || !strcmp(argv[i], "--kernel")) && i + 1 < argc &&
+		    n + 2 < 7) {
+			args[n++] = argv[i];
 			args[n++] = argv[++i];
 		} else {
 			fputs(guest_usage, stderr);

@@ -27,7 +27,8 @@ static const char usage_text[] =
 	"usage: foliotrace record [--arch x86_64|arm64] [--policy P] [--mem SIZE] [--cpus N]\n"
 	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
 	"                         [--env NAME[=VALUE]]... [--sites [--site-skip REGEX]]\n"
-	"                         [--fragment SPEC] [--clock tcg|icount] -o DB -- CMD [ARG...]\n"
+	"                         [--fragment SPEC] [--clock tcg|icount] [--kernel 6.1|6.12]\n"
+	"                         -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
@@ -43,7 +44,9 @@ static const char usage_text[] =
 	"--fragment order:N[,pct:P][,seed:S] fragments the guest's free memory before CMD\n"
 	"starts: no free block above order N (docs/guest.md, \"Fragmenter\").\n"
 	"--clock icount counts guest time in instructions (1 ns each, idle skipped): times\n"
-	"that repeat; x86_64 then runs 1 cpu (docs/guest.md, \"Clock\"). Default: tcg.\n";
+	"that repeat; x86_64 then runs 1 cpu (docs/guest.md, \"Clock\"). Default: tcg.\n"
+	"--kernel 6.12 records in the Linux 6.12 guest under upstream's own mTHP (the policy\n"
+	"sets hugepages-*kB/enabled; docs/guest.md). Default: 6.1.\n";
 
 /* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
 #define FT_RECORD_MEM "2G"
@@ -62,6 +65,7 @@ static const struct option options[] = {
 	{ "site-skip", required_argument, NULL, 'S' },
 	{ "fragment", required_argument, NULL, 'F' },
 	{ "clock", required_argument, NULL, 'C' },
+	{ "kernel", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -126,6 +130,7 @@ int cmd_record(int argc, char **argv)
 		case 's': ra->sites = 1; break;
 		case 'S': o.site_skip = optarg; break;
 		case 'F': ra->fragment = optarg; break;
+		case 'K': ra->kernel = optarg; break;
 		case 'C':
 			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount")) {
 				free(envs);
@@ -164,7 +169,7 @@ int cmd_record(int argc, char **argv)
 		}
 		regfree(&re);
 	}
-	if (vm_runner_check(ra->arch, ra->policy) ||
+	if (vm_runner_check(ra->arch, ra->policy, ra->kernel) ||
 	    (ra->fragment && vm_runner_check_fragment(ra->fragment))) {
 		free(envs);
 		ret = cli_usage_error("record", usage_text, error_text());

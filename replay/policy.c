@@ -77,6 +77,42 @@ int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
 	return 0;
 }
 
+/* The policies a 6.12 guest runs: the table's templates of those with a knob hook. */
+static void upstream_list(char *buf, size_t len)
+{
+	const struct rp_policy_ops *const *t;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (t = policies; *t && n < len; t++)
+		if ((*t)->knob)	/* the template: the grammar up to its ranges */
+			n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? ", " : "",
+					      (int)strcspn((*t)->grammar, " "), (*t)->grammar);
+}
+
+int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *buf,
+			  size_t len)
+{
+	char can[512];
+	const char *o;
+
+	if (!kernel || !strcmp(kernel, "6.1"))
+		return rp_policy_guest_knob(p, buf, len);
+	if (strcmp(kernel, "6.12"))
+		return fail("unknown guest kernel '%s' (6.1 or 6.12)", kernel);
+	upstream_list(can, sizeof(can));
+	if (!p->ops->knob || p->ops->knob(p, buf, len))
+		return fail("policy '%s' cannot run on a 6.12 guest (upstream mTHP): it runs %s "
+			    "(folios of 16K and up)", p->spec, can);
+	/* orders "2,4", "none", "thp": order 1 (8K) has no anonymous mTHP upstream */
+	for (o = buf; *o; o = strchr(o, ',') ? strchr(o, ',') + 1 : o + strlen(o))
+		if (o[0] == '1' && (o[1] == ',' || !o[1]))
+			return fail("policy '%s' cannot run on a 6.12 guest (upstream mTHP has no "
+				    "8K anonymous folio): it runs %s (folios of 16K and up)",
+				    p->spec, can);
+	return 0;
+}
+
 int rp_parse_size(const char *s, unsigned int *order)
 {
 	unsigned long long v, mult = 1;

@@ -88,6 +88,16 @@ int rp_policy_parse(const char *spec, struct rp_policy *p);
 int rp_policy_in_guest(const struct rp_policy *p);
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
 /*
+ * rp_policy_kernel_knob - rp_policy_guest_knob() for the guest kernel series kernel
+ * ("6.1", "6.12"; NULL: 6.1). On 6.12 the policy is upstream's mTHP (no order patch): the
+ * knob's orders are the sizes run.sh sets `always`, and a policy it cannot put so (the
+ * simulation-only ones; an order-1 folio, since upstream's anonymous mTHP starts at order
+ * 2) is refused with fail() naming the policies 6.12 runs, from the policy table.
+ * Return: 0 with buf, or -1 with fail() (an unknown kernel too).
+ */
+int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *buf,
+			  size_t len);
+/*
  * Spec templates of the known policies in table order ("order0", "mcpage:N",
  * "adaptive[:max=SIZE]"), NULL-terminated: usage text, errors, --list-policies, completion.
  */

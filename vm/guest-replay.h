@@ -23,6 +23,7 @@ struct vm_guest_replay {
 	const char *mem, *cpus, *timeout;	/* NULL: run.sh's defaults */
 	const char *fragment;		/* --fragment SPEC, or NULL */
 	const char *clock;		/* --clock tcg|icount, or NULL: run.sh's default */
+	const char *kernel;		/* --kernel 6.1|6.12, or NULL: 6.1 */
 	const char *file;		/* the replay file on the host (vm_replay_file()) */
 	const char *filter;		/* the selection's stored form, "" for none */
 	void (*warn)(const char *msg, void *arg);	/* ft_ingest_opts.warn, or NULL */

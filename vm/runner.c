@@ -13,18 +13,19 @@
 #include "lib/xalloc.h"
 #include "replay/replay.h"
 
-int vm_runner_check(const char *arch, const char *policy)
+int vm_runner_check(const char *arch, const char *policy, const char *kernel)
 {
 	struct rp_policy p;
+	char knob[64];
 
 	if (strcmp(arch, "x86_64") && strcmp(arch, "arm64"))
 		return fail("unknown arch '%s' (x86_64 or arm64)", arch);
 	if (rp_policy_parse(policy, &p))
 		return -1;
-	if (!rp_policy_in_guest(&p))
+	if ((!kernel || !strcmp(kernel, "6.1")) && !rp_policy_in_guest(&p))
 		return fail("policy %s is simulation-only: the 6.1 guest knob cannot express it "
 			     "(foliotrace replay simulates it)", policy);
-	return 0;
+	return rp_policy_kernel_knob(&p, kernel, knob, sizeof(knob));
 }
 
 int vm_runner_check_fragment(const char *spec)
@@ -61,6 +62,7 @@ int vm_runner_run(const struct vm_runner_args *a)
 	OPT("--rootfs", a->rootfs);
 	OPT("--fragment", a->fragment);
 	OPT("--clock", a->clock);
+	OPT("--kernel", a->kernel);
 	for (i = 0; i < a->nr_env; i++)
 		OPT("--env", a->env[i]);
 #undef OPT

@@ -33,6 +33,7 @@ struct vm_runner_args {
 	int sites;			/* run the workload under the call-site tracer */
 	const char *fragment;		/* --fragment SPEC (guest-kernel/fragspec.h), or NULL */
 	const char *clock;		/* --clock tcg|icount (docs/guest.md, Clock), or NULL */
+	const char *kernel;		/* --kernel 6.1|6.12 (docs/guest.md), or NULL: 6.1 */
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most VM_RUNNER_MAX_CMD */
 };
@@ -43,7 +44,7 @@ struct vm_runner_args {
  * policy that does not parse or that only the simulator implements.
  * Return: 0, or -1 with fail() naming the problem (a usage error: exit 2).
  */
-int vm_runner_check(const char *arch, const char *policy);
+int vm_runner_check(const char *arch, const char *policy, const char *kernel);
 
 /* A --fragment SPEC that does not parse. Return: 0, or -1 with fail() (a usage error). */
 int vm_runner_check_fragment(const char *spec);

@@ -7,7 +7,7 @@
 # Everything here stops before guest-kernel/run.sh builds or boots anything.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 24
+plan 35
 cd "$T" || exit 1
 
 for verb in run build knob replay; do
@@ -32,6 +32,17 @@ record_refused "--policy bogus" "unknown policy 'bogus'" --policy bogus
 record_refused "--policy faultaround:4" "simulation-only" --policy faultaround:4
 record_refused "--arch mips" "unknown arch 'mips'" --arch mips
 record_refused "--clock wall" "--clock is tcg or icount" --clock wall
+record_refused "--kernel 6.12 --policy mthp:8K" "cannot run on a 6.12 guest .*8K" \
+	--kernel 6.12 --policy mthp:8K,64K
+record_refused "--kernel 6.12 --policy adaptive" "cannot run on a 6.12 guest .*it runs order0" \
+	--kernel 6.12 --policy adaptive
+record_refused "--kernel 5.4" "unknown guest kernel '5.4'" --kernel 5.4
+"$FT" guest knob --kernel 6.12 mthp:16K,64K > "$T/out" 2> "$T/err"
+ok $([ $? = 0 ] && [ "$(cat "$T/out")" = "2,4" ]; echo $?) \
+	"guest knob --kernel 6.12 mthp:16K,64K: orders 2,4 (16K and 64K always)"
+"$FT" guest knob --kernel 6.12 mcpage:1 > "$T/out" 2> "$T/err"
+ok $([ $? = 1 ] && grep -q "no 8K anonymous folio" "$T/err"; echo $?) \
+	"guest knob --kernel 6.12 mcpage:1: exit 1, no 8K folio upstream"
 
 # run.sh fails before the guest (no guest image here): exit 1, and the directory record
 # made for the run is gone again

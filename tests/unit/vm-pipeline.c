@@ -309,7 +309,7 @@ static void tracedir_cases(void)
 
 int main(void)
 {
-	plan(31);
+	plan(35);
 	if (!mkdtemp(home))
 		return 1;
 	vm_set_home(home);
@@ -318,10 +318,20 @@ int main(void)
 	write_text("guest-kernel/run.sh", fake_run_sh, 0755);
 	write_text("workloads/fakewl.c", "int main(void) { return 0; }\n", 0644);
 
-	ok(vm_runner_check("sparc", "order0") && says("unknown arch 'sparc'"),
+	ok(vm_runner_check("sparc", "order0", NULL) && says("unknown arch 'sparc'"),
 	   "check: an unknown arch is refused");
-	ok(vm_runner_check("x86_64", "faultaround:4") && says("simulation-only"),
+	ok(vm_runner_check("x86_64", "faultaround:4", NULL) && says("simulation-only"),
 	   "check: a policy the guest knob cannot express is refused");
+	ok(vm_runner_check("x86_64", "faultaround:4", "6.12") &&
+	   says("cannot run on a 6.12 guest (upstream mTHP): it runs order0, mcpage:N"),
+	   "check 6.12: a simulation-only policy, refused naming what 6.12 runs");
+	ok(vm_runner_check("arm64", "mthp:8K,64K", "6.12") && says("no 8K anonymous folio"),
+	   "check 6.12: an 8K size, refused (upstream's anonymous mTHP starts at 16K)");
+	ok(!vm_runner_check("arm64", "mthp:16K,64K", "6.12") && !vm_runner_check("x86_64",
+	   "thp", "6.12") && !vm_runner_check("x86_64", "mcpage:1", "6.1"), "check: 16K and 64K "
+	   "and thp run on 6.12, mcpage:1 on 6.1");
+	ok(vm_runner_check("x86_64", "order0", "5.4") && says("unknown guest kernel '5.4'"),
+	   "check: an unknown kernel is refused");
 	ok(!vm_runner_check_fragment("order:3,pct:50,seed:7") &&
 	   vm_runner_check_fragment("order:3,order:9") && says("each be given once") &&
 	   vm_runner_check_fragment("order:1,seed:2,seed:2") && says("each be given once"),
