@@ -1,13 +1,17 @@
 #!/bin/sh
 # Run a command in a foliotrace guest and bring its trace out.
 #
-# usage: run.sh [--arch x86_64|arm64] [--policy SPEC] [--mem SIZE] [--cpus N]
-#               [--clock tcg|icount] [--timeout SECONDS] [--libvirt URI]
+# usage: run.sh [--arch x86_64|arm64] [--kernel 6.1|6.12] [--policy SPEC] [--mem SIZE]
+#               [--cpus N] [--clock tcg|icount] [--timeout SECONDS] [--libvirt URI]
 #               [--mode record|run|ready] [--file PATH]...
 #               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
 #               [--fragment SPEC]
 #               --out DIR -- CMD [ARG...]
 #
+# --kernel (default 6.1) picks the guest kernel (build.sh): 6.1 sets our order knob,
+# /sys/kernel/mm/anon_folio/orders; 6.12 runs upstream's own mTHP, the policy's sizes
+# `always` in /sys/kernel/mm/transparent_hugepage/hugepages-*kB/enabled and the others
+# `never` (thp: the PMD size), and refuses before booting a policy that cannot be put so.
 # --mode record (default) traces CMD; run runs it untraced; ready starts LTTng's session
 # daemon with the probes loaded and records nothing: CMD drives LTTng itself
 # (bench/overhead.sh).
@@ -32,10 +36,10 @@
 # trace is kept and header/partial is 1; 1 the run could not start; 2 usage.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-ARCH=x86_64 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
+ARCH=x86_64 KERNEL=6.1 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
 LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT= CLOCK=tcg
 usage() {
-	echo "usage: run.sh [--arch A] [--policy P] [--mem SIZE] [--cpus N] [--clock tcg|icount] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--kernel 6.1|6.12] [--policy P] [--mem SIZE] [--cpus N] [--clock tcg|icount] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 # Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
@@ -49,6 +53,7 @@ die() {
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--arch) ARCH=$2; shift 2 ;;
+	--kernel) KERNEL=$2; shift 2 ;;
 	--policy) POLICY=$2; shift 2 ;;
 	--mem) MEM=$2; shift 2 ;;
 	--cpus) CPUS=$2; shift 2 ;;
@@ -76,6 +81,7 @@ done
 [ -z "$EXEC" ] || [ -n "$CWD" ] || usage
 case "$MODE" in record|run|ready) ;; *) usage ;; esac
 case "$CLOCK" in tcg|icount) ;; *) echo "run.sh: bad --clock '$CLOCK' (tcg or icount)" >&2; exit 2 ;; esac
+case "$KERNEL" in 6.1|6.12) ;; *) echo "run.sh: unknown kernel '$KERNEL' (6.1 or 6.12)" >&2; exit 2 ;; esac
 case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2; exit 2 ;; esac
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
@@ -83,13 +89,44 @@ case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2
 # thing in both.
 FT=$HERE/../build/foliotrace
 [ -x "$FT" ] || die "$FT is missing: run make first"
-ORDERS=$("$FT" guest knob "$POLICY") || exit 2
+# 6.12 has no order knob: the knob's orders become mTHP sizes (MTHP, in kB: order N is
+# 4K << N; `pmd` for thp). What a 6.12 guest can run is the policy table's rule
+# (`guest knob --kernel 6.12`: no simulation-only policy, no 8K, which upstream's
+# anonymous mTHP leaves out); it prints the one line that says why.
+ORDERS=$("$FT" guest knob --kernel "$KERNEL" "$POLICY") || exit 2
 THP=never
 [ "$ORDERS" = thp ] && { ORDERS=none; THP=always; }
+MTHP=
+if [ "$KERNEL" = 6.12 ]; then
+	[ "$THP" = always ] && MTHP=pmd
+	[ "$ORDERS" = none ] || for r in $(echo "$ORDERS" | tr ',' ' '); do
+		lo=${r%-*} hi=${r#*-}
+		o=$lo
+		while [ "$o" -le "$hi" ]; do
+			MTHP="$MTHP $((4 << o))"
+			o=$((o + 1))
+		done
+	done
+	MTHP=${MTHP# }
+fi
 
 # FT_GUEST_DIR: a guest directory built elsewhere (development); default: build.sh's cache
-GDIR=${FT_GUEST_DIR:-$(sh "$HERE/build.sh" --arch "$ARCH" --print-dir)} || die "guest build failed"
+# A failed build says which step failed on its last line (build.sh, build-kernel*.sh): that
+# line is run.sh's one line too.
+if [ -n "${FT_GUEST_DIR:-}" ]; then
+	GDIR=$FT_GUEST_DIR
+else
+	blog=$(mktemp)
+	GDIR=$( { sh "$HERE/build.sh" --arch "$ARCH" --kernel "$KERNEL" --print-dir 2>&1 1>&3 3>&- |
+		tee "$blog" >&2; } 3>&1)
+	bline=$(grep '^build.sh: ' "$blog" | tail -n 1)
+	rm -f "$blog"
+	[ -n "$GDIR" ] && [ -f "$GDIR/initrd.cpio" ] ||
+		die "the $KERNEL $ARCH guest build failed: ${bline#build.sh: }"
+fi
 IMAGE=$GDIR/$(cat "$GDIR/image")
+[ "$(cat "$GDIR/series" 2>/dev/null || echo 6.1)" = "$KERNEL" ] ||
+	die "$GDIR is a $(cat "$GDIR/series" 2>/dev/null || echo 6.1) guest, not $KERNEL (FT_GUEST_DIR and --kernel disagree)"
 
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -148,7 +185,9 @@ write_job() { # write_job MODE
 	cat > "$OUT/job" <<EOF
 FT_MODE=$1
 FT_POLICY='$POLICY'
+FT_KERNEL=$KERNEL
 FT_ORDERS='$ORDERS'
+FT_MTHP='$MTHP'
 FT_THP=$THP
 FT_SUBBUF=${FT_SUBBUF:-8M}
 FT_NSUBBUF=${FT_NSUBBUF:-8}
@@ -228,7 +267,7 @@ via=
 [ -n "$LIBVIRT" ] && via=" as a libvirt domain on $LIBVIRT"
 clk=
 [ "$CLOCK" = icount ] && clk=" icount"
-echo "run.sh: booting the $ARCH guest$via ($ACCEL$clk, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
+echo "run.sh: booting the $KERNEL $ARCH guest$via ($ACCEL$clk, $CPUS cpus, $MEM), policy $POLICY: $*" >&2
 start=$(date +%s)
 set +e
 if [ -n "$LIBVIRT" ]; then
@@ -265,6 +304,13 @@ fi
 elapsed=$(( $(date +%s) - start ))
 if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ $elapsed -ge "$TIMEOUT" ]; }; then
 	why="guest timed out after $TIMEOUT s"
+elif ! grep -q '^foliotrace-guest: ' "$OUT/console.log" 2>/dev/null; then
+	# the kernel never ran /init (or /init died before its first word): its panic, or the
+	# console's last line
+	last=$(grep -m1 'Kernel panic' "$OUT/console.log" 2>/dev/null ||
+		grep -v '^[[:space:]]*$' "$OUT/console.log" 2>/dev/null | tail -n 1)
+	why="the $KERNEL $ARCH guest kernel did not boot to /init (boot step): $(echo "$last" |
+		sed 's/.*\(Kernel panic\)/\1/; s/^\[[^]]*\] //' | tr -d '\033' | cut -c1-200)"
 elif grep -q 'Out of memory' "$OUT/console.log" 2>/dev/null; then
 	why="the guest ran out of memory ($MEM; --mem sets it): $(grep -m1 'Out of memory' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null; then
