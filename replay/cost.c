@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/costs.h"
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/cost.h"
@@ -78,51 +80,40 @@ static void vec_add(struct vec *v, uint64_t x)
 	v->v[v->n++] = x;
 }
 
-static void copy_text(char *dst, size_t n, const unsigned char *src)
-{
-	snprintf(dst, n, "%s", src ? (const char *)src : "");
-}
-
 int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
 {
-	sqlite3_stmt *st;
-	const char *cs;
-	int rc, ret = -1;
+	struct ftdb_trace t;
+	char *accel = NULL;
+	int ret = -1;
 
-	if (sqlite3_prepare_v2(db, "SELECT t.arch, t.kernel, t.clocksource, coalesce(m.value, "
-			       "'unknown'), coalesce(t.clock, m.value, 'unknown') FROM trace t "
-			       "LEFT JOIN trace_meta m ON m.trace_id = t.trace_id AND m.key = "
-			       "'accel' WHERE t.trace_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read trace: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		fail(rc == SQLITE_DONE ? "no trace %lld" : "cannot read trace %lld",
-		      (long long)trace_id);
+	if (ftdb_trace_get(db, trace_id, &t))
+		return -1;
+	if (ftdb_trace_meta(db, trace_id, "accel", &accel))
 		goto out;
-	}
-	cs = (const char *)sqlite3_column_text(st, 2);
-	if (!cs || !*cs) {
+	if (!*t.clocksource) {
 		fail("trace %lld does not record its clocksource: its latencies may not be ns",
-		      (long long)trace_id);
+		     (long long)trace_id);
 		goto out;
 	}
-	if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
+	if (!strcmp(t.clocksource, "jiffies") || !strcmp(t.clocksource, "refined-jiffies")) {
 		fail("trace %lld was recorded on the %s clocksource: its latencies are ticks, "
-		      "not ns", (long long)trace_id, cs);
+		     "not ns", (long long)trace_id, t.clocksource);
 		goto out;
 	}
-	if (!sqlite3_column_text(st, 0) || !sqlite3_column_text(st, 1)) {
+	if (!*t.arch || !*t.kernel) {
 		fail("trace %lld does not record its arch and kernel", (long long)trace_id);
 		goto out;
 	}
-	copy_text(key->arch, sizeof(key->arch), sqlite3_column_text(st, 0));
-	copy_text(key->kernel, sizeof(key->kernel), sqlite3_column_text(st, 1));
-	copy_text(key->accel, sizeof(key->accel), sqlite3_column_text(st, 3));
-	copy_text(key->clock, sizeof(key->clock), sqlite3_column_text(st, 4));
+	snprintf(key->arch, sizeof(key->arch), "%s", t.arch);
+	snprintf(key->kernel, sizeof(key->kernel), "%s", t.kernel);
+	snprintf(key->accel, sizeof(key->accel), "%s", accel ? accel : "unknown");
+	/* a trace recorded before the clock was: its accelerator's clock (schema 7) */
+	snprintf(key->clock, sizeof(key->clock), "%s",
+		 *t.clock ? t.clock : accel ? accel : "unknown");
 	ret = 0;
 out:
-	sqlite3_finalize(st);
+	free(accel);
+	ftdb_trace_release(&t);
 	return ret;
 }
 
@@ -160,17 +151,12 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 
 int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id)
 {
-	sqlite3_stmt *st;
-	int64_t ps = 0;
+	struct ftdb_trace t;
 
-	if (sqlite3_prepare_v2(db, "SELECT page_size FROM trace WHERE trace_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return fail("cannot read trace: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(st, 1, trace_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		ps = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	if (ftdb_trace_get(db, trace_id, &t))
+		return -1;
+	s->page_size = t.page_size > 0 ? (uint64_t)t.page_size : 4096;
+	ftdb_trace_release(&t);
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
 		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
@@ -308,67 +294,35 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 	return 0;
 }
 
-int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
+/* m's key as a cost_model row's (its coefficients not copied). */
+static struct ftdb_cost_row row_of(const struct rp_cost *m)
 {
-	sqlite3_stmt *st;
-	unsigned int k;
-	int rc;
+	struct ftdb_cost_row r = {
+		.arch = m->key.arch, .kernel = m->key.kernel, .accel = m->key.accel,
+		.clock = m->key.clock,
+	};
 
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cost_model(arch, kernel, accel, new_ns, "
-			       "byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, samples, traces, "
-			       "fitted_at, tool_version, clock) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-			       "?8, ?9, ?10, ?11, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?12, ?13)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 13, m->key.clock, -1, SQLITE_STATIC);
-	for (k = 0; k < RP_COST_NR; k++)
-		if (m->has[k])
-			sqlite3_bind_double(st, 4 + (int)k, m->c[k]);
-		else
-			sqlite3_bind_null(st, 4 + (int)k);
-	sqlite3_bind_int64(st, 10, m->samples);
-	sqlite3_bind_int64(st, 11, m->traces);
-	sqlite3_bind_text(st, 12, FT_VERSION, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
-	return 0;
+	return r;
 }
 
-/*
- * The clock of a model of key's arch, kernel and accel fitted on another clock, into
- * other. Return: 1 if there is one, 0 if not, -1 with fail().
- */
-static int other_clock(sqlite3 *db, const struct rp_cost_key *key, char *other, size_t n)
+int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct ftdb_cost_row r = row_of(m);
+	unsigned int k;
 
-	if (sqlite3_prepare_v2(db, "SELECT clock FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
-			       "AND accel = ?3 AND clock <> ?4 ORDER BY clock LIMIT 1", -1, &st,
-			       NULL) != SQLITE_OK)
-		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, key->arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key->kernel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, key->accel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, key->clock, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		copy_text(other, n, sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	return rc == SQLITE_ROW;
+	for (k = 0; k < RP_COST_NR; k++) {
+		r.c[k] = m->c[k];
+		r.has[k] = m->has[k];
+	}
+	r.samples = m->samples;
+	r.traces = m->traces;
+	return ftdb_cost_store(db, &r);
 }
 
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 {
 	char other[sizeof(m->key.clock)];
-	sqlite3_stmt *st;
+	struct ftdb_cost_row r;
 	unsigned int k;
 	int rc;
 
@@ -377,27 +331,17 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 		error_clear();
 		return 0;	/* a trace a model cannot apply to has none */
 	}
-	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
-			       "samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
-			       "AND accel = ?3 AND clock = ?4", -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, m->key.arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, m->key.kernel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, m->key.accel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, m->key.clock, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		for (k = 0; k < RP_COST_NR; k++) {
-			m->has[k] = sqlite3_column_type(st, (int)k) != SQLITE_NULL;
-			m->c[k] = sqlite3_column_double(st, (int)k);
-		}
-		m->samples = sqlite3_column_int64(st, 6);
-		m->traces = sqlite3_column_int64(st, 7);
+	r = row_of(m);
+	rc = ftdb_cost_get(db, &r);
+	if (rc < 0)
+		return -1;
+	for (k = 0; rc && k < RP_COST_NR; k++) {
+		m->has[k] = r.has[k];
+		m->c[k] = r.c[k];
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
-	if (rc == SQLITE_ROW) {
+	m->samples = r.samples;
+	m->traces = r.traces;
+	if (rc) {
 		/* a row edited or damaged: inf or 1e300 would predict 2^63 ns (UB in the cast) */
 		for (k = 0; k < RP_COST_NR; k++)
 			if (m->has[k] && !(fabs(m->c[k]) <= coef_max[k]))
@@ -408,7 +352,7 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 					    k == RP_COST_BYTE ? "ns per byte" : "ns");
 		return 1;
 	}
-	rc = other_clock(db, &m->key, other, sizeof(other));
+	rc = ftdb_cost_other_clock(db, &r, other, sizeof(other));
 	if (rc < 0)
 		return -1;
 	if (rc)
@@ -441,3 +385,5 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */
 }
+
+_Static_assert(RP_COST_NR == FTDB_COST_COLS, "one cost_model column per coefficient");
