@@ -202,3 +202,45 @@ int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *sta
 			     sqlite3_errmsg(db));
 	return 0;
 }
+
+static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? (const char *)s : dflt;
+}
+
+int ftdb_traces_each_kind(sqlite3 *db, int (*fn)(const struct ftdb_trace_kind *k, void *arg),
+			  void *arg)
+{
+	static const char sql[] =
+		"SELECT t.trace_id, coalesce(t.arch, '?'), t.page_size, t.policy, t.clocksource, "
+		"f.value, r.trace_id, r.policy, EXISTS (SELECT 1 FROM trace_meta m WHERE "
+		"m.trace_id = t.trace_id AND m.key = 'replay_map') FROM trace t "
+		"LEFT JOIN trace_meta f ON f.trace_id = t.trace_id AND f.key = 'fragment' "
+		"LEFT JOIN replay_run r ON r.run_id = (SELECT max(run_id) FROM replay_run "
+		"WHERE kind = 'guest' AND guest_trace_id = t.trace_id) ORDER BY t.trace_id";
+	struct ftdb_trace_kind k;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return fail("cannot read traces: %s", sqlite3_errmsg(db));
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		k.trace_id = sqlite3_column_int64(st, 0);
+		k.arch = text_or(st, 1, "?");
+		k.page_size = sqlite3_column_int64(st, 2);
+		k.policy = text_or(st, 3, "");
+		k.clocksource = text_or(st, 4, "");
+		k.fragment = text_or(st, 5, "");
+		k.replay_of = sqlite3_column_type(st, 6) == SQLITE_NULL ? 0 :
+							 sqlite3_column_int64(st, 6);
+		k.replay_policy = text_or(st, 7, "");
+		k.has_replay_map = sqlite3_column_int(st, 8);
+		ret = fn(&k, arg);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read traces: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}

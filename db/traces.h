@@ -70,4 +70,25 @@ int ftdb_trace_site_rows(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t 
 int ftdb_trace_sites(sqlite3 *db, int64_t trace_id, int64_t *calls, int64_t *stacks,
 		     int64_t *unwind_failed);
 
+/*
+ * Every trace with what it is (the latency table's rows, replay/latency-table.h): a guest
+ * replay has a replay_run of kind guest naming it (the trace it replays and the policy it
+ * replayed), a recording has none. Strings valid during the callback, never NULL.
+ */
+struct ftdb_trace_kind {
+	int64_t trace_id;
+	const char *arch;		/* "?" if unknown */
+	int64_t page_size;		/* bytes, 0 if unknown */
+	const char *policy;		/* the header's policy, "" if unknown */
+	const char *clocksource;	/* "" if unknown */
+	const char *fragment;		/* the header's --fragment spec, "" without */
+	int64_t replay_of;		/* a guest replay: the trace it replays; else 0 */
+	const char *replay_policy;	/* a guest replay: the policy it replayed */
+	int has_replay_map;		/* the header's replay_map is stored */
+};
+
+/* fn for every trace, by trace_id; stops at fn's non-zero. Return: 0, fn's, or -1. */
+int ftdb_traces_each_kind(sqlite3 *db, int (*fn)(const struct ftdb_trace_kind *k, void *arg),
+			  void *arg);
+
 #endif /* FT_DB_TRACES_H */

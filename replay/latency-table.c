@@ -11,17 +11,11 @@
 #include <string.h>
 
 #include "db/ftdb.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "replay/latency-table.h"
-
-static const char *col(sqlite3_stmt *st, int i, const char *dflt)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s && *s ? s : dflt;
-}
 
 /* The condition of (arch, policy, fragment, source), added at the end if new. */
 static struct rp_lat_cond *cond_of(struct rp_lat_cond **conds, size_t *nr, size_t *cap,
@@ -68,61 +62,59 @@ static void pool(struct rp_lat_cond *c, const struct rp_measured *m)
 	c->traces++;
 }
 
-/*
- * Every trace with what it is: a guest replay has a replay_run of kind guest naming it
- * (the original trace and the replayed policy), a recording has none.
- */
-static const char sql_traces[] =
-	"SELECT t.trace_id, coalesce(t.arch, '?'), t.page_size, t.policy, t.clocksource, "
-	"f.value, r.trace_id, r.policy, EXISTS (SELECT 1 FROM trace_meta m WHERE m.trace_id = "
-	"t.trace_id AND m.key = 'replay_map') FROM trace t "
-	"LEFT JOIN trace_meta f ON f.trace_id = t.trace_id AND f.key = 'fragment' "
-	"LEFT JOIN replay_run r ON r.run_id = (SELECT max(run_id) FROM replay_run "
-	"WHERE kind = 'guest' AND guest_trace_id = t.trace_id) ORDER BY t.trace_id";
+struct table {
+	sqlite3 *db;
+	struct rp_lat_cond **conds;
+	size_t *nr, cap;
+	struct strbuf *notes;
+};
+
+/* One trace into its condition's row (or a note why it is left out). */
+static int add_trace(const struct ftdb_trace_kind *k, void *arg)
+{
+	struct table *x = arg;
+	int guest = k->replay_of != 0;
+	struct rp_measured m;
+	struct rp_lat_cond *c;
+
+	if (!strcmp(k->clocksource, "jiffies") || !strcmp(k->clocksource, "refined-jiffies")) {
+		strbuf_addf(x->notes, "trace %lld left out: recorded on the %s clocksource, "
+			    "its latencies are ticks, not ns\n", (long long)k->trace_id,
+			    k->clocksource);
+		return 0;
+	}
+	if (guest && !k->has_replay_map) {
+		strbuf_addf(x->notes, "trace %lld left out: a guest replay without replay_map "
+			    "in trace_meta, its replayed processes are unknown\n",
+			    (long long)k->trace_id);
+		return 0;
+	}
+	if (guest ? rp_measure_db(x->db, k->replay_of, k->trace_id, NULL, &m)
+		  : rp_measure_trace(x->db, k->trace_id, &m))
+		return fail("trace %lld", (long long)k->trace_id);
+	c = cond_of(x->conds, x->nr, &x->cap, k->arch,
+		    guest ? (*k->replay_policy ? k->replay_policy : "?") :
+			    (*k->policy ? k->policy : "?"),
+		    *k->fragment ? k->fragment : "none", guest ? "guest-replay" : "record",
+		    k->page_size > 0 ? (uint64_t)k->page_size : 4096);
+	pool(c, &m);
+	rp_measured_release(&m);
+	return 0;
+}
 
 int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 		     struct strbuf *notes)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0, k;
-	int rc, ret = -1;
+	struct table x = { .db = db, .conds = conds, .nr = nr, .notes = notes };
+	size_t k;
 
 	*conds = NULL;
 	*nr = 0;
-	if (sqlite3_prepare_v2(db, sql_traces, -1, &st, NULL) != SQLITE_OK)
-		return fail("cannot read traces: %s", sqlite3_errmsg(db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), ps = sqlite3_column_int64(st, 2);
-		const char *cs = col(st, 4, ""), *policy;
-		int guest = sqlite3_column_type(st, 6) != SQLITE_NULL;
-		struct rp_measured m;
-		struct rp_lat_cond *c;
-
-		if (!strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies")) {
-			strbuf_addf(notes, "trace %lld left out: recorded on the %s clocksource, "
-				    "its latencies are ticks, not ns\n", (long long)id, cs);
-			continue;
-		}
-		if (guest && !sqlite3_column_int(st, 8)) {
-			strbuf_addf(notes, "trace %lld left out: a guest replay without replay_map "
-				    "in trace_meta, its replayed processes are unknown\n",
-				    (long long)id);
-			continue;
-		}
-		policy = guest ? col(st, 7, "?") : col(st, 3, "?");
-		if (guest ? rp_measure_db(db, sqlite3_column_int64(st, 6), id, NULL, &m)
-			  : rp_measure_trace(db, id, &m)) {
-			fail("trace %lld", (long long)id);
-			goto out;
-		}
-		c = cond_of(conds, nr, &cap, col(st, 1, "?"), policy, col(st, 5, "none"),
-			    guest ? "guest-replay" : "record", ps > 0 ? (uint64_t)ps : 4096);
-		pool(c, &m);
-		rp_measured_release(&m);
-	}
-	if (rc != SQLITE_DONE) {
-		fail("cannot read traces: %s", sqlite3_errmsg(db));
-		goto out;
+	if (ftdb_traces_each_kind(db, add_trace, &x)) {
+		rp_latency_table_release(*conds, *nr);
+		*conds = NULL;
+		*nr = 0;
+		return -1;
 	}
 	for (k = 0; k < *nr; k++) {
 		unsigned int o;
@@ -130,15 +122,7 @@ int rp_latency_table(sqlite3 *db, struct rp_lat_cond **conds, size_t *nr,
 		for (o = 0; o < RP_MEASURE_ORDERS; o++)
 			rp_u64_sort((*conds)[k].lat[o].ns, (*conds)[k].lat[o].n);
 	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
-	if (ret) {
-		rp_latency_table_release(*conds, *nr);
-		*conds = NULL;
-		*nr = 0;
-	}
-	return ret;
+	return 0;
 }
 
 void rp_latency_table_release(struct rp_lat_cond *conds, size_t nr)
