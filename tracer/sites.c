@@ -19,11 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "tracer/ctflayout.h"
 #include "tracer/sites-int.h"
 #include "tracer/sites.h"
 
@@ -153,6 +156,49 @@ out:
 	return ret;
 }
 
+/*
+ * Read the side file path into buf: a regular file (a FIFO never blocks, a link to a
+ * device is refused before it is read) of at most FT_SITES_MAX_BYTES. Return: 0 or -1.
+ */
+static int read_side(struct strbuf *buf, const char *path)
+{
+	struct stat sb;
+	ssize_t n = 0;
+	int fd;
+
+	fd = ft_ctf_open_regular(path, path, &sb);
+	if (fd < 0)
+		return -1;
+	if (sb.st_size > FT_SITES_MAX_BYTES) {
+		close(fd);
+		return fail("%s: %lld bytes, more than a side file may hold (%lld)", path,
+			    (long long)sb.st_size, (long long)FT_SITES_MAX_BYTES);
+	}
+	/* at most one byte past the limit: a file that grew since the fstat() is refused */
+	strbuf_grow(buf, (size_t)sb.st_size + 1);
+	while (buf->len <= FT_SITES_MAX_BYTES) {
+		size_t want = FT_SITES_MAX_BYTES + 1 - buf->len;
+
+		if (want > 65536)
+			want = 65536;
+		strbuf_grow(buf, want);
+		n = read(fd, buf->buf + buf->len, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf->len += (size_t)n;
+		buf->buf[buf->len] = '\0';
+	}
+	close(fd);
+	if (n < 0)
+		return fail("cannot read %s: %s", path, strerror(errno));
+	if (buf->len > FT_SITES_MAX_BYTES)
+		return fail("%s: more than a side file may hold (%lld bytes)", path,
+			    (long long)FT_SITES_MAX_BYTES);
+	return 0;
+}
+
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */
 static int sites_open(regex_t *re, struct strbuf *buf, const char *path, const char *skip)
 {
@@ -164,9 +210,9 @@ static int sites_open(regex_t *re, struct strbuf *buf, const char *path, const c
 		regerror(rc, re, msg, sizeof(msg));
 		return fail("invalid site skip regex '%s': %s", skip, msg);
 	}
-	if (strbuf_read_file(buf, path) < 0) {
+	if (read_side(buf, path)) {
 		regfree(re);
-		return fail("cannot read %s: %s", path, strerror(errno));
+		return -1;
 	}
 	return 0;
 }

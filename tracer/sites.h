@@ -13,6 +13,12 @@
 #define FT_SITES_FILE	"sites.txt"
 
 /*
+ * The largest side file read, bytes (1 GiB): a bound on the memory a damaged file can
+ * take (the parser keeps a few times the file's size), far above a real run's file.
+ */
+#define FT_SITES_MAX_BYTES	(1LL << 30)
+
+/*
  * Frames skipped when looking for a call's site: a frame whose procedure name (GCC's
  * .part/.isra/.constprop/.cold suffixes removed) or module file name matches is part of
  * the allocator or libc. glibc malloc and its system call wrappers, jemalloc, libstdc++
@@ -33,7 +39,10 @@
 /*
  * ft_sites_check - read and parse the side file at path and compile skip, writing nothing:
  * what ingest checks before it stores the trace, so a bad side file stores nothing.
- * Return: 0, or -1 (error set: unreadable or malformed side file, bad regex).
+ * The side file must be a regular file (a FIFO is not opened for reading, so it never
+ * blocks) of at most FT_SITES_MAX_BYTES.
+ * Return: 0, or -1 (error set: unreadable, not a regular file, too large or malformed
+ * side file, bad regex).
  */
 int ft_sites_check(const char *path, const char *skip);
 
