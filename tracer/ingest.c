@@ -314,8 +314,9 @@ static int sites_check(const struct ft_ingest_opts *o)
 	struct stat sb;
 	int ret = 0;
 
+	/* lstat: a link to nothing is a side file that went wrong, not the lack of one */
 	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
-	if (!stat(path.buf, &sb))
+	if (!lstat(path.buf, &sb))
 		ret = ft_sites_check(path.buf, o->site_skip);
 	strbuf_release(&path);
 	return ret;
@@ -333,7 +334,7 @@ static int store_sites(const struct ft_ingest_opts *o, int64_t trace_id, int was
 	int ret = 0;
 
 	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
-	if (stat(path.buf, &sb) || !ft_sites_store(o->db, trace_id, path.buf, o->site_skip))
+	if (lstat(path.buf, &sb) || !ft_sites_store(o->db, trace_id, path.buf, o->site_skip))
 		goto out;
 	ret = -1;
 	if (was_empty >= 0) {

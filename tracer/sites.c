@@ -166,6 +166,8 @@ static int read_side(struct strbuf *buf, const char *path)
 	ssize_t n = 0;
 	int fd;
 
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(path, &sb) && errno == ENOENT)
+		return fail("%s is a symlink to nothing", path);
 	fd = ft_ctf_open_regular(path, path, &sb);
 	if (fd < 0)
 		return -1;
@@ -226,7 +228,7 @@ int ft_sites_check(const char *path, const char *skip)
 
 	if (sites_open(&re, &buf, path, skip))
 		return -1;
-	ret = ft_sitefile_parse(&f, buf.buf, 0);
+	ret = ft_sitefile_parse(&f, buf.buf, buf.len, 0);
 	regfree(&re);
 	ft_sitefile_release(&f);
 	strbuf_release(&buf);
@@ -257,7 +259,7 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		ret = rc > 0 ? 0 : -1;	/* stored before */
 		goto out;
 	}
-	rc = ft_sitefile_parse(&f, buf.buf, t.clock_offset);
+	rc = ft_sitefile_parse(&f, buf.buf, buf.len, t.clock_offset);
 	ft_owners_init(&o, &f, t.page_size, pm, nr_pm);
 	if (rc || (f.version == 2 && ft_sites_pair_exits(&f, h, trace_id)))
 		goto out;

@@ -40,7 +40,7 @@
  * ft_sites_check - read and parse the side file at path and compile skip, writing nothing:
  * what ingest checks before it stores the trace, so a bad side file stores nothing.
  * The side file must be a regular file (a FIFO is not opened for reading, so it never
- * blocks) of at most FT_SITES_MAX_BYTES.
+ * blocks; a symlink to nothing is an error) of at most FT_SITES_MAX_BYTES.
  * Return: 0, or -1 (error set: unreadable, not a regular file, too large or malformed
  * side file, bad regex).
  */

@@ -1,10 +1,12 @@
 #!/bin/sh
-# hostile-sitefile.sh - call-site side files that hung or exhausted ingest (issue 23 item
-# 4): sites.txt as a FIFO (blocked forever), a link to /dev/zero (read until out of
-# memory), a directory, a file past the 1 GiB bound: each refused with one line, exit 1, no
-# hang, the existing database byte-identical and nothing left beside it, a new one not
-# created; 10,000 mmaps then 10,000 forks (each fork copied the whole map: 2.4 GB) are
-# stored in bounded memory.
+# hostile-sitefile.sh - call-site side files that hung, exhausted or were taken silently
+# by ingest (issue 23 items 4 and 9). Item 4: sites.txt as a FIFO (blocked forever), a link
+# to /dev/zero (read until out of memory), a directory, a file past the 1 GiB bound: each
+# refused with one line, exit 1, no hang, the existing database byte-identical and nothing
+# left beside it, a new one not created; 10,000 mmaps then 10,000 forks (each fork copied
+# the whole map: 2.4 GB) are stored in bounded memory. Item 9: a NUL byte after the V line,
+# a time of 2^64-1, -5 as a number, a pid of 99999999999 and a dangling link are refused
+# with the line and the problem.
 # Fixtures: SYNTHETIC tests/data/synthetic-anon-tiny (the trace), synthetic-anon-small
 # (the existing database's).
 . "$(dirname "$0")/../test-lib.sh"
@@ -12,7 +14,8 @@
 
 FIX="$TOP/tests/data/synthetic-anon-tiny"
 KINDS="fifo devzero dir big"
-plan $((1 + 2 + $(echo $KINDS | wc -w) * 8 + 4 + 1))
+DAMAGE="nul ts-max ts-minus pid-minus pid-big fork-big dangling"
+plan $((1 + 2 + $(echo $KINDS | wc -w) * 8 + $(echo $DAMAGE | wc -w) * 8 + 4 + 1))
 
 mkdir -p "$T/db" "$T/tr" "$T/tmp"
 export TMPDIR="$T/tmp"
@@ -54,6 +57,33 @@ for k in $KINDS; do
 	big)	printf '%s\n' "$V" > "$d/sites.txt"
 		truncate -s 1073741825 "$d/sites.txt"	# sparse: 1 GiB + 1 byte
 		pat="sites.txt: 1073741825 bytes, more than a side file may hold" ;;
+	esac
+	both "side file: $k" "cannot ingest .*$pat" "$d"
+done
+
+for k in $DAMAGE; do
+	d=$(fresh $k)
+	s="$d/sites.txt"
+	case $k in
+	nul)	printf '%s\n\0%s\n%s\n' "$V" "$CALL" "$FRAME" > "$s"
+		pat="malformed line 2: a NUL byte" ;;
+	ts-max)	printf '%s\n%s\n%s\n' "$V" "$(echo "$CALL" |
+			sed 's/1700000000000000000/18446744073709551615/')" "$FRAME" > "$s"
+		pat="malformed call line 2: time 18446744073709551615 past" ;;
+	ts-minus) printf '%s\n%s\n%s\n' "$V" "$(echo "$CALL" |
+			sed 's/1700000000000000000/-5/')" "$FRAME" > "$s"
+		pat="malformed call line 2" ;;
+	pid-minus) printf '%s\n%s\n%s\n' "$V" "$(echo "$CALL" |
+			sed 's/	100	100	/	-5	100	/')" "$FRAME" > "$s"
+		pat="malformed call line 2" ;;
+	pid-big) printf '%s\n%s\n%s\n' "$V" "$(echo "$CALL" |
+			sed 's/	100	100	/	99999999999	100	/')" "$FRAME" > "$s"
+		pat="malformed call line 2: PID 99999999999 past 2147483647" ;;
+	fork-big) printf '%s\n%s\n%s\nK\t1700000000000000001\t100\t99999999999\tfork\n' \
+			"$V" "$CALL" "$FRAME" > "$s"
+		pat="malformed fork line 4: CHILD_PID 99999999999 past 2147483647" ;;
+	dangling) ln -s "$d/no-such-file" "$s"
+		pat="sites.txt is a symlink to nothing" ;;
 	esac
 	both "side file: $k" "cannot ingest .*$pat" "$d"
 done
