@@ -235,7 +235,9 @@ int ft_sites_check(const char *path, const char *skip)
 	return ret ? fail("bad call-site side file %s", path) : 0;
 }
 
-int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
+/* The side file path stored for trace_id on h (db: its name in messages). Return: 0 or -1. */
+static int store_on(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		    const char *skip)
 {
 	struct sitefile f = { 0 };
 	struct site_owners o = { 0 };
@@ -245,14 +247,12 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 	struct ftdb_sites_pid *pm = NULL;
 	size_t nr_pm = 0;
 	int *site_depth = NULL;
-	sqlite3 *h = NULL;
 	regex_t re;
 	int ret = -1, rc;
 
 	if (sites_open(&re, &buf, path, skip))
 		return -1;
-	if (ftdb_open(db, FTDB_WRITE, &h) || ftdb_sites_trace(h, trace_id, &t) ||
-	    ftdb_sites_pids(h, trace_id, &pm, &nr_pm))
+	if (ftdb_sites_trace(h, trace_id, &t) || ftdb_sites_pids(h, trace_id, &pm, &nr_pm))
 		goto out;
 	rc = ftdb_sites_stored(h, trace_id, db);
 	if (rc) {
@@ -277,7 +277,6 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		goto out;
 	ret = 0;
 out:
-	ftdb_close(h);
 	regfree(&re);
 	ft_owners_release(&o);
 	ft_sitefile_release(&f);
@@ -286,5 +285,23 @@ out:
 	strbuf_release(&buf);
 	if (ret)
 		fail("cannot store the call sites of %s", path);
+	return ret;
+}
+
+int ft_sites_store_in(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		      const char *skip)
+{
+	return store_on(h, db, trace_id, path, skip);
+}
+
+int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
+{
+	sqlite3 *h = NULL;
+	int ret;
+
+	if (ftdb_open(db, FTDB_WRITE, &h))
+		return fail("cannot store the call sites of %s", path);
+	ret = store_on(h, db, trace_id, path, skip);
+	ftdb_close(h);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef FT_TRACER_SITES_H
 #define FT_TRACER_SITES_H
 
+#include <sqlite3.h>
 #include <stdint.h>
 
 /* Name of the side file in a guest run's directory. */
@@ -56,5 +57,15 @@ int ft_sites_check(const char *path, const char *skip);
  * calls for a trace without sys_exit rows, SQLite error).
  */
 int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip);
+
+/*
+ * ft_sites_store_in - as ft_sites_store(), on h (db names it in messages) inside the
+ * transaction that stores the trace (the sink's, tracer/sink.c), whose rows it reads: the
+ * trace and its call sites are committed together or not at all (issue 23 item 3). On
+ * failure the transaction is the caller's to roll back.
+ * Return: 0, or -1 (error set).
+ */
+int ft_sites_store_in(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		      const char *skip);
 
 #endif /* FT_TRACER_SITES_H */
