@@ -150,7 +150,8 @@ int ftdb_sites_begin(struct ftdb_sites_writer *w, sqlite3 *h, int64_t trace_id)
 	memset(w, 0, sizeof(*w));
 	w->h = h;
 	w->trace_id = trace_id;
-	if (ftdb_exec(h, "BEGIN IMMEDIATE"))
+	w->nested = !sqlite3_get_autocommit(h);
+	if (ftdb_exec(h, w->nested ? "SAVEPOINT ftdb_sites" : "BEGIN IMMEDIATE"))
 		return -1;
 	if (sqlite3_prepare_v2(h, "INSERT INTO site_stack(trace_id, nr_frames, status, "
 			       "site_depth) VALUES (?, ?, ?, ?)", -1, &w->stack, NULL) != SQLITE_OK ||
@@ -248,6 +249,15 @@ int ftdb_site_touch_add(struct ftdb_sites_writer *w, uint64_t ev_first, uint64_t
 	return step_done(w, w->touch, NULL);
 }
 
+/* Undo what w wrote: its savepoint, or its transaction. */
+static void undo(struct ftdb_sites_writer *w)
+{
+	if (w->nested)
+		sqlite3_exec(w->h, "ROLLBACK TO ftdb_sites; RELEASE ftdb_sites", NULL, NULL, NULL);
+	else
+		ftdb_rollback(w->h);
+}
+
 int ftdb_sites_commit(struct ftdb_sites_writer *w, const char *skip)
 {
 	sqlite3_stmt *st = NULL;
@@ -257,15 +267,15 @@ int ftdb_sites_commit(struct ftdb_sites_writer *w, const char *skip)
 	if (sqlite3_prepare_v2(w->h, "INSERT OR REPLACE INTO trace_meta(trace_id, key, value) "
 			       "VALUES (?, 'sites.skip', ?)", -1, &st, NULL) != SQLITE_OK) {
 		fail("cannot store the calls: %s", sqlite3_errmsg(w->h));
-		ftdb_rollback(w->h);
+		undo(w);
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, w->trace_id);
 	sqlite3_bind_text(st, 2, skip, -1, SQLITE_STATIC);
 	rc = step_done(w, st, NULL);
 	sqlite3_finalize(st);
-	if (rc || ftdb_exec(w->h, "COMMIT")) {
-		ftdb_rollback(w->h);
+	if (rc || ftdb_exec(w->h, w->nested ? "RELEASE ftdb_sites" : "COMMIT")) {
+		undo(w);
 		return -1;
 	}
 	return 0;
@@ -274,5 +284,5 @@ int ftdb_sites_commit(struct ftdb_sites_writer *w, const char *skip)
 void ftdb_sites_abort(struct ftdb_sites_writer *w)
 {
 	finish(w);
-	ftdb_rollback(w->h);
+	undo(w);
 }

@@ -6,7 +6,8 @@
  * offset, page size and end, its processes' pids, its sys_exit rows. Typed rows; the SQL
  * is here only.
  *
- * Writing is one transaction: ftdb_sites_begin(), the rows (stacks before the frames and
+ * Writing is one transaction (a savepoint of the caller's, when it has one open: the
+ * sink stores the sites in the trace's transaction): ftdb_sites_begin(), the rows (stacks before the frames and
  * calls naming them, calls before the touches naming them), then ftdb_sites_commit(), or
  * ftdb_sites_abort() on a failure, which leaves the database as it was.
  */
@@ -104,9 +105,14 @@ struct ftdb_sites_writer {
 	sqlite3 *h;
 	int64_t trace_id;
 	sqlite3_stmt *stack, *frame, *call, *touch;
+	int nested;		/* inside the caller's transaction: a savepoint of it */
 };
 
-/* Begin the transaction, prepare the statements; Return: 0, or -1 (nothing to abort). */
+/*
+ * Begin the transaction (a savepoint when h is already in one: the sink's, which stores
+ * the trace, so the two are committed together), prepare the statements; Return: 0, or
+ * -1 (nothing to abort).
+ */
 int ftdb_sites_begin(struct ftdb_sites_writer *w, sqlite3 *h, int64_t trace_id);
 
 /* Return: 0 and *stack_id, or -1 (error set). */

@@ -288,11 +288,34 @@ static int fault_allocs(struct collect *c, const struct cproc *p, uint64_t ts,
 	return 0;
 }
 
+/*
+ * Trace damage every reader would trip on (a shift by the order, a loop over its 2^order
+ * pages): an order above the PMD order is refused here, so none is ever stored.
+ */
+static int check_order(const char *event, uint64_t order)
+{
+	if (order > FT_COLLECT_PMD_ORDER)
+		return fail("trace damaged: %s of order %llu, above the PMD order %d", event,
+			    (unsigned long long)order, FT_COLLECT_PMD_ORDER);
+	return 0;
+}
+
 static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 {
-	struct cproc *p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
-	struct cvma *vma = get_vma(c, p, v[F_VM_START].u, v[F_VM_END].u, v[F_VM_FLAGS].u, ts);
-	struct ftdb_event ev = {
+	struct cproc *p;
+	struct cvma *vma;
+	struct ftdb_event ev;
+	int zero = v[F_ZERO].u != 0;
+
+	if (check_order("anon_fault", v[F_ORDER].u))
+		return -1;
+	if (c->fault_allocs && v[F_ALLOC_ORDERS].u >> (FT_COLLECT_PMD_ORDER + 1))
+		return fail("trace damaged: anon_fault with alloc_orders 0x%llx, an order above "
+			    "the PMD order %d", (unsigned long long)v[F_ALLOC_ORDERS].u,
+			    FT_COLLECT_PMD_ORDER);
+	p = get_proc(c, v[F_MM].u, (int32_t)v[F_PID].u, ts, 0, 0);
+	vma = get_vma(c, p, v[F_VM_START].u, v[F_VM_END].u, v[F_VM_FLAGS].u, ts);
+	ev = (struct ftdb_event){
 		.kind = FTDB_EV_FAULT,
 		.ts = ts,
 		.addr = v[F_ADDR].u,
@@ -305,8 +328,6 @@ static int on_fault(struct collect *c, uint64_t ts, const struct collect_val *v)
 		.reason = (uint8_t)v[F_FALLBACK].u,
 		.tid_lo = (uint16_t)(v[F_TID].u - v[F_PID].u),
 	};
-	int zero = v[F_ZERO].u != 0;
-
 	p->counts[0]++;
 	vma->faults++;
 	c->orders[ev.order][zero][0]++;
@@ -328,6 +349,8 @@ static int on_alloc(struct collect *c, uint64_t ts, const struct collect_val *v)
 		.order = (uint8_t)v[A_ORDER].u,
 	};
 
+	if (check_order("anon_alloc", v[A_ORDER].u))
+		return -1;
 	/* the faults' own fields say it all: recorded only to check them (docs/events.md) */
 	if (c->fault_allocs)
 		return 0;

@@ -126,12 +126,19 @@ struct collect {
 	struct idmap workload_pids;
 };
 
+/*
+ * The largest order an event may carry: the PMD order of 4K pages (2M), the page size
+ * every reader models (replay's RP_PMD_ORDER). A larger one is trace damage.
+ */
+#define FT_COLLECT_PMD_ORDER	9
+
 void ft_collect_init(struct collect *c, struct store *store);
 void ft_collect_release(struct collect *c);
 
 /*
  * collect_event - one anon_* or naming event (kind != CK_OTHER), fields in the order of
- * evclass.c's table for the kind. Return: 0, or -1 (error set: SQLite failure).
+ * evclass.c's table for the kind. Return: 0, or -1 (error set: SQLite failure, or trace
+ * damage: an anon_fault or anon_alloc order, or an alloc_orders bit, above the PMD order).
  */
 int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		  const struct collect_val *v);

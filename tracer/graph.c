@@ -154,7 +154,10 @@ int ft_graph_run(const struct ft_graph_params *p, struct ft_sink_result *res)
 	    bt_value_map_insert_empty_array_entry(src_params, "inputs", &inputs) ||
 	    bt_value_map_insert_string_entry(sink_params, "path", p->db) ||
 	    bt_value_map_insert_string_entry(sink_params, "input", p->input) ||
-	    (p->partial && bt_value_map_insert_string_entry(sink_params, "partial", p->partial))) {
+	    (p->partial && bt_value_map_insert_string_entry(sink_params, "partial", p->partial)) ||
+	    (p->sites && bt_value_map_insert_string_entry(sink_params, "sites", p->sites)) ||
+	    (p->site_skip &&
+	     bt_value_map_insert_string_entry(sink_params, "site_skip", p->site_skip))) {
 		fail("out of memory");
 		goto out;
 	}

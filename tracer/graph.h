@@ -21,6 +21,8 @@ struct ft_graph_params {
 	size_t nr_ctf_dirs;
 	const char *partial;		/* NULL, or the streams missing: store marked partial */
 	const char *scratch;		/* NULL, or an empty private directory for pieces */
+	const char *sites;		/* NULL, or the call-site side file stored with it */
+	const char *site_skip;		/* its site skip regex, NULL for the default */
 };
 
 /*

@@ -314,41 +314,28 @@ static int sites_check(const struct ft_ingest_opts *o)
 	struct stat sb;
 	int ret = 0;
 
+	/* lstat: a link to nothing is a side file that went wrong, not the lack of one */
 	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
-	if (!stat(path.buf, &sb))
+	if (!lstat(path.buf, &sb))
 		ret = ft_sites_check(path.buf, o->site_skip);
 	strbuf_release(&path);
 	return ret;
 }
 
 /*
- * The call-site side file of a guest run, if there is one, stored with the trace just
- * written; on failure the trace goes again (the whole file when it was new).
+ * A trace stored before without its call sites (by a version that committed them in a
+ * transaction of their own, and was stopped between the two): the side file, if there is
+ * one, is stored now, so a re-run completes the trace. The trace stays if this fails.
  */
-static int store_sites(const struct ft_ingest_opts *o, int64_t trace_id, int was_empty)
+static int complete_sites(const struct ft_ingest_opts *o, int64_t trace_id)
 {
 	struct strbuf path = STRBUF_INIT;
 	struct stat sb;
-	sqlite3 *h;
 	int ret = 0;
 
 	strbuf_addf(&path, "%s/%s", o->dir, FT_SITES_FILE);
-	if (stat(path.buf, &sb) || !ft_sites_store(o->db, trace_id, path.buf, o->site_skip))
-		goto out;
-	ret = -1;
-	if (was_empty >= 0) {
-		restore_missing(o, was_empty);
-	} else if (!ftdb_open(o->db, FTDB_WRITE, &h)) {
-		struct strbuf sql = STRBUF_INIT;
-
-		strbuf_addf(&sql, "PRAGMA foreign_keys = ON; DELETE FROM trace WHERE trace_id = %lld",
-			    (long long)trace_id);
-		if (ftdb_exec(h, sql.buf))
-			warn(o, "the trace stored without its call sites stays: %s", error_text());
-		strbuf_release(&sql);
-		ftdb_close(h);
-	}
-out:
+	if (!lstat(path.buf, &sb))
+		ret = ft_sites_store(o->db, trace_id, path.buf, o->site_skip);
 	strbuf_release(&path);
 	return ret;
 }
@@ -357,7 +344,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 {
 	struct ft_graph_params gp = { .db = o->db, .input = o->dir };
 	struct ft_sink_result sr = { 0 };
-	struct strbuf shadow = STRBUF_INIT;
+	struct strbuf shadow = STRBUF_INIT, sites = STRBUF_INIT;
 	struct ctf_check chk;
 	char **inputs = NULL;
 	double t0 = now_s();
@@ -412,6 +399,12 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 
 	if (sites_check(o))
 		goto out;
+	/* stored by the sink with the trace, in its transaction */
+	strbuf_addf(&sites, "%s/%s", o->dir, FT_SITES_FILE);
+	if (!lstat(sites.buf, &sb)) {
+		gp.sites = sites.buf;
+		gp.site_skip = o->site_skip;
+	}
 	/* a missing or empty database is "nothing": a failure must leave nothing */
 	was_empty = !stat(o->db, &sb) ? (sb.st_size == 0 ? 1 : -1) : 0;
 	/* an interrupted ingest cleans up like a failed one, then dies of its signal */
@@ -441,7 +434,7 @@ int ft_ingest(const struct ft_ingest_opts *o, struct ft_ingest_result *res)
 	}
 	if (rc)
 		goto out;
-	if (!sr.duplicate && store_sites(o, sr.trace_id, was_empty))
+	if (sr.duplicate && complete_sites(o, sr.trace_id))
 		goto out;
 	res->trace_id = sr.trace_id;
 	res->duplicate = sr.duplicate;
@@ -454,6 +447,7 @@ out:
 	if (shadow.len)
 		nftw(shadow.buf, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	strbuf_release(&shadow);
+	strbuf_release(&sites);
 	for (i = 0; inputs && i < chk.nr_dirs; i++)
 		free(inputs[i]);
 	free(inputs);

@@ -16,7 +16,10 @@
  * FT_TEST_INGEST_STALL_MS in the environment replaces the limit (tests only).
  *
  * A guest run's directory holding the call-site tracer's side file (FT_SITES_FILE, written
- * by `record --sites`) has it stored with the trace (tracer/sites.h).
+ * by `record --sites`) has it stored with the trace (tracer/sites.h), by the sink in the
+ * trace's transaction: a trace is never stored without its call sites. A trace already
+ * stored without them (an older ingest stopped between its two transactions) gets them
+ * on the next run.
  *
  * On any failure nothing is stored: the trace's transaction is rolled back (by the child,
  * or by the journal when the child died), an existing database is left byte for byte as it

@@ -255,6 +255,7 @@ int ft_pdecode_run(const struct ft_graph_params *gp, struct ft_sink_result *res)
 	s = ft_sink_new(gp->db, gp->input, NULL, res);
 	if (!s)
 		goto out;
+	ft_sink_set_sites(s, gp->sites, gp->site_skip);
 	pthread_mutex_init(&pl->lock, NULL);
 	pthread_cond_init(&pl->work, NULL);
 	pthread_cond_init(&pl->done, NULL);

@@ -20,6 +20,7 @@
 #include "tracer/evclass.h"
 #include "tracer/header.h"
 #include "tracer/sink.h"
+#include "tracer/sites.h"
 #include "tracer/store.h"
 
 struct ft_sink {
@@ -29,6 +30,8 @@ struct ft_sink {
 	char *path;			/* database */
 	char *input;			/* CTF directory, or NULL */
 	char *partial;			/* missing streams of a partial trace, or NULL */
+	char *sites;			/* call-site side file stored with the trace, or NULL */
+	char *site_skip;		/* its site skip regex, NULL for the default */
 	struct store store;
 	struct collect col;
 	struct evclass_cache ecs;
@@ -93,7 +96,17 @@ void ft_sink_free(struct ft_sink *s)
 	free(s->path);
 	free(s->input);
 	free(s->partial);
+	free(s->sites);
+	free(s->site_skip);
 	free(s);
+}
+
+void ft_sink_set_sites(struct ft_sink *s, const char *sites, const char *skip)
+{
+	free(s->sites);
+	free(s->site_skip);
+	s->sites = sites ? xstrdup(sites) : NULL;
+	s->site_skip = skip ? xstrdup(skip) : NULL;
 }
 
 bt_component_class_initialize_method_status
@@ -108,6 +121,7 @@ ft_sink_initialize(bt_self_component_sink *self_sink,
 
 	if (!s)
 		goto fail;
+	ft_sink_set_sites(s, param_string(params, "sites"), param_string(params, "site_skip"));
 	s->self = self;
 	if (bt_self_component_sink_add_input_port(self_sink, "in", NULL, NULL) !=
 	    BT_SELF_COMPONENT_ADD_PORT_STATUS_OK) {
@@ -282,6 +296,10 @@ int ft_sink_end(struct ft_sink *s)
 	    ft_store_trace_int(&s->store, "discarded_events",
 			    (int64_t)(c->discarded > s->header_discarded ? c->discarded :
 				      s->header_discarded)))
+		return -1;
+	/* in the same transaction: a trace is never stored without its call sites */
+	if (s->sites && ft_sites_store_in(s->store.db, s->path, s->store.trace_id, s->sites,
+					  s->site_skip))
 		return -1;
 	if (ft_store_commit(&s->store))
 		return -1;

@@ -63,6 +63,13 @@ int64_t ft_sink_trace_id(const struct ft_sink *s);
 int ft_sink_end(struct ft_sink *s);
 void ft_sink_free(struct ft_sink *s);
 
+/*
+ * Before ft_sink_end(): store the call-site side file sites (NULL: none; skip: the site
+ * skip regex, NULL for the default) with the trace, in its transaction
+ * (ft_sites_store_in()). The component's parameters "sites" and "site_skip" set the same.
+ */
+void ft_sink_set_sites(struct ft_sink *s, const char *sites, const char *skip);
+
 /* The class, for a graph built in-process; Return: a new reference, or NULL. */
 bt_component_class_sink *ft_sink_class_create(void);
 

@@ -6,6 +6,7 @@
  * text, a process by its pid.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,14 +30,50 @@ static int split(char *line, char **f, int max)
 	return line ? -1 : n;
 }
 
-/* s in full as a number of base (-10: signed decimal); Return: 0 or -1. */
+/*
+ * s in full as a number of base 10 or 16, digits only (no blank, sign or 0x), or with
+ * base -10 a signed decimal: digits after an optional '-'. Return: 0, or -1 (empty, another
+ * character, past 64 bits).
+ */
 static int num(const char *s, int base, uint64_t *v)
 {
+	const char *d = base == -10 && *s == '-' ? s + 1 : s;
 	char *end;
 
+	if (!*d)
+		return -1;
+	for (; *d; d++)
+		if (!(*d >= '0' && *d <= '9') &&
+		    !(base == 16 && ((*d >= 'a' && *d <= 'f') || (*d >= 'A' && *d <= 'F'))))
+			return -1;
 	errno = 0;
 	*v = base == -10 ? (uint64_t)strtoll(s, &end, 10) : strtoull(s, &end, base);
 	return errno || end == s || *end ? -1 : 0;
+}
+
+/* A process or thread id: decimal, at most INT_MAX. Return: 0, or -1 (malformed or past). */
+static int id(const char *s, int *v, int *past)
+{
+	uint64_t u;
+
+	*past = 0;
+	if (num(s, 10, &u))
+		return -1;
+	if (u > INT_MAX) {
+		*past = 1;
+		return -1;
+	}
+	*v = (int)u;
+	return 0;
+}
+
+/* TS plus the clock offset, in the trace clock's range (ns, at most INT64_MAX). */
+static int add_offset(uint64_t ts, uint64_t offset, uint64_t *out)
+{
+	if (ts > (uint64_t)INT64_MAX || offset > (uint64_t)INT64_MAX - ts)
+		return -1;
+	*out = ts + offset;
+	return 0;
 }
 
 /* Add pid to the list of processes named, once. */
@@ -120,24 +157,31 @@ static int parse_call(struct sitefile *f, char **lines, size_t *i, size_t nr, ui
 {
 	char *fl[14];
 	struct sf_call *c;
-	uint64_t ts, pid, tid, res = 0, nf;
-	int k, stack;
+	uint64_t ts, res = 0, nf;
+	int k, stack, pid, tid, past = 0, tpast = 0;
 
 	/* version 2: the result is the exit's, "-" here */
-	if (split(lines[*i], fl, 14) != 14 || num(fl[1], 10, &ts) || num(fl[2], 10, &pid) ||
-	    num(fl[3], 10, &tid) || num(fl[12], 10, &nf) || nf > nr - *i - 1 ||
+	if (split(lines[*i], fl, 14) != 14 || num(fl[1], 10, &ts) ||
+	    num(fl[12], 10, &nf) || nf > nr - *i - 1 ||
 	    (f->version == 1 ? num(fl[11], -10, &res) : strcmp(fl[11], "-")))
 		return fail("malformed call line %zu", *i + 1);
+	if (id(fl[2], &pid, &past) || id(fl[3], &tid, &tpast))
+		return past || tpast ? fail("malformed call line %zu: %s %s past %d", *i + 1,
+					past ? "PID" : "TID", past ? fl[2] : fl[3], INT_MAX) :
+				   fail("malformed call line %zu", *i + 1);
+	if (add_offset(ts, offset, &ts))
+		return fail("malformed call line %zu: time %s past %lld ns with the clock offset",
+			    *i + 1, fl[1], (long long)INT64_MAX);
 	f->calls = xgrow(f->calls, &f->cap_calls, f->nr_calls + 1, sizeof(*f->calls));
 	c = &f->calls[f->nr_calls];
 	memset(c, 0, sizeof(*c));
 	for (k = 0; k < 6; k++)
 		if (num(fl[5 + k], 16, &c->arg[k]))
 			return fail("malformed call line %zu", *i + 1);
-	c->ts = ts + offset;
+	c->ts = ts;
 	c->entry = c->ts;
-	c->pid = (int)pid;
-	c->tid = (int)tid;
+	c->pid = pid;
+	c->tid = tid;
 	c->name = fl[4];
 	c->result = (int64_t)res;
 	stack = add_stack(f, lines, *i + 1, (int)nf, fl[13]);
@@ -150,20 +194,49 @@ static int parse_call(struct sitefile *f, char **lines, size_t *i, size_t nr, ui
 	return 0;
 }
 
-int ft_sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
+/*
+ * A K (fork, pids at fl[2] and fl[3]) or X (exec, pid at fl[2]) record of line n, its
+ * fields split in fl: the record added. Return: 0 or -1 (error set).
+ */
+static int parse_proc(struct sitefile *f, char type, char **fl, size_t n, uint64_t offset,
+		      uint64_t *ts)
 {
-	char **lines = NULL, *p, *fl[5];
+	const char *what = type == 'K' ? "fork" : "exec";
+	int pid, child = 0, past = 0, past2 = 0;
+
+	if (num(fl[1], 10, ts) || id(fl[2], &pid, &past) ||
+	    (type == 'K' && id(fl[3], &child, &past2))) {
+		if (past || past2)
+			return fail("malformed %s line %zu: %s %s past %d", what, n,
+				    past ? "PID" : "CHILD_PID", past ? fl[2] : fl[3], INT_MAX);
+		return fail("malformed %s line %zu", what, n);
+	}
+	if (add_offset(*ts, offset, ts))
+		return fail("malformed %s line %zu: time %s past %lld ns with the clock offset",
+			    what, n, fl[1], (long long)INT64_MAX);
+	add_rec(f, type, *ts, pid, child, -1);
+	name_pid(f, type == 'K' ? child : pid);
+	return 0;
+}
+
+int ft_sitefile_parse(struct sitefile *f, char *buf, size_t len, uint64_t offset)
+{
+	char **lines = NULL, *p, *fl[5], *stop = buf + len;
 	size_t nr = 0, cap = 0, i;
-	uint64_t ts, pid, child, last = 0;
+	uint64_t ts, last = 0;
 	int ret = -1;
 
 	ft_idmap_init(&f->stack_index);
 	ft_idmap_init(&f->pid_seen);
-	for (p = buf; *p; ) {
-		char *nl = strchr(p, '\n');
+	for (p = buf; p < stop; ) {
+		char *nl = memchr(p, '\n', (size_t)(stop - p));
 
 		if (!nl)
 			break;	/* a last line cut short (the guest died): not a record */
+		if (memchr(p, '\0', (size_t)(nl - p))) {
+			fail("malformed line %zu: a NUL byte", nr + 1);
+			goto out;
+		}
 		*nl = '\0';
 		lines = xgrow(lines, &cap, nr + 1, sizeof(*lines));
 		lines[nr++] = p;
@@ -182,24 +255,20 @@ int ft_sitefile_parse(struct sitefile *f, char *buf, uint64_t offset)
 			ts = f->calls[f->nr_calls - 1].ts;
 			break;
 		case 'K':
-			if (split(lines[i], fl, 5) != 5 || num(fl[1], 10, &ts) ||
-			    num(fl[2], 10, &pid) || num(fl[3], 10, &child)) {
+			if (split(lines[i], fl, 5) != 5) {
 				fail("malformed fork line %zu", i + 1);
 				goto out;
 			}
-			ts += offset;
-			add_rec(f, 'K', ts, (int)pid, (int)child, -1);
-			name_pid(f, (int)child);
+			if (parse_proc(f, 'K', fl, i + 1, offset, &ts))
+				goto out;
 			break;
 		case 'X':
-			if (split(lines[i], fl, 4) != 4 || num(fl[1], 10, &ts) ||
-			    num(fl[2], 10, &pid)) {
+			if (split(lines[i], fl, 4) != 4) {
 				fail("malformed exec line %zu", i + 1);
 				goto out;
 			}
-			ts += offset;
-			add_rec(f, 'X', ts, (int)pid, 0, -1);
-			name_pid(f, (int)pid);
+			if (parse_proc(f, 'X', fl, i + 1, offset, &ts))
+				goto out;
 			break;
 		case 'E':
 			continue;

@@ -35,17 +35,23 @@
  *	| IP, *_OFFSET     | hex: the frame's address, its offset in MODULE, in PROC      |
  *	| MODULE, PROC     | text; "-": no file mapping, no symbol                        |
  *
- * Numbers are read by strtoull() (strtoll() for RESULT) in full: an empty field, a
- * trailing character or a value past 64 bits (ERANGE) is malformed; leading blanks and a
- * sign are taken as strtoull() takes them. PID and TID
- * are kept as int. The records' times (with the offset) never go backwards in file order
- * (C, K and X lines; E is not a timed record here). A stack is the text of its F lines and
+ * Numbers are digits only, read in full: decimal, or hex for the hex fields (no blank, no
+ * sign, no 0x), RESULT a decimal with an optional '-'; an empty field, any other
+ * character or a value past 64 bits is malformed. PID, TID and CHILD_PID are at most
+ * 2^31-1 (kept as int). A time with the offset added is at most 2^63-1 ns (the
+ * database's int64). No line holds a NUL byte (a cut last line is ignored, as above). The
+ * records' times (with the offset) never go backwards in file order (C, K and X lines; E
+ * is not a timed record here). A stack is the text of its F lines and
  * its STATUS: two calls with the same text share one stack.
  *
  * Errors name the line, counted from 1: "not a call-site side file of version 1 or 2",
  * "malformed call line N", "malformed frame line N", "malformed fork line N", "malformed
  * exec line N", "malformed line N: unknown record 'c'", "line N: time goes backwards" (for
- * a call, N is the line of its last frame, or its own line without frames).
+ * a call, N is the line of its last frame, or its own line without frames); with the
+ * reason after a colon: "malformed line N: a NUL byte", "malformed call line N: PID
+ * 99999999999 past 2147483647" (TID, a fork's PID or CHILD_PID, an exec's PID), "malformed
+ * call line N: time 18446744073709551615 past 9223372036854775807 ns with the clock
+ * offset" (fork, exec lines the same).
  */
 #ifndef FT_TRACER_SITEFILE_H
 #define FT_TRACER_SITEFILE_H
@@ -116,12 +122,13 @@ struct sitefile {
 };
 
 /*
- * sitefile_parse - parse the side file in buf (NUL-terminated; modified and kept: the
- * names point into it) into f (zeroed by the caller), adding offset (ns) to every time.
+ * sitefile_parse - parse the side file in buf, len bytes followed by a NUL (modified and
+ * kept: the names point into it), into f (zeroed by the caller), adding offset (ns) to
+ * every time.
  * Return: 0, or -1 (error set: the first malformed line, as above). f needs
  * ft_sitefile_release() either way.
  */
-int ft_sitefile_parse(struct sitefile *f, char *buf, uint64_t offset);
+int ft_sitefile_parse(struct sitefile *f, char *buf, size_t len, uint64_t offset);
 
 void ft_sitefile_release(struct sitefile *f);
 

@@ -31,10 +31,19 @@
  */
 int ft_sites_pair_exits(struct sitefile *f, sqlite3 *h, int64_t trace_id);
 
+/*
+ * An address map, shared copy-on-write by the processes a fork made from one another until
+ * one of them changes it: a fork costs a reference, not a copy of the map.
+ */
+struct owner_map {
+	struct ivmap m;			/* addresses (bytes) -> index in calls of their owner */
+	size_t refs;			/* processes sharing it */
+};
+
 /* A traced process's address map. */
 struct owner_proc {
 	int pid;
-	struct ivmap map;		/* addresses (bytes) -> index in calls of their owner */
+	struct owner_map *map;		/* NULL: empty; shared (refs > 1) until changed */
 	int64_t brk;			/* current break, bytes; -1 unknown */
 	uint64_t nocall_faults;		/* anon_fault events outside every call's range */
 	uint64_t nocall_touched;	/* distinct pages they mapped */

@@ -6,7 +6,9 @@
  *
  * A map holds sorted, non-overlapping ranges (lib/ivmap.h), each owned by the last call
  * that mapped it (mmap of anonymous memory, mremap's destination, brk's growth); file
- * mmaps, munmap, brk's shrink and exec take ranges away, fork copies the map. A touch of a
+ * mmaps, munmap, brk's shrink and exec take ranges away, fork copies the map (shared, and
+ * copied only when one of the two changes it: 10,000 forks of a process of 10,000 ranges
+ * hold one map, not 10,000: issue 23 item 4). A touch of a
  * traced process goes to the owner of its address, or to the process's '[no call]' row
  * when nothing owns it.
  *
@@ -57,22 +59,65 @@ void ft_owners_init(struct site_owners *o, struct sitefile *f, uint64_t page_siz
 		proc_get(o, f->pids[i], 1);
 }
 
+static const struct ivmap empty_map = IVMAP_INIT;
+
+/* p's map, to read. */
+static const struct ivmap *map_of(const struct owner_proc *p)
+{
+	return p->map ? &p->map->m : &empty_map;
+}
+
+/* p's map, to change: its own, copied first if shared. */
+static struct ivmap *map_own(struct owner_proc *p)
+{
+	struct owner_map *m;
+
+	if (p->map && p->map->refs == 1)
+		return &p->map->m;
+	m = xcalloc(1, sizeof(*m));
+	m->refs = 1;
+	if (p->map) {
+		ivmap_copy(&m->m, &p->map->m);
+		p->map->refs--;
+	}
+	p->map = m;
+	return &m->m;
+}
+
+/* p's map goes (exec, exit of the maps): freed with its last user. */
+static void map_drop(struct owner_proc *p)
+{
+	if (p->map && !--p->map->refs) {
+		ivmap_release(&p->map->m);
+		free(p->map);
+	}
+	p->map = NULL;
+}
+
 /* Take [start, end) out of p's map; calls losing a range end at ts. */
 static void map_remove(struct site_owners *o, struct owner_proc *p, uint64_t start,
 		       uint64_t end, uint64_t ts)
 {
+	const struct ivmap *m = map_of(p);
 	struct sf_call *calls = o->f->calls;
 	size_t j;
 
-	for (j = ivmap_lower(&p->map, start); j < p->map.n && p->map.v[j].start < end; j++)
-		if (!calls[p->map.v[j].val].end_ts)
-			calls[p->map.v[j].val].end_ts = ts;
-	ivmap_remove(&p->map, start, end);
+	for (j = ivmap_lower(m, start); j < m->n && m->v[j].start < end; j++)
+		if (!calls[m->v[j].val].end_ts)
+			calls[m->v[j].val].end_ts = ts;
+	if (j > ivmap_lower(m, start))	/* nothing there: nothing to copy */
+		ivmap_remove(map_own(p), start, end);
 }
 
 static uint64_t page_up(const struct site_owners *o, uint64_t a)
 {
 	return (a + o->page_size - 1) & ~(o->page_size - 1);
+}
+
+static void map_set(struct owner_proc *p, uint64_t start, uint64_t end, uint64_t val)
+{
+	if (start < end)
+		ivmap_set(map_own(p), start, end, val);
 }
 
 #define MAP_ANONYMOUS_FLAG	0x20	/* MAP_ANONYMOUS, the same on x86_64 and arm64 */
@@ -89,7 +134,7 @@ static void apply_call(struct site_owners *o, int idx)
 		if (c->arg[3] & MAP_ANONYMOUS_FLAG) {
 			c->start = r;
 			c->end = r + page_up(o, c->arg[1]);
-			ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
+			map_set(p, c->start, c->end, (uint64_t)idx);
 		} else {
 			map_remove(o, p, r, r + page_up(o, c->arg[1]), c->ts);
 		}
@@ -109,13 +154,13 @@ static void apply_call(struct site_owners *o, int idx)
 		} else {
 			map_remove(o, p, old + new_len, old + old_len, c->ts);
 		}
-		ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
+		map_set(p, c->start, c->end, (uint64_t)idx);
 	} else if (!strcmp(c->name, "brk")) {
 		/* brk returns the break, old or new: never an error code */
 		if (p->brk >= 0 && r > (uint64_t)p->brk) {
 			c->start = page_up(o, (uint64_t)p->brk);
 			c->end = page_up(o, r);
-			ivmap_set(&p->map, c->start, c->end, (uint64_t)idx);
+			map_set(p, c->start, c->end, (uint64_t)idx);
 		} else if (p->brk >= 0 && r < (uint64_t)p->brk) {
 			map_remove(o, p, page_up(o, r), page_up(o, (uint64_t)p->brk), c->ts);
 		}
@@ -128,6 +173,7 @@ static void apply_call(struct site_owners *o, int idx)
 static void apply_rec(struct site_owners *o, const struct sf_rec *rc)
 {
 	struct owner_proc *p, *child;
+	const struct ivmap *m;
 	size_t i;
 
 	switch (rc->type) {
@@ -138,15 +184,21 @@ static void apply_rec(struct site_owners *o, const struct sf_rec *rc)
 		p = proc_get(o, rc->pid, 1);
 		child = proc_get(o, rc->child, 1);
 		p = proc_get(o, rc->pid, 1);	/* the array may have moved */
-		ivmap_copy(&child->map, &p->map);
+		if (child != p) {
+			map_drop(child);
+			child->map = p->map;
+			if (child->map)
+				child->map->refs++;
+		}
 		child->brk = p->brk;
 		break;
 	case 'X':
 		p = proc_get(o, rc->pid, 1);
-		for (i = 0; i < p->map.n; i++)
-			if (!o->f->calls[p->map.v[i].val].end_ts)
-				o->f->calls[p->map.v[i].val].end_ts = rc->ts;
-		p->map.n = 0;
+		m = map_of(p);
+		for (i = 0; i < m->n; i++)
+			if (!o->f->calls[m->v[i].val].end_ts)
+				o->f->calls[m->v[i].val].end_ts = rc->ts;
+		map_drop(p);
 		p->brk = -1;
 		break;
 	}
@@ -208,9 +260,9 @@ int ft_owners_event(const struct ftdb_event *ev, void *arg)
 		o->span_open = 0;	/* not a traced process (the tracer itself) */
 		return 0;
 	}
-	i = ivmap_find(&p->map, ev->addr);
+	i = ivmap_find(map_of(p), ev->addr);
 	if (i >= 0) {
-		const struct ivmap_entry *r = &p->map.v[i];
+		const struct ivmap_entry *r = &map_of(p)->v[i];
 		struct sf_call *c = &f->calls[r->val];
 
 		faults = &c->faults;
@@ -252,7 +304,7 @@ void ft_owners_release(struct site_owners *o)
 	size_t i;
 
 	for (i = 0; i < o->nr_procs; i++)
-		ivmap_release(&o->procs[i].map);
+		map_drop(&o->procs[i]);
 	free(o->procs);
 	free(o->spans);
 	ft_idmap_release(&o->seen);

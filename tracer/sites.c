@@ -19,11 +19,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "tracer/ctflayout.h"
 #include "tracer/sites-int.h"
 #include "tracer/sites.h"
 
@@ -153,6 +156,51 @@ out:
 	return ret;
 }
 
+/*
+ * Read the side file path into buf: a regular file (a FIFO never blocks, a link to a
+ * device is refused before it is read) of at most FT_SITES_MAX_BYTES. Return: 0 or -1.
+ */
+static int read_side(struct strbuf *buf, const char *path)
+{
+	struct stat sb;
+	ssize_t n = 0;
+	int fd;
+
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode) && stat(path, &sb) && errno == ENOENT)
+		return fail("%s is a symlink to nothing", path);
+	fd = ft_ctf_open_regular(path, path, &sb);
+	if (fd < 0)
+		return -1;
+	if (sb.st_size > FT_SITES_MAX_BYTES) {
+		close(fd);
+		return fail("%s: %lld bytes, more than a side file may hold (%lld)", path,
+			    (long long)sb.st_size, (long long)FT_SITES_MAX_BYTES);
+	}
+	/* at most one byte past the limit: a file that grew since the fstat() is refused */
+	strbuf_grow(buf, (size_t)sb.st_size + 1);
+	while (buf->len <= FT_SITES_MAX_BYTES) {
+		size_t want = FT_SITES_MAX_BYTES + 1 - buf->len;
+
+		if (want > 65536)
+			want = 65536;
+		strbuf_grow(buf, want);
+		n = read(fd, buf->buf + buf->len, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf->len += (size_t)n;
+		buf->buf[buf->len] = '\0';
+	}
+	close(fd);
+	if (n < 0)
+		return fail("cannot read %s: %s", path, strerror(errno));
+	if (buf->len > FT_SITES_MAX_BYTES)
+		return fail("%s: more than a side file may hold (%lld bytes)", path,
+			    (long long)FT_SITES_MAX_BYTES);
+	return 0;
+}
+
 /* Compile the regex and read the side file into buf; Return: 0 or -1. */
 static int sites_open(regex_t *re, struct strbuf *buf, const char *path, const char *skip)
 {
@@ -164,9 +212,9 @@ static int sites_open(regex_t *re, struct strbuf *buf, const char *path, const c
 		regerror(rc, re, msg, sizeof(msg));
 		return fail("invalid site skip regex '%s': %s", skip, msg);
 	}
-	if (strbuf_read_file(buf, path) < 0) {
+	if (read_side(buf, path)) {
 		regfree(re);
-		return fail("cannot read %s: %s", path, strerror(errno));
+		return -1;
 	}
 	return 0;
 }
@@ -180,14 +228,16 @@ int ft_sites_check(const char *path, const char *skip)
 
 	if (sites_open(&re, &buf, path, skip))
 		return -1;
-	ret = ft_sitefile_parse(&f, buf.buf, 0);
+	ret = ft_sitefile_parse(&f, buf.buf, buf.len, 0);
 	regfree(&re);
 	ft_sitefile_release(&f);
 	strbuf_release(&buf);
 	return ret ? fail("bad call-site side file %s", path) : 0;
 }
 
-int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
+/* The side file path stored for trace_id on h (db: its name in messages). Return: 0 or -1. */
+static int store_on(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		    const char *skip)
 {
 	struct sitefile f = { 0 };
 	struct site_owners o = { 0 };
@@ -197,21 +247,19 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 	struct ftdb_sites_pid *pm = NULL;
 	size_t nr_pm = 0;
 	int *site_depth = NULL;
-	sqlite3 *h = NULL;
 	regex_t re;
 	int ret = -1, rc;
 
 	if (sites_open(&re, &buf, path, skip))
 		return -1;
-	if (ftdb_open(db, FTDB_WRITE, &h) || ftdb_sites_trace(h, trace_id, &t) ||
-	    ftdb_sites_pids(h, trace_id, &pm, &nr_pm))
+	if (ftdb_sites_trace(h, trace_id, &t) || ftdb_sites_pids(h, trace_id, &pm, &nr_pm))
 		goto out;
 	rc = ftdb_sites_stored(h, trace_id, db);
 	if (rc) {
 		ret = rc > 0 ? 0 : -1;	/* stored before */
 		goto out;
 	}
-	rc = ft_sitefile_parse(&f, buf.buf, t.clock_offset);
+	rc = ft_sitefile_parse(&f, buf.buf, buf.len, t.clock_offset);
 	ft_owners_init(&o, &f, t.page_size, pm, nr_pm);
 	if (rc || (f.version == 2 && ft_sites_pair_exits(&f, h, trace_id)))
 		goto out;
@@ -229,7 +277,6 @@ int ft_sites_store(const char *db, int64_t trace_id, const char *path, const cha
 		goto out;
 	ret = 0;
 out:
-	ftdb_close(h);
 	regfree(&re);
 	ft_owners_release(&o);
 	ft_sitefile_release(&f);
@@ -238,5 +285,23 @@ out:
 	strbuf_release(&buf);
 	if (ret)
 		fail("cannot store the call sites of %s", path);
+	return ret;
+}
+
+int ft_sites_store_in(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		      const char *skip)
+{
+	return store_on(h, db, trace_id, path, skip);
+}
+
+int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip)
+{
+	sqlite3 *h = NULL;
+	int ret;
+
+	if (ftdb_open(db, FTDB_WRITE, &h))
+		return fail("cannot store the call sites of %s", path);
+	ret = store_on(h, db, trace_id, path, skip);
+	ftdb_close(h);
 	return ret;
 }

@@ -7,10 +7,17 @@
 #ifndef FT_TRACER_SITES_H
 #define FT_TRACER_SITES_H
 
+#include <sqlite3.h>
 #include <stdint.h>
 
 /* Name of the side file in a guest run's directory. */
 #define FT_SITES_FILE	"sites.txt"
+
+/*
+ * The largest side file read, bytes (1 GiB): a bound on the memory a damaged file can
+ * take (the parser keeps a few times the file's size), far above a real run's file.
+ */
+#define FT_SITES_MAX_BYTES	(1LL << 30)
 
 /*
  * Frames skipped when looking for a call's site: a frame whose procedure name (GCC's
@@ -33,7 +40,10 @@
 /*
  * ft_sites_check - read and parse the side file at path and compile skip, writing nothing:
  * what ingest checks before it stores the trace, so a bad side file stores nothing.
- * Return: 0, or -1 (error set: unreadable or malformed side file, bad regex).
+ * The side file must be a regular file (a FIFO is not opened for reading, so it never
+ * blocks; a symlink to nothing is an error) of at most FT_SITES_MAX_BYTES.
+ * Return: 0, or -1 (error set: unreadable, not a regular file, too large or malformed
+ * side file, bad regex).
  */
 int ft_sites_check(const char *path, const char *skip);
 
@@ -47,5 +57,15 @@ int ft_sites_check(const char *path, const char *skip);
  * calls for a trace without sys_exit rows, SQLite error).
  */
 int ft_sites_store(const char *db, int64_t trace_id, const char *path, const char *skip);
+
+/*
+ * ft_sites_store_in - as ft_sites_store(), on h (db names it in messages) inside the
+ * transaction that stores the trace (the sink's, tracer/sink.c), whose rows it reads: the
+ * trace and its call sites are committed together or not at all (issue 23 item 3). On
+ * failure the transaction is the caller's to roll back.
+ * Return: 0, or -1 (error set).
+ */
+int ft_sites_store_in(sqlite3 *h, const char *db, int64_t trace_id, const char *path,
+		      const char *skip);
 
 #endif /* FT_TRACER_SITES_H */

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *buf = fuzz_text(data, size);
 	size_t i, j;
 
-	if (ft_sitefile_parse(&f, buf, 1000)) {
+	if (ft_sitefile_parse(&f, buf, size, 1000)) {
 		error_clear();
 	} else {
 		if (f.version != 1 && f.version != 2)

@@ -5,7 +5,9 @@
  * below and one above, every truncation: a cut last line, frames cut off, numbers cut or
  * past 64 bits, a version it does not know), a table of files it must take with what they
  * hold, then one file read field by field: times with the offset, arguments, frames,
- * stacks shared by text, the records and the processes named, in order.
+ * stacks shared by text, the records and the processes named, in order. Since issue 23:
+ * NUL bytes, signs and blanks before numbers, ids past an int and times past the int64
+ * trace clock with the offset are refused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +88,76 @@ static const struct bad {
 	  V2 "X\t101\t10\texec\n" CALL2 FRAME, "line 4: time goes backwards" },
 };
 
+/*
+ * Damage that was taken before issue 23 (item 9): NUL bytes, signs and blanks before
+ * numbers, ids past an int, times past the trace clock's int64 once the offset is added.
+ */
+#define NULS(t)	t, sizeof(t) - 1	/* a text that holds NUL bytes, and its length */
+
+static const struct damaged {
+	const char *what, *text;
+	size_t len;		/* bytes of text (it may hold NULs); 0: strlen(text) */
+	uint64_t offset;	/* ns added to the times */
+	const char *msg;
+} damaged[] = {
+	{ "a NUL byte after the V line", NULS(V2 "\0" CALL2 FRAME), 0,
+	  "malformed line 2: a NUL byte" },
+	{ "a NUL byte inside a frame line", NULS(V2 CALL2 "F\t401000\t/usr/\0bin\t1\tm\t0\n"), 0,
+	  "malformed line 3: a NUL byte" },
+	{ "a NUL byte in the version line", NULS("V\t2\0\t77\n" CALL2 FRAME), 0,
+	  "malformed line 1: a NUL byte" },
+	{ "TS 2^64-1", V2 "C\t18446744073709551615\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2: time 18446744073709551615 past 9223372036854775807 ns" },
+	{ "TS 2^63-1 with an offset of 1 ns",
+	  V2 "C\t9223372036854775807\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 1,
+	  "malformed call line 2: time 9223372036854775807 past" },
+	{ "TS that wraps with the offset (2^64-1000 + 1000)",
+	  V2 "C\t18446744073709550616\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 1000,
+	  "malformed call line 2: time 18446744073709550616 past" },
+	{ "a fork's TS that wraps with the offset",
+	  V2 "K\t18446744073709551615\t10\t12\tfork\n", 0, 1,
+	  "malformed fork line 2: time 18446744073709551615 past" },
+	{ "an exec's TS that wraps with the offset", V2 "X\t9223372036854775800\t10\texec\n", 0, 8,
+	  "malformed exec line 2: time 9223372036854775800 past" },
+	{ "TS -5", V2 "C\t-5\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "TS with a leading blank", V2 "C\t 5\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "TS +5", V2 "C\t+5\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "PID -5", V2 "C\t100\t-5\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "NFRAMES -1", V2 "C\t100\t10\t11\tmmap\t" ARGS "\t-\t-1\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "an argument -5", V2 "C\t100\t10\t11\tmmap\t-5\t1000\t3\t22\t0\t0\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "an argument with 0x",
+	  V2 "C\t100\t10\t11\tmmap\t0x5\t1000\t3\t22\t0\t0\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "version 1, a result +5", V1 "C\t100\t10\t11\tmmap\t" ARGS "\t+5\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "version 1, a result -", V1 "C\t100\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2" },
+	{ "a frame IP -5", V2 CALL2 "F\t-5\t/usr/bin/w\t1000\tmain\t10\n", 0, 0,
+	  "malformed frame line 3" },
+	{ "a fork's child -5", V2 "K\t100\t10\t-5\tfork\n", 0, 0,
+	  "malformed fork line 2" },
+	{ "an exec's TS -5", V2 "X\t-5\t10\texec\n", 0, 0,
+	  "malformed exec line 2" },
+	{ "PID 99999999999", V2 "C\t100\t99999999999\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2: PID 99999999999 past 2147483647" },
+	{ "PID 2^31", V2 "C\t100\t2147483648\t11\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2: PID 2147483648 past 2147483647" },
+	{ "TID 99999999999", V2 "C\t100\t10\t99999999999\tmmap\t" ARGS "\t-\t0\tok\n", 0, 0,
+	  "malformed call line 2: TID 99999999999 past 2147483647" },
+	{ "a fork's PID 99999999999", V2 "K\t100\t99999999999\t12\tfork\n", 0, 0,
+	  "malformed fork line 2: PID 99999999999 past 2147483647" },
+	{ "a fork's CHILD_PID 99999999999", V2 "K\t100\t10\t99999999999\tfork\n", 0, 0,
+	  "malformed fork line 2: CHILD_PID 99999999999 past 2147483647" },
+	{ "an exec's PID 99999999999", V2 "X\t100\t99999999999\texec\n", 0, 0,
+	  "malformed exec line 2: PID 99999999999 past 2147483647" },
+};
+
 static const struct good {
 	const char *what, *text;
 	size_t calls, stacks, recs, pids;
@@ -98,6 +170,12 @@ static const struct good {
 	{ "a cut last line that would be malformed", V2 CALL2 FRAME "Q", 1, 1, 1, 1 },
 	{ "an E line, whatever it holds and its time", V2 CALL2 FRAME "E\t0\tx\n", 1, 1, 1, 1 },
 	{ "equal times", V2 CALL2 FRAME "K\t100\t10\t12\tfork\n" "X\t100\t12\texec\n", 1, 1, 3, 2 },
+	{ "TS 2^63-1, the largest", V2 "C\t9223372036854775807\t10\t11\tmmap\t" ARGS
+	  "\t-\t0\tok\n", 1, 1, 1, 1 },
+	{ "PID and TID 2147483647, the largest", V2 "C\t100\t2147483647\t2147483647\tmmap\t"
+	  ARGS "\t-\t0\tok\n", 1, 1, 1, 1 },
+	{ "hex in capitals", V2 "C\t100\t10\t11\tmmap\t0\tABCDEF\t3\t22\t0\t0\t-\t0\tok\n",
+	  1, 1, 1, 1 },
 };
 
 /*
@@ -132,15 +210,31 @@ int main(void)
 	size_t i;
 	int good_fields;
 
-	plan((int)(sizeof(bad) / sizeof(*bad) + sizeof(good) / sizeof(*good)) + 8);
+	plan((int)(sizeof(bad) / sizeof(*bad) + sizeof(damaged) / sizeof(*damaged) +
+		   sizeof(good) / sizeof(*good)) + 10);
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		int rc;
 
 		memset(&f, 0, sizeof(f));
 		buf = xstrdup(bad[i].text);
-		rc = ft_sitefile_parse(&f, buf, 0);
+		rc = ft_sitefile_parse(&f, buf, strlen(buf), 0);
 		if (!ok(rc < 0 && strstr(error_text(), bad[i].msg), "refused: %s", bad[i].what))
 			diag("  rc %d, error '%s', want '%s'", rc, error_text(), bad[i].msg);
+		error_clear();
+		ft_sitefile_release(&f);
+		free(buf);
+	}
+	for (i = 0; i < sizeof(damaged) / sizeof(*damaged); i++) {
+		const struct damaged *d = &damaged[i];
+		size_t len = d->len ? d->len : strlen(d->text);
+		int rc;
+
+		memset(&f, 0, sizeof(f));
+		buf = xmalloc(len + 1);
+		memcpy(buf, d->text, len + 1);
+		rc = ft_sitefile_parse(&f, buf, len, d->offset);
+		if (!ok(rc < 0 && strstr(error_text(), d->msg), "refused: %s", d->what))
+			diag("  rc %d, error '%s', want '%s'", rc, error_text(), d->msg);
 		error_clear();
 		ft_sitefile_release(&f);
 		free(buf);
@@ -150,7 +244,7 @@ int main(void)
 
 		memset(&f, 0, sizeof(f));
 		buf = xstrdup(good[i].text);
-		rc = ft_sitefile_parse(&f, buf, 0);
+		rc = ft_sitefile_parse(&f, buf, strlen(buf), 0);
 		if (!ok(!rc && f.nr_calls == good[i].calls && f.nr_stacks == good[i].stacks &&
 			f.nr_recs == good[i].recs && f.nr_pids == good[i].pids, "taken: %s",
 			good[i].what))
@@ -161,9 +255,35 @@ int main(void)
 		free(buf);
 	}
 
+	/* a NUL in the cut last line is no more read than the rest of it */
+	{
+		static const char cut[] = V2 CALL2 FRAME "C\t200\0\0\0";
+		int rc;
+
+		memset(&f, 0, sizeof(f));
+		buf = xmalloc(sizeof(cut));
+		memcpy(buf, cut, sizeof(cut));
+		rc = ft_sitefile_parse(&f, buf, sizeof(cut) - 1, 0);
+		ok(!rc && f.nr_calls == 1, "taken: a NUL byte in a cut last line (rc %d)", rc);
+		error_clear();
+		ft_sitefile_release(&f);
+		free(buf);
+	}
+	/* the offset brings a time to exactly 2^63-1 */
+	{
+		char *t = xstrdup(V2 "C\t9223372036854775000\t10\t11\tmmap\t" ARGS "\t-\t0\tok\n");
+
+		memset(&f, 0, sizeof(f));
+		ok(!ft_sitefile_parse(&f, t, strlen(t), 807) && f.nr_calls == 1 &&
+		   f.calls[0].ts == INT64_MAX, "taken: a time of 2^63-1 with the offset");
+		error_clear();
+		ft_sitefile_release(&f);
+		free(t);
+	}
+
 	memset(&f, 0, sizeof(f));
 	buf = xstrdup(detail);
-	ok(!ft_sitefile_parse(&f, buf, 1000000) && f.version == 2 && f.nr_calls == 4 &&
+	ok(!ft_sitefile_parse(&f, buf, strlen(buf), 1000000) && f.version == 2 && f.nr_calls == 4 &&
 	   f.nr_recs == 6, "the detailed file: version 2, 4 calls, 6 records");
 	g = &f;
 	ok(g->calls[0].ts == 1000100 && g->calls[0].entry == 1000100 &&
