@@ -286,3 +286,21 @@ void ftdb_sites_abort(struct ftdb_sites_writer *w)
 	finish(w);
 	undo(w);
 }
+
+int ftdb_sites_touched(sqlite3 *h, int64_t trace_id,
+		       int (*fn)(const char *site, int64_t pages, void *arg), void *arg)
+{
+	sqlite3_stmt *q;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT site, sum(touched_pages) FROM site_call WHERE "
+			       "trace_id = ? GROUP BY site ORDER BY site", -1, &q, NULL) != SQLITE_OK)
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(h));
+	sqlite3_bind_int64(q, 1, trace_id);
+	while (!ret && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		ret = fn((const char *)sqlite3_column_text(q, 0), sqlite3_column_int64(q, 1), arg);
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read the call sites: %s", sqlite3_errmsg(h));
+	sqlite3_finalize(q);
+	return ret;
+}

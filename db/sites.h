@@ -143,4 +143,12 @@ int ftdb_sites_commit(struct ftdb_sites_writer *w, const char *skip);
 /* Roll back and finish w (after a failed add). */
 void ftdb_sites_abort(struct ftdb_sites_writer *w);
 
+/*
+ * ftdb_sites_touched - fn(site, pages) for each site of trace_id's calls with the pages
+ * its calls' ranges had touched, by site name (advise's budget, replay/advise.h).
+ * Return: 0, fn's non-zero, or -1 with fail().
+ */
+int ftdb_sites_touched(sqlite3 *h, int64_t trace_id,
+		       int (*fn)(const char *site, int64_t pages, void *arg), void *arg);
+
 #endif /* FT_DB_SITES_H */

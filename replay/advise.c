@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/sites.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -26,29 +27,32 @@ void rp_advice_release(struct rp_advice *a)
 	memset(a, 0, sizeof(*a));
 }
 
+struct site_list {
+	struct rp_advice *a;
+	int64_t page;		/* bytes */
+	size_t cap;
+};
+
+static int add_site(const char *site, int64_t pages, void *arg)
+{
+	struct site_list *x = arg;
+	struct rp_advice_site *s;
+
+	XGROW(x->a->sites, x->cap, x->a->nr_sites + 1);
+	s = &x->a->sites[x->a->nr_sites++];
+	memset(s, 0, sizeof(*s));
+	s->site = xstrdup(site ? site : "");
+	s->touched_bytes = (uint64_t)pages * (uint64_t)x->page;
+	x->a->touched_bytes += s->touched_bytes;
+	return 0;
+}
+
 static int load_sites(sqlite3 *db, int64_t trace_id, int64_t page, struct rp_advice *a)
 {
-	sqlite3_stmt *q;
-	size_t cap = 0;
-	int rc;
+	struct site_list x = { .a = a, .page = page };
 
-	if (sqlite3_prepare_v2(db, "SELECT site, sum(touched_pages) FROM site_call WHERE "
-			       "trace_id = ? GROUP BY site ORDER BY site", -1, &q, NULL) != SQLITE_OK)
-		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, trace_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct rp_advice_site *s;
-
-		XGROW(a->sites, cap, a->nr_sites + 1);
-		s = &a->sites[a->nr_sites++];
-		memset(s, 0, sizeof(*s));
-		s->site = xstrdup((const char *)sqlite3_column_text(q, 0));
-		s->touched_bytes = (uint64_t)sqlite3_column_int64(q, 1) * (uint64_t)page;
-		a->touched_bytes += s->touched_bytes;
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
+	if (ftdb_sites_touched(db, trace_id, add_site, &x))
+		return -1;
 	if (!a->nr_sites)
 		return fail("trace %lld has no call sites (record it with --sites)",
 			     (long long)trace_id);
