@@ -304,3 +304,44 @@ int ftdb_sites_touched(sqlite3 *h, int64_t trace_id,
 	sqlite3_finalize(q);
 	return ret;
 }
+
+int ftdb_site_slots_each(sqlite3 *h, int64_t trace_id,
+			 int (*fn)(const char *site, const char *module, void *arg), void *arg)
+{
+	sqlite3_stmt *q;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT DISTINCT site, site_module FROM site_call WHERE "
+			       "trace_id = ?1 ORDER BY site, site_module", -1, &q, NULL) != SQLITE_OK)
+		return fail("cannot read the call sites: %s", sqlite3_errmsg(h));
+	sqlite3_bind_int64(q, 1, trace_id);
+	while (!ret && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		ret = fn((const char *)sqlite3_column_text(q, 0),
+			 (const char *)sqlite3_column_text(q, 1), arg);
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read the call sites: %s", sqlite3_errmsg(h));
+	sqlite3_finalize(q);
+	return ret;
+}
+
+int ftdb_site_touch_each(sqlite3 *h, int64_t trace_id,
+			 int (*fn)(uint64_t ev_first, uint64_t ev_end, const char *site,
+				   const char *module, void *arg), void *arg)
+{
+	sqlite3_stmt *q;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT t.ev_first, t.ev_end, c.site, c.site_module FROM "
+			       "site_touch t JOIN site_call c USING (call_id) WHERE t.trace_id = ?1 "
+			       "ORDER BY t.ev_first", -1, &q, NULL) != SQLITE_OK)
+		return fail("cannot read site_touch: %s", sqlite3_errmsg(h));
+	sqlite3_bind_int64(q, 1, trace_id);
+	while (!ret && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		ret = fn((uint64_t)sqlite3_column_int64(q, 0), (uint64_t)sqlite3_column_int64(q, 1),
+			 (const char *)sqlite3_column_text(q, 2),
+			 (const char *)sqlite3_column_text(q, 3), arg);
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read site_touch: %s", sqlite3_errmsg(h));
+	sqlite3_finalize(q);
+	return ret;
+}

@@ -151,4 +151,17 @@ void ftdb_sites_abort(struct ftdb_sites_writer *w);
 int ftdb_sites_touched(sqlite3 *h, int64_t trace_id,
 		       int (*fn)(const char *site, int64_t pages, void *arg), void *arg);
 
+/*
+ * ftdb_site_slots_each - fn(site, module) for each distinct (site, site_module) of
+ * trace_id's calls, sorted as ORDER BY site, site_module (module NULL first).
+ * ftdb_site_touch_each - fn(ev_first, ev_end, site, module) for each site_touch run of
+ * trace_id, by ev_first: events [ev_first, ev_end) of the stream owned by that call's
+ * site. Strings valid during the callback. Return: 0, fn's non-zero, or -1 with fail().
+ */
+int ftdb_site_slots_each(sqlite3 *h, int64_t trace_id,
+			 int (*fn)(const char *site, const char *module, void *arg), void *arg);
+int ftdb_site_touch_each(sqlite3 *h, int64_t trace_id,
+			 int (*fn)(uint64_t ev_first, uint64_t ev_end, const char *site,
+				   const char *module, void *arg), void *arg);
+
 #endif /* FT_DB_SITES_H */

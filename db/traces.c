@@ -244,3 +244,77 @@ int ftdb_traces_each_kind(sqlite3 *db, int (*fn)(const struct ftdb_trace_kind *k
 	sqlite3_finalize(st);
 	return ret;
 }
+
+int ftdb_trace_max_ids(sqlite3 *db, int64_t trace_id, int64_t *max_proc, int64_t *max_vma)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	*max_proc = *max_vma = 0;
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT coalesce(max(proc_id), 0) FROM process "
+			       "WHERE trace_id = ?1), "
+			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process p USING "
+			       "(proc_id) WHERE p.trace_id = ?1)", -1, &q, NULL) != SQLITE_OK)
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_bind_int64(q, 1, trace_id);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*max_proc = sqlite3_column_int64(q, 0);
+		*max_vma = sqlite3_column_int64(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW)
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	return 0;
+}
+
+int ftdb_procs_each(sqlite3 *db, int64_t trace_id,
+		    int (*fn)(const struct ftdb_proc_row *p, void *arg), void *arg)
+{
+	struct ftdb_proc_row p;
+	sqlite3_stmt *q;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid, coalesce(comm, ''), "
+			       "coalesce(workload, -1), coalesce(parent_proc_id, 0) FROM process "
+			       "WHERE trace_id = ?1", -1, &q, NULL) != SQLITE_OK)
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_bind_int64(q, 1, trace_id);
+	while (!ret && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		p.proc_id = sqlite3_column_int64(q, 0);
+		p.pid = sqlite3_column_int64(q, 1);
+		p.comm = (const char *)sqlite3_column_text(q, 2);
+		p.workload = sqlite3_column_int(q, 3);
+		p.parent_proc_id = sqlite3_column_int64(q, 4);
+		ret = fn(&p, arg);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	return ret;
+}
+
+int ftdb_vmas_each(sqlite3 *db, int64_t trace_id,
+		   int (*fn)(const struct ftdb_vma_row *v, void *arg), void *arg)
+{
+	struct ftdb_vma_row v;
+	sqlite3_stmt *q;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
+			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &q,
+			       NULL) != SQLITE_OK)
+		return fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_bind_int64(q, 1, trace_id);
+	while (!ret && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		v.vma_id = sqlite3_column_int64(q, 0);
+		v.start = (uint64_t)sqlite3_column_int64(q, 1);
+		v.end = (uint64_t)sqlite3_column_int64(q, 2);
+		v.flags = (uint64_t)sqlite3_column_int64(q, 3);
+		ret = fn(&v, arg);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	return ret;
+}

@@ -91,4 +91,26 @@ struct ftdb_trace_kind {
 int ftdb_traces_each_kind(sqlite3 *db, int (*fn)(const struct ftdb_trace_kind *k, void *arg),
 			  void *arg);
 
+/* A process row (strings valid during the callback). */
+struct ftdb_proc_row {
+	int64_t proc_id, pid;
+	int64_t parent_proc_id;		/* 0: none */
+	const char *comm;		/* "" if unknown */
+	int workload;			/* 1 the workload's, 0 not, -1 unknown (not marked) */
+};
+
+/* A VMA shape seen by faults. */
+struct ftdb_vma_row {
+	int64_t vma_id;
+	uint64_t start, end, flags;	/* bytes, bytes (exclusive), vm_flags */
+};
+
+/* The largest proc_id and vma_id of trace_id (0: none). Return: 0 or -1 with fail(). */
+int ftdb_trace_max_ids(sqlite3 *db, int64_t trace_id, int64_t *max_proc, int64_t *max_vma);
+/* fn for each process / VMA of trace_id; stops at fn's non-zero. Return: 0, fn's, or -1. */
+int ftdb_procs_each(sqlite3 *db, int64_t trace_id,
+		    int (*fn)(const struct ftdb_proc_row *p, void *arg), void *arg);
+int ftdb_vmas_each(sqlite3 *db, int64_t trace_id,
+		   int (*fn)(const struct ftdb_vma_row *v, void *arg), void *arg);
+
 #endif /* FT_DB_TRACES_H */

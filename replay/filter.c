@@ -89,3 +89,14 @@ int rp_filter_equal(const struct rp_filter *a, const struct rp_filter *b)
 	return a->has_comm == b->has_comm && a->pid == b->pid &&
 	       (!a->has_comm || !strcmp(a->comm, b->comm));
 }
+
+int rp_filter_selects(const struct rp_filter *f, const char *comm, int64_t pid,
+		      int workload, int marked)
+{
+	if (f->has_comm && strcmp(comm, f->comm))
+		return 0;
+	if (f->pid >= 0 && pid != f->pid)
+		return 0;
+	/* no selection: the workload's processes when the trace marks them, else all */
+	return f->has_comm || f->pid >= 0 || workload == 1 || !marked;
+}

@@ -25,13 +25,12 @@ struct rp_filter {
 };
 
 /*
- * The selection as an SQL condition on a process row of trace ?1, with ?2 the comm (NULL:
- * any) and ?3 the pid (< 0: any); shared by every reader of a selection.
+ * rp_filter_selects - 1 if f selects a process with this comm, pid and workload mark (1
+ * the workload's), in a trace that marks its workload's processes (marked: one has
+ * workload 1) or not; the one reading of a selection.
  */
-#define RP_FILTER_SQL \
-	"(?2 IS NULL OR comm = ?2) AND (?3 < 0 OR pid = ?3) AND " \
-	"(?2 IS NOT NULL OR ?3 >= 0 OR workload = 1 OR NOT EXISTS (SELECT 1 FROM process w " \
-	"WHERE w.trace_id = ?1 AND w.workload = 1))"
+int rp_filter_selects(const struct rp_filter *f, const char *comm, int64_t pid,
+		      int workload, int marked);
 
 /* Select comm (NULL: any) and pid (< 0: any). */
 void rp_filter_set(struct rp_filter *f, const char *comm, int64_t pid);

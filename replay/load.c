@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * load.c - the trace loader; see load.h. Its queries: the trace row, the largest ids,
- * the processes with their selection computed in SQL (their shadows then in C, from
- * the parents), the VMAs, the site slots and their touch spans.
+ * load.c - the trace loader; see load.h. What it reads, through db/: the trace row, the
+ * largest ids, the processes (their selection, rp_filter_selects(), and their shadows,
+ * from the parents), the VMAs, the site slots and their touch spans.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/sites.h"
+#include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
 #include "replay/load.h"
@@ -85,6 +87,47 @@ static uint32_t find_slot(const struct rp_loaded *t, const char *site, const cha
 	return 0;
 }
 
+struct slots {
+	struct rp_loaded *t;
+	size_t cap_s, cap_m;
+	uint32_t cap_t;
+};
+
+static int add_slot(const char *site, const char *module, void *arg)
+{
+	struct slots *x = arg;
+	struct rp_loaded *t = x->t;
+
+	if (!t->nr_slots) {	/* slot 0: the faults no traced call owns */
+		XGROW(t->slot_site, x->cap_s, 1);
+		XGROW(t->slot_module, x->cap_m, 1);
+		t->slot_site[0] = xstrdup("[untraced]");
+		t->slot_module[0] = NULL;
+		t->nr_slots = 1;
+	}
+	XGROW(t->slot_site, x->cap_s, t->nr_slots + 1);
+	XGROW(t->slot_module, x->cap_m, t->nr_slots + 1);
+	t->slot_site[t->nr_slots] = xstrdup(site ? site : "");
+	t->slot_module[t->nr_slots++] = module ? xstrdup(module) : NULL;
+	return 0;
+}
+
+static int add_touch(uint64_t first, uint64_t end, const char *site, const char *module,
+		     void *arg)
+{
+	struct slots *x = arg;
+	struct rp_loaded *t = x->t;
+
+	if (t->nr_touch == x->cap_t) {
+		x->cap_t = x->cap_t ? 2 * x->cap_t : 256;
+		t->touch = xrealloc(t->touch, x->cap_t * sizeof(*t->touch));
+	}
+	t->touch[t->nr_touch].first = first;
+	t->touch[t->nr_touch].end = end;
+	t->touch[t->nr_touch++].slot = find_slot(t, site ? site : "", module);
+	return 0;
+}
+
 /*
  * The site slots and the touch spans of site_touch (the attribution ingest made, docs/
  * sites.md): slot i >= 1 is the i-th (site, site_module) in sorted order. Each touch run's
@@ -93,58 +136,14 @@ static uint32_t find_slot(const struct rp_loaded *t, const char *site, const cha
  */
 static int load_slots(sqlite3 *db, struct rp_loaded *t)
 {
-	static const char slots_sql[] =
-		"SELECT DISTINCT site, site_module FROM site_call WHERE trace_id = ?1 "
-		"ORDER BY site, site_module";
-	static const char touch_sql[] =
-		"SELECT t.ev_first, t.ev_end, c.site, c.site_module FROM site_touch t "
-		"JOIN site_call c USING (call_id) WHERE t.trace_id = ?1 ORDER BY t.ev_first";
-	sqlite3_stmt *q;
-	uint32_t cap = 0;
-	size_t cap_s = 0, cap_m = 0;
-	int rc;
+	struct slots x = { .t = t };
 
-	if (sqlite3_prepare_v2(db, slots_sql, -1, &q, NULL) != SQLITE_OK)
-		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, t->trace_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const unsigned char *m = sqlite3_column_text(q, 1);
-
-		if (!t->nr_slots) {
-			XGROW(t->slot_site, cap_s, 1);
-			XGROW(t->slot_module, cap_m, 1);
-			t->slot_site[0] = xstrdup("[untraced]");
-			t->slot_module[0] = NULL;
-			t->nr_slots = 1;
-		}
-		XGROW(t->slot_site, cap_s, t->nr_slots + 1);
-		XGROW(t->slot_module, cap_m, t->nr_slots + 1);
-		t->slot_site[t->nr_slots] = xstrdup((const char *)sqlite3_column_text(q, 0));
-		t->slot_module[t->nr_slots++] = m ? xstrdup((const char *)m) : NULL;
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return fail("cannot read the call sites: %s", sqlite3_errmsg(db));
+	if (ftdb_site_slots_each(db, t->trace_id, add_slot, &x))
+		return -1;
 	if (!t->nr_slots)
 		return 0;
-	if (sqlite3_prepare_v2(db, touch_sql, -1, &q, NULL) != SQLITE_OK)
-		return fail("cannot read site_touch: %s", sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, t->trace_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *site = (const char *)sqlite3_column_text(q, 2);
-		const char *m = (const char *)sqlite3_column_text(q, 3);
-
-		if (t->nr_touch == cap) {
-			cap = cap ? 2 * cap : 256;
-			t->touch = xrealloc(t->touch, cap * sizeof(*t->touch));
-		}
-		t->touch[t->nr_touch].first = (uint64_t)sqlite3_column_int64(q, 0);
-		t->touch[t->nr_touch].end = (uint64_t)sqlite3_column_int64(q, 1);
-		t->touch[t->nr_touch++].slot = find_slot(t, site ? site : "", m);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE)
-		return fail("cannot read site_touch: %s", sqlite3_errmsg(db));
+	if (ftdb_site_touch_each(db, t->trace_id, add_touch, &x))
+		return -1;
 	if (!t->nr_touch) {
 		free_slots(t);	/* sites stored before schema 5: no slots */
 		t->sites_without_touch = 1;
@@ -154,25 +153,15 @@ static int load_slots(sqlite3 *db, struct rp_loaded *t)
 
 int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 {
-	sqlite3_stmt *q;
-	int rc;
+	struct ftdb_trace t;
 
 	memset(h, 0, sizeof(*h));
-	if (sqlite3_prepare_v2(db, "SELECT coalesce(policy, ''), coalesce(arch, ''), "
-			       "coalesce(page_size, 4096) FROM trace WHERE trace_id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
-		return fail("cannot read trace %lld: %s", (long long)trace_id,
-			     sqlite3_errmsg(db));
-	sqlite3_bind_int64(q, 1, trace_id);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		snprintf(h->policy, sizeof(h->policy), "%s", sqlite3_column_text(q, 0));
-		snprintf(h->arch, sizeof(h->arch), "%s", sqlite3_column_text(q, 1));
-		h->page_size = sqlite3_column_int64(q, 2);
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_ROW)
-		return fail("no trace %lld", (long long)trace_id);
+	if (ftdb_trace_get(db, trace_id, &t))
+		return -1;
+	snprintf(h->policy, sizeof(h->policy), "%s", t.policy);
+	snprintf(h->arch, sizeof(h->arch), "%s", t.arch);
+	h->page_size = t.page_size ? t.page_size : 4096;	/* unknown: 4K */
+	ftdb_trace_release(&t);
 	return 0;
 }
 
@@ -208,100 +197,92 @@ static void mark_shadows(struct rp_loaded *t, const uint32_t *parent)
 	free(path);
 }
 
+/* What reading the processes needs: the trace's ids and the selection. */
+struct procs {
+	struct rp_loaded *t;
+	const struct rp_filter *sel;
+	uint32_t *parent;	/* per proc_id: its parent's, 0 none */
+	int64_t max_proc, max_vma;
+	int marked;		/* the trace marks its workload's processes */
+};
+
+static int mark_workload(const struct ftdb_proc_row *p, void *arg)
+{
+	struct procs *x = arg;
+
+	x->marked |= p->workload == 1;
+	return 0;
+}
+
+static int add_proc(const struct ftdb_proc_row *r, void *arg)
+{
+	struct procs *x = arg;
+	struct rp_proc_info *p;
+
+	if (r->proc_id < 0 || r->proc_id > x->max_proc)
+		return 0;
+	p = &x->t->procs[r->proc_id];
+	p->pid = r->pid;
+	snprintf(p->comm, sizeof(p->comm), "%s", r->comm);
+	p->present = 1;
+	p->selected = (uint8_t)rp_filter_selects(x->sel, r->comm, r->pid, r->workload,
+						 x->marked);
+	x->t->nr_selected += p->selected;
+	x->t->nr_rows++;
+	if (r->parent_proc_id > 0 && r->parent_proc_id <= x->max_proc)
+		x->parent[r->proc_id] = (uint32_t)r->parent_proc_id;
+	return 0;
+}
+
+static int add_vma(const struct ftdb_vma_row *v, void *arg)
+{
+	struct procs *x = arg;
+
+	if (v->vma_id < 0 || v->vma_id > x->max_vma)
+		return 0;
+	x->t->vmas[v->vma_id].start = v->start;
+	x->t->vmas[v->vma_id].end = v->end;
+	x->t->vmas[v->vma_id].flags = v->flags;
+	return 0;
+}
+
 int rp_load(sqlite3 *db, int64_t trace_id, const struct rp_filter *sel, struct rp_loaded *t)
 {
-	uint32_t *parent = NULL;
+	struct procs x = { .t = t };
 	struct rp_filter all;
-	sqlite3_stmt *q = NULL;
-	int64_t max_proc, max_vma;
-	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!sel) {
 		rp_filter_set(&all, NULL, -1);
 		sel = &all;
 	}
+	x.sel = sel;
 	t->trace_id = trace_id;
 	if (rp_load_head(db, trace_id, &t->head))
 		return -1;
 	t->page_size = t->head.page_size;
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT coalesce(max(proc_id), 0) FROM process "
-			       "WHERE trace_id = ?1), "
-			       "(SELECT coalesce(max(v.vma_id), 0) FROM vma v JOIN process p USING "
-			       "(proc_id) WHERE p.trace_id = ?1)", -1, &q, NULL) != SQLITE_OK)
-		goto sql_error;
-	sqlite3_bind_int64(q, 1, trace_id);
-	if (sqlite3_step(q) != SQLITE_ROW)
-		goto sql_error;
-	max_proc = sqlite3_column_int64(q, 0);
-	max_vma = sqlite3_column_int64(q, 1);
-	sqlite3_finalize(q);
-	q = NULL;
+	if (ftdb_trace_max_ids(db, trace_id, &x.max_proc, &x.max_vma))
+		return -1;
 	if (t->page_size > 0 && !(t->page_size & (t->page_size - 1)))
 		t->page_shift = (unsigned int)__builtin_ctzll((uint64_t)t->page_size);
-	t->nr_procs = (uint32_t)max_proc + 1;
-	t->nr_vmas = (uint32_t)max_vma + 1;
+	t->nr_procs = (uint32_t)x.max_proc + 1;
+	t->nr_vmas = (uint32_t)x.max_vma + 1;
 	t->procs = xcalloc(t->nr_procs, sizeof(*t->procs));
 	t->vmas = xcalloc(t->nr_vmas, sizeof(*t->vmas));
-
-	parent = xcalloc(t->nr_procs, sizeof(*parent));
-	if (sqlite3_prepare_v2(db, "SELECT proc_id, pid, coalesce(comm, ''), "
-			       RP_FILTER_SQL ", coalesce(parent_proc_id, 0) FROM process WHERE "
-			       "trace_id = ?1", -1, &q, NULL) != SQLITE_OK)
-		goto sql_error;
-	sqlite3_bind_int64(q, 1, trace_id);
-	if (sel->has_comm)
-		sqlite3_bind_text(q, 2, sel->comm, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 3, sel->pid);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(q, 0);
-		struct rp_proc_info *p;
-
-		if (id < 0 || id > max_proc)
-			continue;
-		p = &t->procs[id];
-		p->pid = sqlite3_column_int64(q, 1);
-		snprintf(p->comm, sizeof(p->comm), "%s", (const char *)sqlite3_column_text(q, 2));
-		p->present = 1;
-		p->selected = (uint8_t)sqlite3_column_int(q, 3);
-		t->nr_selected += p->selected;
-		t->nr_rows++;
-		if (sqlite3_column_int64(q, 4) > 0 && sqlite3_column_int64(q, 4) <= max_proc)
-			parent[id] = (uint32_t)sqlite3_column_int64(q, 4);
-	}
-	sqlite3_finalize(q);
-	q = NULL;
-	if (rc != SQLITE_DONE)
-		goto sql_error;
-	mark_shadows(t, parent);
-	free(parent);
-	parent = NULL;
-
-	if (sqlite3_prepare_v2(db, "SELECT v.vma_id, v.start, v.end, v.flags FROM vma v JOIN "
-			       "process p USING (proc_id) WHERE p.trace_id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
-		goto sql_error;
-	sqlite3_bind_int64(q, 1, trace_id);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(q, 0);
-
-		if (id < 0 || id > max_vma)
-			continue;
-		t->vmas[id].start = (uint64_t)sqlite3_column_int64(q, 1);
-		t->vmas[id].end = (uint64_t)sqlite3_column_int64(q, 2);
-		t->vmas[id].flags = (uint64_t)sqlite3_column_int64(q, 3);
-	}
-	sqlite3_finalize(q);
-	q = NULL;
-	if (rc != SQLITE_DONE)
-		goto sql_error;
+	x.parent = xcalloc(t->nr_procs, sizeof(*x.parent));
+	if (ftdb_procs_each(db, trace_id, mark_workload, &x) ||
+	    ftdb_procs_each(db, trace_id, add_proc, &x))
+		goto fail;
+	mark_shadows(t, x.parent);
+	free(x.parent);
+	x.parent = NULL;
+	if (ftdb_vmas_each(db, trace_id, add_vma, &x))
+		goto fail;
 	if (load_slots(db, t))
 		return fail("cannot read trace %lld's call sites", (long long)trace_id);
 	return 0;
-sql_error:
-	fail("cannot read trace %lld: %s", (long long)trace_id, sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	free(parent);
+fail:
+	free(x.parent);
 	rp_load_release(t);
 	return -1;
 }
