@@ -52,7 +52,7 @@ enum { W_MM, W_PID, W_TID, W_ADDR, W_LATENCY };
 enum { Z_MM, Z_PID, Z_START, Z_END, Z_CAUSE, Z_NEW_ADDR };
 enum { D_MM, D_PARENT_MM, D_PID, D_PARENT_PID };
 
-void ft_collect_init(struct collect *c, struct store *store)
+void ft_collect_init(struct collect *c, struct ftdb_store *store)
 {
 	memset(c, 0, sizeof(*c));
 	c->store = store;
@@ -164,7 +164,7 @@ static int flush_chunk(struct collect *c)
 	int ret = 0;
 
 	if (c->enc.nr)
-		ret = ft_store_chunk(c->store, &c->enc, c->chunk_first_seq);
+		ret = ftdb_store_chunk(c->store, &c->enc, c->chunk_first_seq);
 	c->chunk_first_seq = c->seq;
 	ftdb_enc_reset(&c->enc);
 	return ret;
@@ -393,7 +393,7 @@ static int on_zap(struct collect *c, uint64_t ts, const struct collect_val *v)
 	p->counts[3]++;
 	if (exit_zap)
 		p->dead = 1;
-	if (ft_store_zap(c->store, c->seq, &ev))
+	if (ftdb_store_zap(c->store, c->seq, &ev))
 		return -1;
 	return emit(c, &ev);
 }
@@ -500,7 +500,7 @@ int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 		return 0;
 	case CK_SYS_FIRST ... CK_SYS_LAST:
 		/* every process's, not only the traced ones': tracer/sites-pair.c picks its calls */
-		return ft_store_sys_exit(c->store, ts, (int32_t)v[1].u,
+		return ftdb_store_sys_exit(c->store, ts, (int32_t)v[1].u,
 				      ft_syscall_names[kind - CK_SYS_FIRST], (int64_t)v[0].u);
 	default:
 		return 0;
@@ -509,7 +509,7 @@ int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 
 int ft_collect_finish(struct collect *c)
 {
-	struct store *s = c->store;
+	struct ftdb_store *s = c->store;
 	unsigned int o;
 	size_t i;
 	int z;
@@ -519,7 +519,7 @@ int ft_collect_finish(struct collect *c)
 	for (i = 0; i < c->nr_procs; i++) {
 		const struct cproc *p = &c->procs[i];
 
-		if (ft_store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
+		if (ftdb_store_proc(s, s->proc_base + (uint32_t)i, p->pid, p->mm, p->comm,
 			       p->parent == IDMAP_NONE ? 0 : s->proc_base + p->parent,
 			       p->first_ts, p->last_ts, p->counts, p->workload))
 			return -1;
@@ -527,14 +527,14 @@ int ft_collect_finish(struct collect *c)
 	for (i = 0; i < c->nr_vmas; i++) {
 		const struct cvma *v = &c->vmas[i];
 
-		if (ft_store_vma(s, s->vma_base + (uint32_t)i, s->proc_base + v->proc, v->start,
+		if (ftdb_store_vma(s, s->vma_base + (uint32_t)i, s->proc_base + v->proc, v->start,
 			      v->end, v->flags, v->first_ts, v->faults))
 			return -1;
 	}
 	for (o = 0; o < 256; o++)
 		for (z = 0; z < 2; z++)
 			if (c->orders[o][z][0] &&
-			    ft_store_order(s, o, z, c->orders[o][z][0], c->orders[o][z][1]))
+			    ftdb_store_order(s, o, z, c->orders[o][z][0], c->orders[o][z][1]))
 				return -1;
 	return 0;
 }

@@ -15,7 +15,7 @@
 
 #include "db/stream.h"
 #include "tracer/idmap.h"
-#include "tracer/store.h"
+#include "db/store.h"
 #include "tracer/syscalls.h"
 
 /* What the collector does with an event type; tracer/evclass.c maps names to these. */
@@ -78,7 +78,7 @@ struct cvma {
 };
 
 struct collect {
-	struct store *store;
+	struct ftdb_store *store;
 	struct ftdb_enc enc;		/* chunk being filled */
 	uint64_t seq;			/* stream position of the next anon record */
 	uint64_t chunk_first_seq;	/* stream position of the enc's first record */
@@ -132,7 +132,7 @@ struct collect {
  */
 #define FT_COLLECT_PMD_ORDER	9
 
-void ft_collect_init(struct collect *c, struct store *store);
+void ft_collect_init(struct collect *c, struct ftdb_store *store);
 void ft_collect_release(struct collect *c);
 
 /*

@@ -54,7 +54,7 @@ static void free_names(char **names, int n)
 	free(names);
 }
 
-int ft_header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded)
+int ft_header_load(struct ftdb_store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded)
 {
 	struct strbuf dir = STRBUF_INIT, file = STRBUF_INIT, val = STRBUF_INIT;
 	struct stat sb;
@@ -86,13 +86,13 @@ int ft_header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint6
 		/* one value per file: drop the trailing newlines echo adds */
 		while (val.len && (val.buf[val.len - 1] == '\n' || val.buf[val.len - 1] == '\r'))
 			val.buf[--val.len] = '\0';
-		if (ft_store_meta(s, names[i], val.buf)) {
+		if (ftdb_store_meta(s, names[i], val.buf)) {
 			ret = -1;
 			break;
 		}
 		for (j = 0; columns[j]; j++)
 			if (!strcmp(names[i], columns[j]) && val.len &&
-			    ft_store_trace_column(s, columns[j], val.buf))
+			    ftdb_store_trace_column(s, columns[j], val.buf))
 				ret = -1;
 		if (!strcmp(names[i], "kernel") && val.len)
 			*have_kernel = 1;

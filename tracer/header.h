@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "tracer/store.h"
+#include "db/store.h"
 
 /*
  * header_load - store CTF_DIR/header/ in the trace being ingested. A missing header/ is not
@@ -17,7 +17,7 @@
  * *discarded to the header's discarded_events (0 if absent).
  * Return: 0 or -1.
  */
-int ft_header_load(struct store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
+int ft_header_load(struct ftdb_store *s, const char *ctf_dir, int *have_kernel, uint64_t *discarded);
 
 /* The integer in CTF_DIR/header/KEY, or dflt if the file is missing, not a regular file
  * (a FIFO is never opened) or not a number. */

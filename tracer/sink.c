@@ -21,7 +21,7 @@
 #include "tracer/header.h"
 #include "tracer/sink.h"
 #include "tracer/sites.h"
-#include "tracer/store.h"
+#include "db/store.h"
 
 struct ft_sink {
 	/* babeltrace2 component (NULL when driven by tracer/pdecode.c) */
@@ -32,7 +32,7 @@ struct ft_sink {
 	char *partial;			/* missing streams of a partial trace, or NULL */
 	char *sites;			/* call-site side file stored with the trace, or NULL */
 	char *site_skip;		/* its site skip regex, NULL for the default */
-	struct store store;
+	struct ftdb_store store;
 	struct collect col;
 	struct evclass_cache ecs;
 	int started;			/* trace row inserted, transaction open */
@@ -73,7 +73,7 @@ struct ft_sink *ft_sink_new(const char *path, const char *input, const char *par
 	s->input = input ? xstrdup(input) : NULL;
 	s->partial = partial && *partial ? xstrdup(partial) : NULL;
 	s->delay_us = delay ? (unsigned int)atoi(delay) : 0;
-	if (ft_store_open(&s->store, s->path))
+	if (ftdb_store_open(&s->store, s->path))
 		goto fail;
 	s->store.beat = &s->result->progress;
 	ft_collect_init(&s->col, &s->store);
@@ -90,7 +90,7 @@ void ft_sink_free(struct ft_sink *s)
 	bt_message_iterator_put_ref(s->it);
 	if (s->store.db) {
 		ft_collect_release(&s->col);
-		ft_store_close(&s->store);	/* rolls back an unfinished trace */
+		ftdb_store_close(&s->store);	/* rolls back an unfinished trace */
 	}
 	ft_evclass_cache_release(&s->ecs);
 	free(s->path);
@@ -189,9 +189,9 @@ static int store_env(struct ft_sink *s, const bt_trace *trace, int have_kernel)
 			strbuf_addf(&val, "%lld", (long long)bt_value_integer_signed_get(v));
 		else
 			continue;
-		ret = ft_store_meta(&s->store, key.buf, val.buf);
+		ret = ftdb_store_meta(&s->store, key.buf, val.buf);
 		if (!ret && !have_kernel && !strcmp(name, "kernel_release"))
-			ret = ft_store_trace_column(&s->store, "kernel", val.buf);
+			ret = ftdb_store_trace_column(&s->store, "kernel", val.buf);
 	}
 	strbuf_release(&key);
 	strbuf_release(&val);
@@ -214,7 +214,7 @@ static int store_clock_offset(struct ft_sink *s, const bt_stream *stream)
 			   BT_CLOCK_CLASS_CYCLES_TO_NS_FROM_ORIGIN_STATUS_OK)
 		return 0;
 	snprintf(buf, sizeof(buf), "%lld", (long long)ns);
-	return ft_store_meta(&s->store, "clock_offset_ns", buf);
+	return ftdb_store_meta(&s->store, "clock_offset_ns", buf);
 }
 
 int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
@@ -241,15 +241,15 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 		free(id);
 		id = full;
 	}
-	rc = ft_store_begin(&s->store, id, s->input);
+	rc = ftdb_store_begin(&s->store, id, s->input);
 	free(id);
 	if (rc)
 		return rc;
 	s->started = 1;
 	if (s->input && ft_header_load(&s->store, s->input, &have_kernel, &s->header_discarded))
 		return -1;
-	if (s->partial && (ft_store_trace_int(&s->store, "partial", 1) ||
-			   ft_store_meta(&s->store, "missing_streams", s->partial)))
+	if (s->partial && (ftdb_store_trace_int(&s->store, "partial", 1) ||
+			   ftdb_store_meta(&s->store, "missing_streams", s->partial)))
 		return -1;
 	if (s->input)
 		ft_collect_set_workload(&s->col, (int32_t)ft_header_int(s->input, "workload_pid", 0));
@@ -285,15 +285,15 @@ int ft_sink_end(struct ft_sink *s)
 		for (j = i + 1; j < e->nr; j++)
 			if (!strcmp(e->v[j].name, e->v[i].name))
 				n += e->v[j].count;
-		if (ft_store_count(&s->store, e->v[i].name, n))
+		if (ftdb_store_count(&s->store, e->v[i].name, n))
 			return -1;
 	}
-	if (c->events && (ft_store_trace_int(&s->store, "first_ts", (int64_t)c->first_ts) ||
-			  ft_store_trace_int(&s->store, "last_ts", (int64_t)c->last_ts)))
+	if (c->events && (ftdb_store_trace_int(&s->store, "first_ts", (int64_t)c->first_ts) ||
+			  ftdb_store_trace_int(&s->store, "last_ts", (int64_t)c->last_ts)))
 		return -1;
 	/* the header's count (from lttng) and the stream's can overlap: keep the larger */
-	if (ft_store_trace_int(&s->store, "events", (int64_t)c->events) ||
-	    ft_store_trace_int(&s->store, "discarded_events",
+	if (ftdb_store_trace_int(&s->store, "events", (int64_t)c->events) ||
+	    ftdb_store_trace_int(&s->store, "discarded_events",
 			    (int64_t)(c->discarded > s->header_discarded ? c->discarded :
 				      s->header_discarded)))
 		return -1;
@@ -301,7 +301,7 @@ int ft_sink_end(struct ft_sink *s)
 	if (s->sites && ft_sites_store_in(s->store.db, s->path, s->store.trace_id, s->sites,
 					  s->site_skip))
 		return -1;
-	if (ft_store_commit(&s->store))
+	if (ftdb_store_commit(&s->store))
 		return -1;
 	s->result->trace_id = s->store.trace_id;
 	s->result->events = c->events;
@@ -443,7 +443,7 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 fail:
-	ft_store_rollback(&s->store);
+	ftdb_store_rollback(&s->store);
 	push_cause(s);
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 }

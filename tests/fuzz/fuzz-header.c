@@ -21,12 +21,12 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "tracer/header.h"
-#include "tracer/store.h"
+#include "db/store.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct store st;
+static struct ftdb_store st;
 static char top[256], hdr[300];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -39,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	snprintf(hdr, sizeof(hdr), "%s/header", top);
 	strbuf_addf(&db, "%s/t.db", top);
-	if (mkdir(hdr, 0700) || ft_store_open(&st, db.buf)) {
+	if (mkdir(hdr, 0700) || ftdb_store_open(&st, db.buf)) {
 		error_print("fuzz-header");
 		abort();
 	}
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		p = rec_end + 1;
 	}
-	if (ft_store_begin(&st, "fuzz", top) != 0) {
+	if (ftdb_store_begin(&st, "fuzz", top) != 0) {
 		error_print("fuzz-header");
 		abort();
 	}
@@ -131,7 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		error_clear();	/* a refusal is fine; the rollback below undoes it */
 	else if (meta_rows() != files)
 		abort();	/* one trace_meta row per header file */
-	ft_store_rollback(&st);
+	ftdb_store_rollback(&st);
 	id = ft_header_files_id(top);
 	if (!id)
 		error_clear();

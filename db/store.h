@@ -5,8 +5,8 @@
  * blobs). Commit makes the whole trace appear at once; anything else rolls it back, so a
  * trace row is never visible half-filled.
  */
-#ifndef FT_TRACER_STORE_H
-#define FT_TRACER_STORE_H
+#ifndef FT_DB_STORE_H
+#define FT_DB_STORE_H
 
 #include <stdint.h>
 #include <sqlite3.h>
@@ -18,11 +18,11 @@ enum store_stmt {
 	ST_NR
 };
 
-struct store {
+struct ftdb_store {
 	sqlite3 *db;
 	const char *path;		/* database path, for messages */
 	sqlite3_stmt *st[ST_NR];	/* prepared once per trace */
-	int in_txn;			/* 1 between ft_store_begin() and commit/rollback */
+	int in_txn;			/* 1 between ftdb_store_begin() and commit/rollback */
 	int64_t trace_id;		/* row being filled */
 	uint32_t proc_base;		/* first free process.proc_id */
 	uint32_t vma_base;		/* first free vma.vma_id */
@@ -31,33 +31,33 @@ struct store {
 };
 
 /* Open (creating or migrating) the database; Return: 0 or -1. */
-int ft_store_open(struct store *s, const char *path);
+int ftdb_store_open(struct ftdb_store *s, const char *path);
 /* Roll back anything uncommitted and close. */
-void ft_store_close(struct store *s);
+void ftdb_store_close(struct ftdb_store *s);
 
 /*
  * store_begin - start the transaction and claim the trace identity.
  * Return: 0 and s->trace_id of a new row, 1 and s->trace_id of the row already holding
  * uuid (nothing to do; the transaction is closed), or -1.
  */
-int ft_store_begin(struct store *s, const char *uuid, const char *path);
-int ft_store_meta(struct store *s, const char *key, const char *value);
+int ftdb_store_begin(struct ftdb_store *s, const char *uuid, const char *path);
+int ftdb_store_meta(struct ftdb_store *s, const char *key, const char *value);
 /* Set a trace column from a header value (text; SQLite's affinity makes numbers integers). */
-int ft_store_trace_column(struct store *s, const char *column, const char *value);
-int ft_store_trace_int(struct store *s, const char *column, int64_t value);
-int ft_store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq);
-int ft_store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev);
-int ft_store_count(struct store *s, const char *name, uint64_t count);
-int ft_store_order(struct store *s, unsigned int order, int zero_page, uint64_t faults,
+int ftdb_store_trace_column(struct ftdb_store *s, const char *column, const char *value);
+int ftdb_store_trace_int(struct ftdb_store *s, const char *column, int64_t value);
+int ftdb_store_chunk(struct ftdb_store *s, const struct ftdb_enc *enc, uint64_t first_seq);
+int ftdb_store_zap(struct ftdb_store *s, uint64_t seq, const struct ftdb_event *ev);
+int ftdb_store_count(struct ftdb_store *s, const char *name, uint64_t count);
+int ftdb_store_order(struct ftdb_store *s, unsigned int order, int zero_page, uint64_t faults,
 		uint64_t ptes);
-int ft_store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
+int ftdb_store_proc(struct ftdb_store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
 	       int64_t parent_proc_id, uint64_t first_ts, uint64_t last_ts,
 	       const uint64_t counts[4], int workload);
-int ft_store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
+int ftdb_store_vma(struct ftdb_store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
 	      uint64_t end, uint64_t flags, uint64_t first_ts, uint64_t faults);
 /* A system call's exit (sys_exit): ts ns, thread, call name, return value. */
-int ft_store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret);
-int ft_store_commit(struct store *s);
-void ft_store_rollback(struct store *s);
+int ftdb_store_sys_exit(struct ftdb_store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret);
+int ftdb_store_commit(struct ftdb_store *s);
+void ftdb_store_rollback(struct ftdb_store *s);
 
-#endif /* FT_TRACER_STORE_H */
+#endif /* FT_DB_STORE_H */

@@ -13,7 +13,7 @@
 #include "db/ftdb.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
-#include "tracer/store.h"
+#include "db/store.h"
 
 static const char *const stmt_sql[ST_NR] = {
 	[ST_CHUNK] = "INSERT INTO event_chunk(trace_id, chunk, first_seq, nr_events, first_ts, "
@@ -33,7 +33,7 @@ static const char *const stmt_sql[ST_NR] = {
 			"VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
-static int sql_error(struct store *s, const char *what)
+static int sql_error(struct ftdb_store *s, const char *what)
 {
 	return fail("cannot %s in %s: %s", what, s->path, sqlite3_errmsg(s->db));
 }
@@ -44,7 +44,7 @@ static int sql_error(struct store *s, const char *what)
  */
 static int busy_wait(void *arg, int count)
 {
-	struct store *s = arg;
+	struct ftdb_store *s = arg;
 
 	if (count >= 60000)
 		return 0;
@@ -54,7 +54,7 @@ static int busy_wait(void *arg, int count)
 	return 1;
 }
 
-int ft_store_open(struct store *s, const char *path)
+int ftdb_store_open(struct ftdb_store *s, const char *path)
 {
 	memset(s, 0, sizeof(*s));
 	s->path = path;
@@ -69,18 +69,18 @@ int ft_store_open(struct store *s, const char *path)
 	/* a concurrent ingest of the same trace waits for this one, then finds it stored */
 	sqlite3_busy_handler(s->db, busy_wait, s);
 	if (ftdb_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")) {
-		ft_store_close(s);
+		ftdb_store_close(s);
 		return fail("cannot configure %s", path);
 	}
 	return 0;
 }
 
-void ft_store_close(struct store *s)
+void ftdb_store_close(struct ftdb_store *s)
 {
 	int i;
 
 	if (s->in_txn)
-		ft_store_rollback(s);
+		ftdb_store_rollback(s);
 	for (i = 0; i < ST_NR; i++)
 		sqlite3_finalize(s->st[i]);
 	if (s->db)
@@ -88,7 +88,7 @@ void ft_store_close(struct store *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int query_int(struct store *s, const char *sql, const char *arg, int64_t *v)
+static int query_int(struct ftdb_store *s, const char *sql, const char *arg, int64_t *v)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -108,7 +108,7 @@ static int query_int(struct store *s, const char *sql, const char *arg, int64_t 
 	return sql_error(s, "query");
 }
 
-int ft_store_begin(struct store *s, const char *uuid, const char *path)
+int ftdb_store_begin(struct ftdb_store *s, const char *uuid, const char *path)
 {
 	sqlite3_stmt *st;
 	int64_t v;
@@ -122,7 +122,7 @@ int ft_store_begin(struct store *s, const char *uuid, const char *path)
 		goto fail;
 	if (rc == 1) {
 		s->trace_id = v;
-		ft_store_rollback(s);
+		ftdb_store_rollback(s);
 		return 1;
 	}
 	if (sqlite3_prepare_v2(s->db, "INSERT INTO trace(uuid, path, ingested_at, tool_version) "
@@ -158,12 +158,12 @@ int ft_store_begin(struct store *s, const char *uuid, const char *path)
 	s->chunk = 0;
 	return 0;
 fail:
-	ft_store_rollback(s);
+	ftdb_store_rollback(s);
 	return -1;
 }
 
 /* Step a bound statement that returns nothing, and reset it for the next use. */
-static int run(struct store *s, enum store_stmt which, const char *what)
+static int run(struct ftdb_store *s, enum store_stmt which, const char *what)
 {
 	sqlite3_stmt *st = s->st[which];
 	int rc = sqlite3_step(st);
@@ -177,7 +177,7 @@ static int run(struct store *s, enum store_stmt which, const char *what)
 	return 0;
 }
 
-int ft_store_meta(struct store *s, const char *key, const char *value)
+int ftdb_store_meta(struct ftdb_store *s, const char *key, const char *value)
 {
 	sqlite3_stmt *st = s->st[ST_META];
 
@@ -187,7 +187,7 @@ int ft_store_meta(struct store *s, const char *key, const char *value)
 	return run(s, ST_META, "store trace_meta");
 }
 
-static int update_trace(struct store *s, const char *column, const char *text, int64_t v)
+static int update_trace(struct ftdb_store *s, const char *column, const char *text, int64_t v)
 {
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st;
@@ -211,17 +211,17 @@ static int update_trace(struct store *s, const char *column, const char *text, i
 	return 0;
 }
 
-int ft_store_trace_column(struct store *s, const char *column, const char *value)
+int ftdb_store_trace_column(struct ftdb_store *s, const char *column, const char *value)
 {
 	return update_trace(s, column, value, 0);
 }
 
-int ft_store_trace_int(struct store *s, const char *column, int64_t value)
+int ftdb_store_trace_int(struct ftdb_store *s, const char *column, int64_t value)
 {
 	return update_trace(s, column, NULL, value);
 }
 
-int ft_store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_seq)
+int ftdb_store_chunk(struct ftdb_store *s, const struct ftdb_enc *enc, uint64_t first_seq)
 {
 	sqlite3_stmt *st = s->st[ST_CHUNK];
 
@@ -236,7 +236,7 @@ int ft_store_chunk(struct store *s, const struct ftdb_enc *enc, uint64_t first_s
 	return run(s, ST_CHUNK, "store an event chunk");
 }
 
-int ft_store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev)
+int ftdb_store_zap(struct ftdb_store *s, uint64_t seq, const struct ftdb_event *ev)
 {
 	sqlite3_stmt *st = s->st[ST_ZAP];
 
@@ -252,7 +252,7 @@ int ft_store_zap(struct store *s, uint64_t seq, const struct ftdb_event *ev)
 	return run(s, ST_ZAP, "store a zap");
 }
 
-int ft_store_count(struct store *s, const char *name, uint64_t count)
+int ftdb_store_count(struct ftdb_store *s, const char *name, uint64_t count)
 {
 	sqlite3_stmt *st = s->st[ST_COUNT];
 
@@ -262,7 +262,7 @@ int ft_store_count(struct store *s, const char *name, uint64_t count)
 	return run(s, ST_COUNT, "store event counts");
 }
 
-int ft_store_order(struct store *s, unsigned int order, int zero_page, uint64_t faults,
+int ftdb_store_order(struct ftdb_store *s, unsigned int order, int zero_page, uint64_t faults,
 		uint64_t ptes)
 {
 	sqlite3_stmt *st = s->st[ST_ORDER];
@@ -275,7 +275,7 @@ int ft_store_order(struct store *s, unsigned int order, int zero_page, uint64_t 
 	return run(s, ST_ORDER, "store fault_order");
 }
 
-int ft_store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
+int ftdb_store_proc(struct ftdb_store *s, uint32_t proc_id, int32_t pid, uint64_t mm, const char *comm,
 	       int64_t parent_proc_id, uint64_t first_ts, uint64_t last_ts,
 	       const uint64_t counts[4], int workload)
 {
@@ -299,7 +299,7 @@ int ft_store_proc(struct store *s, uint32_t proc_id, int32_t pid, uint64_t mm, c
 	return run(s, ST_PROC, "store a process");
 }
 
-int ft_store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
+int ftdb_store_vma(struct ftdb_store *s, uint32_t vma_id, uint32_t proc_id, uint64_t start,
 	      uint64_t end, uint64_t flags, uint64_t first_ts, uint64_t faults)
 {
 	sqlite3_stmt *st = s->st[ST_VMA];
@@ -314,7 +314,7 @@ int ft_store_vma(struct store *s, uint32_t vma_id, uint32_t proc_id, uint64_t st
 	return run(s, ST_VMA, "store a vma");
 }
 
-int ft_store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret)
+int ftdb_store_sys_exit(struct ftdb_store *s, uint64_t ts, int32_t tid, const char *call, int64_t ret)
 {
 	sqlite3_stmt *st = s->st[ST_SYS_EXIT];
 
@@ -326,17 +326,17 @@ int ft_store_sys_exit(struct store *s, uint64_t ts, int32_t tid, const char *cal
 	return run(s, ST_SYS_EXIT, "store a system call exit");
 }
 
-int ft_store_commit(struct store *s)
+int ftdb_store_commit(struct ftdb_store *s)
 {
 	if (ftdb_exec(s->db, "COMMIT")) {
-		ft_store_rollback(s);
+		ftdb_store_rollback(s);
 		return fail("cannot commit to %s", s->path);
 	}
 	s->in_txn = 0;
 	return 0;
 }
 
-void ft_store_rollback(struct store *s)
+void ftdb_store_rollback(struct ftdb_store *s)
 {
 	if (s->in_txn)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
