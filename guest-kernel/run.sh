@@ -304,6 +304,9 @@ fi
 elapsed=$(( $(date +%s) - start ))
 if [ $qrc = 124 ] || { [ $qrc = 137 ] && [ $elapsed -ge "$TIMEOUT" ]; }; then
 	why="guest timed out after $TIMEOUT s"
+elif [ $qrc -gt 128 ]; then
+	# killed from outside, at whatever step it was (booting too: not a boot failure)
+	why="the guest was killed (qemu got signal $((qrc - 128)))"
 elif ! grep -q '^foliotrace-guest: ' "$OUT/console.log" 2>/dev/null; then
 	# the kernel never ran /init (or /init died before its first word): its panic, or the
 	# console's last line
@@ -317,8 +320,6 @@ elif grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null; then
 	why="guest kernel panic: $(grep -m1 'Kernel panic' "$OUT/console.log" | sed 's/^\[[^]]*\] //')"
 elif [ -f "$H/guest_error" ]; then
 	why="guest setup failed: $(cat "$H/guest_error")"
-elif [ $qrc -gt 128 ]; then
-	why="the guest was killed (qemu got signal $((qrc - 128)))"
 else
 	why="guest stopped before the workload finished (qemu exit $qrc)"
 fi
