@@ -41,7 +41,8 @@ struct vm_runner_args {
 
 /*
  * vm_runner_check - what the CLI can refuse before creating anything: an unknown arch, a
- * policy that does not parse or that only the simulator implements.
+ * policy that does not parse or that only the simulator implements, an unknown kernel
+ * (NULL: 6.1), and on 6.12 a policy upstream's mTHP cannot put (rp_policy_kernel_knob()).
  * Return: 0, or -1 with fail() naming the problem (a usage error: exit 2).
  */
 int vm_runner_check(const char *arch, const char *policy, const char *kernel);
