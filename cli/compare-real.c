@@ -50,8 +50,8 @@ int sim_vs_real(const char *dbpath, int64_t want_trace, const char *comm, int64_
 	}
 	if (format == OUT_TABLE)
 		printf("trace %lld%s%s: simulation (frag none) against guest replays; error_pct = "
-		       "(real - sim) / sim * 100; kind sim-only: the 6.1 guest knob cannot express "
-		       "the policy\n\n", (long long)s.trace_id, s.filter[0] ? ", " : "", s.filter);
+		       "(real - sim) / sim * 100; kind kernel: the 6.12 guest's own per-size "
+		       "counters; kind sim-only: the guest knob cannot express the policy\n\n", (long long)s.trace_id, s.filter[0] ? ", " : "", s.filter);
 	out_print(&t, format, stdout);
 	out_release(&t);
 	rp_svr_release(&s);

@@ -90,7 +90,7 @@ static int add_trace(const struct ftdb_trace_kind *k, void *arg)
 		return 0;
 	}
 	if (guest ? rp_measure_db(x->db, k->replay_of, k->trace_id, NULL, &m)
-		  : rp_measure_trace(x->db, k->trace_id, &m))
+		  : rp_measure_trace(x->db, k->trace_id, RP_MEASURE_WORKLOAD, &m))
 		return fail("trace %lld", (long long)k->trace_id);
 	c = cond_of(x->conds, x->nr, &x->cap, k->arch,
 		    guest ? (*k->replay_policy ? k->replay_policy : "?") :

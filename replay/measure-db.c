@@ -6,6 +6,7 @@
  * over the guest trace's stream. See measure.h.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "db/ftdb.h"
 #include "db/traces.h"
@@ -79,7 +80,14 @@ out:
 	return ret;
 }
 
-int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out)
+/* Whether process info is the guest's init or one of LTTng's own (client, daemons). */
+static int tracing_proc(const struct rp_proc_info *p)
+{
+	return p->pid == 1 || !strncmp(p->comm, "lttng", 5);
+}
+
+int rp_measure_trace(sqlite3 *db, int64_t trace_id, enum rp_measure_who who,
+		     struct rp_measured *out)
 {
 	struct rp_loaded t = { 0 };
 	struct rp_measure *w;
@@ -91,11 +99,13 @@ int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out)
 		return -1;
 	/*
 	 * the default selection (filter.h: the workload's processes, not the guest's setup),
-	 * one family, root 0: the map is NULL, so there are no ranges to look it up in
+	 * or every process but init's and LTTng's; one family, root 0: the map is NULL, so
+	 * there are no ranges to look it up in
 	 */
 	family = xmalloc((t.nr_procs ? t.nr_procs : 1) * sizeof(*family));
 	for (id = 0; id < t.nr_procs; id++)
-		family[id] = t.procs[id].selected ? 0 : -1;
+		family[id] = (who == RP_MEASURE_WORKLOAD ? t.procs[id].selected
+			      : t.procs[id].present && !tracing_proc(&t.procs[id])) ? 0 : -1;
 	w = rp_measure_new(NULL, family, t.nr_procs, t.page_shift ? t.page_shift : 12);
 	if (ftdb_stream_foreach(db, trace_id, feed_one, w))
 		ret = fail("cannot read trace %lld", (long long)trace_id);

@@ -109,12 +109,19 @@ void rp_measure_finish(struct rp_measure *w, struct rp_measured *out);
 int rp_measure_db(sqlite3 *db, int64_t trace_id, int64_t guest_id, const struct rp_filter *sel,
 		  struct rp_measured *out);
 
+enum rp_measure_who {
+	RP_MEASURE_WORKLOAD,	/* the processes a replay selects by default (filter.h) */
+	RP_MEASURE_UNTRACING,	/* every process but the guest's init (pid 1) and LTTng's
+				 * own (comm lttng*): what falls between init's reads of a
+				 * 6.12 guest's per-size counters (mthp-stats.h) */
+};
+
 /*
- * rp_measure_trace - measure a recording as it is: the processes of trace_id a replay
- * selects by default (filter.h: the workload's), every address (the same accounting as a
- * guest replay's, without a replay map).
+ * rp_measure_trace - measure a recording as it is: the processes of trace_id who names,
+ * every address (the same accounting as a guest replay's, without a replay map).
  * Return: 0 with *out filled, or -1 with fail().
  */
-int rp_measure_trace(sqlite3 *db, int64_t trace_id, struct rp_measured *out);
+int rp_measure_trace(sqlite3 *db, int64_t trace_id, enum rp_measure_who who,
+		     struct rp_measured *out);
 
 #endif /* FT_REPLAY_MEASURE_H */

@@ -25,8 +25,11 @@ struct rp_svr_row {
 	int has_error;			/* both sides known: error_pct is set */
 	double error_pct;		/* (real - sim) / sim * 100, rounded to 3 decimals;
 					 * 0 when both are 0 */
-	const char *kind;		/* "guest", or "sim-only" (the guest knob cannot
-					 * express the policy) */
+	const char *kind;		/* "guest"; "kernel": a 6.12 guest's own per-size
+					 * counter (mthp-stats.h), less what our trace gives
+					 * to processes the replay did not replay; or
+					 * "sim-only" (the guest knob cannot express the
+					 * policy) */
 };
 
 struct rp_svr {

@@ -8,7 +8,7 @@
 # peak RSS and COW count on the synthetic one.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan $((14 + 2 * 6))
+plan $((18 + 2 * 6))
 DB=$T/k.db
 "$BUILD/testprogs/synth-db" "$DB" kbuild-like 3 20000 > /dev/null	# built by make
 REPLAYER=$TOP/build/workloads/x86_64/ft-replayer
@@ -73,6 +73,43 @@ ok $([ -s "$T/svr.json" ] && jq -e '(.[] | select(.policy == "faultaround:16" an
 	has("metric") and has("sim") and has("real") and has("error_pct"))' "$T/svr.json" \
 	> /dev/null; echo $?) \
 	"faultaround:16 (simulated by guest replay) is a sim-only row; rows have documented keys"
+# a 6.12 guest's own per-size counters (header mthp_stats.before/.after, written here by
+# hand): kind kernel rows, each the counter's change (no process is left out of the
+# identity replay, so nothing is taken off); the order0 simulation allocated no 64K folio
+M=$T/mthp.db
+cp "$DB" "$M"
+sqlite3 "$M" "INSERT INTO trace_meta VALUES (1, 'mthp_stats.before', '16kB anon_fault_alloc 5
+16kB anon_fault_fallback 1
+16kB split 9
+64kB anon_fault_alloc 10
+64kB anon_fault_fallback_charge 0
+');
+	INSERT INTO trace_meta VALUES (1, 'mthp_stats.after', '16kB anon_fault_alloc 5
+16kB anon_fault_fallback 4
+16kB split 12
+64kB anon_fault_alloc 17
+64kB anon_fault_fallback_charge 2
+')"
+"$FT" compare "$M" --sim-vs-real --format json > "$T/mthp.json" 2> "$T/mthp.err"
+ok $([ $? = 0 ] && jq -e '[.[] | select(.kind == "kernel") | "\(.metric)=\(.sim)/\(.real)"] ==
+	["kernel_anon_fault_alloc_64kB=0/7", "kernel_anon_fault_fallback=0/3",
+	 "kernel_anon_fault_fallback_charge=null/2"]' "$T/mthp.json" > /dev/null; echo $?) \
+	"6.12 counters: kernel rows for 64kB alloc (7), fallback (3), fallback_charge (2, no sim); none for an unchanged size"
+for bad in "64kB anon_fault_alloc" "96kB anon_fault_alloc 3" "64kB anon_fault_alloc 1"; do
+	cp "$DB" "$M"
+	sqlite3 "$M" "INSERT INTO trace_meta VALUES (1, 'mthp_stats.before', '64kB anon_fault_alloc 2');
+		INSERT INTO trace_meta VALUES (1, 'mthp_stats.after', '$bad')"
+	cp "$M" "$T/mthp-before.db"
+	"$FT" compare "$M" --sim-vs-real > "$T/bad.out" 2> "$T/bad.err"
+	rc=$?
+	[ "$bad" = "64kB anon_fault_alloc 1" ] && continue	# checked below
+	ok $([ $rc = 1 ] && [ "$(wc -l < "$T/bad.err")" = 1 ] &&
+		grep -q 'per-size counters of trace 1.*mthp_stats.after line 1' "$T/bad.err" &&
+		cmp -s "$M" "$T/mthp-before.db"; echo $?) \
+		"6.12 counters: '$bad' refused in one line naming the file and line (exit $rc: $(cat "$T/bad.err"))"
+done
+ok $([ $rc = 1 ] && grep -q 'anon_fault_alloc of order 4 went down (2 to 1)' "$T/bad.err"; echo $?) \
+	"6.12 counters: a counter that went down is refused ($(cat "$T/bad.err"))"
 # the real x86_64 guest traces of tests/data (order0 recordings of the bundled workloads)
 RDB=$T/real.db
 for d in "$TOP"/tests/data/x86_64-*-order0; do

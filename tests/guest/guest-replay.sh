@@ -8,7 +8,11 @@
 # `foliotrace compare --sim-vs-real`, in total and per workload (--comm):
 #   - the order0 replay takes the recording's fault count within 1%;
 #   - for every policy, simulated faults within 1% and peak RSS within 2% of the guest's.
-# FT_TEST_ARCH=arm64 runs it on the arm64 guest.
+# FT_TEST_ARCH=arm64 runs it on the arm64 guest; FT_TEST_KERNEL=6.12 records and replays
+# on the 6.12 guest (upstream mTHP), where the policies are those 6.12 runs (mthp:16K,32K,64K
+# for the descending list: no order-1 anonymous mTHP), and each replay's per-size
+# anon_fault_alloc counters (the kernel's own witness) equal the guest trace's anon_fault
+# events of that order, every process's.
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
@@ -17,18 +21,22 @@
 # selected by the pid its RESULT line prints
 WORKLOADS="anon-touch sparse pf-loop malloc-churn fork-cow"
 POLICIES="order0 mcpage:2 mcpage:4 mthp:8K,16K,32K,64K thp"
+[ "$KERNEL" = 6.1 ] || POLICIES="order0 mcpage:2 mcpage:4 mthp:16K,32K,64K thp"
 NPOL=$(echo $POLICIES | wc -w)
+# per-size counter checks on 6.12: one per policy but order0
+NMTHP=0
+[ "$KERNEL" = 6.1 ] || NMTHP=$((NPOL - 1))
 SCRIPT="anon-touch 16M && sparse --size 64M --touches 2048 && pf-loop --size 4M --loops 4 &&
 malloc-churn --size 8M --loops 2 && fork-cow --size 4M"
 SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 DB=$T/gr.db
 
 # 3 + 2 + NPOL (linked) + 1 (adaptive) + NPOL x (1 + 2 x (1 + 5)) + 1 (thp fallbacks) + 2
-plan $((3 + 2 + NPOL + 1 + NPOL * 13 + 1 + 2))
+plan $((3 + 2 + NPOL + 1 + NPOL * 13 + 1 + 2 + NMTHP))
 
-"$FT" record --arch "$ARCH" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
+"$FT" record --arch "$ARCH" --kernel "$KERNEL" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
 rc=$?
-ok $rc "recorded the five workloads under order0 in one $ARCH guest"
+ok $rc "recorded the five workloads under order0 in one $ARCH $KERNEL guest"
 [ $rc = 0 ] || sed 's/^/#   /' "$T/record.err" | tail -8
 out=$(ls -d "$DB.ctf"/*-sh 2>/dev/null | head -n 1)
 n=$(grep -c '^RESULT .* status=0$' "$out/workload.out" 2>/dev/null)
@@ -38,10 +46,10 @@ ok $([ "$(sql "SELECT policy FROM trace WHERE trace_id = 1")" = order0 ]; echo $
 	"trace 1 was recorded under order0"
 
 PARGS=$(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done)
-"$FT" guest replay "$DB" --arch "$ARCH" $PARGS \
+"$FT" guest replay "$DB" --arch "$ARCH" --kernel "$KERNEL" $PARGS \
 	> "$T/replay.out" 2> "$T/replay.err"
 rc=$?
-ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $(cat "$out/header/accel" 2>/dev/null))"
+ok $rc "guest replay under $(echo $POLICIES | tr ' ' ',') ($ARCH, $KERNEL, $(cat "$out/header/accel" 2>/dev/null))"
 [ $rc = 0 ] || sed 's/^/#   /' "$T/replay.err" | tail -12
 sed 's/^/# /' "$T/replay.out"
 grep '^foliotrace: trace' "$T/replay.err" | sed 's/^/# /'
@@ -104,6 +112,24 @@ for p in $POLICIES; do
 		err_within "$e" 2
 		ok $? "$p, $f: sim vs real peak RSS within 2% (sim $s, real $r, error $e%)"
 	done
+done
+
+# 6.12: the kernel's own per-size counters (kind kernel: anon_fault_alloc per size, less the
+# faults our trace gives to processes the replay did not replay) against the simulator's
+# allocations of that order, and no fallback on either side
+[ "$KERNEL" = 6.1 ] || for p in $POLICIES; do
+	[ "$p" = order0 ] && continue
+	rows=$(jq -r --arg p "$p" '.[] | select(.policy == $p and .kind == "kernel" and
+		(.metric | startswith("kernel_anon_fault_alloc_"))) |
+		"\(.metric | ltrimstr("kernel_anon_fault_alloc_")):\(.sim)/\(.real)/\(.error_pct)"' \
+		"$T/all.json" 2>/dev/null | tr '\n' ' ')
+	bad=$(jq -r --arg p "$p" '.[] | select(.policy == $p and .kind == "kernel" and
+		(.metric | startswith("kernel_anon_fault_alloc_"))) |
+		select(.error_pct == null or .error_pct > 1 or .error_pct < -1) | .metric' \
+		"$T/all.json" 2>/dev/null)
+	fb="$(val "$T/all.json" "$p" kernel_anon_fault_fallback sim)/$(val "$T/all.json" "$p" kernel_anon_fault_fallback real)"
+	ok $([ -n "$rows" ] && [ -z "$bad" ] && [ "$fb" = 0/0 ]; echo $?) \
+		"$p: the kernel's own anon_fault_alloc per size (sim/kernel/error%: $rows) within 1% of the simulator's, fallback $fb"
 done
 
 # thp: the kernel reports THP's fallback reasons (patch 0004) as the simulator does
