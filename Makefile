@@ -129,12 +129,13 @@ $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 # the guest's workload launcher (guest-kernel/ft-launch.c), bundled the same way
-$(B)/workloads/x86_64/ft-launch: guest-kernel/ft-launch.c
+LAUNCH_SRC := guest-kernel/ft-launch.c guest-kernel/launch-pagemap.c
+$(B)/workloads/x86_64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h
 	@mkdir -p $(dir $@)
-	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
-$(B)/workloads/arm64/ft-launch: guest-kernel/ft-launch.c
+	$(CC) $(GUEST_CFLAGS) -static -o $@ $(LAUNCH_SRC)
+$(B)/workloads/arm64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h
 	@mkdir -p $(dir $@)
-	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
+	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $(LAUNCH_SRC)
 # the fragmenter (--fragment, guest-kernel/ft-frag.c, docs/guest.md), bundled the same way
 $(B)/workloads/x86_64/ft-frag: guest-kernel/ft-frag.c guest-kernel/fragspec.h
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
 /*
  * ft-launch.c - start the recorded workload in the guest and say which pid is its root.
  *
- *	ft-launch -p PIDFILE [-r ROOT] [-d DIR] [-e ENVFILE] -- PATH ARGV0 [ARG...]
+ *	ft-launch -p PIDFILE [-r ROOT] [-d DIR] [-e ENVFILE] [-m PAGEMAPFILE] -- PATH ARGV0 [ARG...]
  *
  * Runs in the guest's initramfs (static, part of the bundled set), started by /init after
  * tracing began. It enters ROOT (chroot) and DIR, replaces the environment with ENVFILE's
@@ -15,6 +15,9 @@
  * workload's; the launcher's own mm (and the copy of it that fork makes for the child,
  * before the exec) belong to the guest's setup. The collector marks them apart from the
  * pid written here (header/workload_pid, docs/guest.md).
+ *
+ * -m: each workload process's page map at its exit, into PAGEMAPFILE (launch-pagemap.h);
+ * ft-launch then waits for every process of the tree, not only the root.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,10 +29,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "launch-pagemap.h"
+
 static void usage(void)
 {
-	fputs("usage: ft-launch -p PIDFILE [-r ROOT] [-d DIR] [-e ENVFILE] -- PATH ARGV0 [ARG...]\n",
-	      stderr);
+	fputs("usage: ft-launch -p PIDFILE [-r ROOT] [-d DIR] [-e ENVFILE] [-m PAGEMAPFILE] -- "
+	      "PATH ARGV0 [ARG...]\n", stderr);
 	exit(2);
 }
 
@@ -66,16 +71,18 @@ static int load_env(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *pidfile = NULL, *root = NULL, *dir = NULL, *envfile = NULL;
+	const char *pidfile = NULL, *root = NULL, *dir = NULL, *envfile = NULL, *pagemap = NULL;
+	struct pagemap_ctx pm;
 	int c, fd, status;
 	pid_t pid;
 
-	while ((c = getopt(argc, argv, "+p:r:d:e:")) != -1) {
+	while ((c = getopt(argc, argv, "+p:r:d:e:m:")) != -1) {
 		switch (c) {
 		case 'p': pidfile = optarg; break;
 		case 'r': root = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'e': envfile = optarg; break;
+		case 'm': pagemap = optarg; break;
 		default: usage();
 		}
 	}
@@ -84,6 +91,11 @@ int main(int argc, char **argv)
 	fd = open(pidfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "ft-launch: cannot create %s: %s\n", pidfile, strerror(errno));
+		return 125;
+	}
+	if (pagemap && pagemap_open(&pm, pagemap)) {
+		fprintf(stderr, "ft-launch: cannot open %s, /proc or /proc/kpageflags: %s\n",
+			pagemap, strerror(errno));
 		return 125;
 	}
 	if (envfile && load_env(envfile)) {
@@ -107,6 +119,8 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (!pid) {
+		if (pagemap)
+			pagemap_child();
 		execv(argv[optind], argv + optind + 1);
 		fprintf(stderr, "ft-launch: cannot execute %s: %s\n", argv[optind],
 			strerror(errno));
@@ -114,8 +128,14 @@ int main(int argc, char **argv)
 	}
 	dprintf(fd, "%d\n", (int)pid);
 	close(fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	if (pagemap) {
+		status = pagemap_supervise(&pm, pid);
+		if (status < 0)
 			return 125;
+	} else {
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return 125;
+	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

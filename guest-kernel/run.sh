@@ -5,7 +5,7 @@
 #               [--cpus N] [--clock tcg|icount] [--timeout SECONDS] [--libvirt URI]
 #               [--mode record|run|ready] [--file PATH]...
 #               [--exec PATH --cwd DIR [--rootfs DIR] [--env NAME=VALUE]...] [--sites]
-#               [--fragment SPEC]
+#               [--fragment SPEC] [--pagemap]
 #               --out DIR -- CMD [ARG...]
 #
 # --kernel (default 6.1) picks the guest kernel (build.sh): 6.1 sets our order knob,
@@ -31,15 +31,19 @@
 # host's load (docs/guest.md, "Clock"). The default, tcg, is the accelerator's own clock.
 # header/clock says which: icount, or the accelerator (tcg, kvm).
 #
+# --pagemap reads each workload process's page map at its exit into header/pagemap
+# (ft-launch -m, guest-kernel/launch-pagemap.h: contpte-eligible 64K blocks per process);
+# not with --sites, which traces the workload with ptrace already.
+#
 # Exit status: 0 the workload ran and exited 0; 3 it exited non-zero (its status is in
 # header/workload_status); 4 the guest failed (panic, timeout, killed, setup error): the
 # trace is kept and header/partial is 1; 1 the run could not start; 2 usage.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 ARCH=x86_64 KERNEL=6.1 POLICY=order0 MEM=2G CPUS=2 TIMEOUT=${FT_GUEST_TIMEOUT:-900} MODE=record OUT= FILES=
-LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT= CLOCK=tcg
+LIBVIRT= EXEC= CWD= ROOTFS=/ ENVS= SITES=0 FRAGMENT= CLOCK=tcg PAGEMAP=0
 usage() {
-	echo "usage: run.sh [--arch A] [--kernel 6.1|6.12] [--policy P] [--mem SIZE] [--cpus N] [--clock tcg|icount] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] --out DIR -- CMD [ARG...]" >&2
+	echo "usage: run.sh [--arch A] [--kernel 6.1|6.12] [--policy P] [--mem SIZE] [--cpus N] [--clock tcg|icount] [--timeout S] [--libvirt URI] [--mode record|run|ready] [--file PATH]... [--fragment SPEC] [--pagemap] --out DIR -- CMD [ARG...]" >&2
 	exit 2
 }
 # Failures before the guest runs: exit 1, and once OUT is ours the reason in OUT/run_error
@@ -62,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--libvirt) LIBVIRT=$2; shift 2 ;;
 	--mode) MODE=$2; shift 2 ;;
 	--sites) SITES=1; shift ;;
+	--pagemap) PAGEMAP=1; shift ;;
 	# fragment the guest's free memory first (guest-kernel/fragspec.h; ft-frag checks it)
 	--fragment) FRAGMENT=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
@@ -83,6 +88,7 @@ case "$MODE" in record|run|ready) ;; *) usage ;; esac
 case "$CLOCK" in tcg|icount) ;; *) echo "run.sh: bad --clock '$CLOCK' (tcg or icount)" >&2; exit 2 ;; esac
 case "$KERNEL" in 6.1|6.12) ;; *) echo "run.sh: unknown kernel '$KERNEL' (6.1 or 6.12)" >&2; exit 2 ;; esac
 case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2; exit 2 ;; esac
+[ "$PAGEMAP$SITES" != 11 ] || { echo "run.sh: --pagemap and --sites both trace the workload with ptrace: one at a time" >&2; exit 2; }
 
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
 # simulator uses (the knob hook of replay/policy-<name>.c), so a spec means the same
@@ -195,6 +201,7 @@ FT_EVENTS=$EVENTS
 FT_ROOT=$([ -n "$ROOTSHARE" ] && echo 1 || echo 0)
 FT_SITES=$SITES
 FT_FRAGMENT='$FRAGMENT'
+FT_PAGEMAP=$PAGEMAP
 EOF
 }
 

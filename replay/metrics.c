@@ -53,6 +53,7 @@ static const struct rp_metric_info table[] = {
 	{ RP_M_PTE_WRITES, "pte_writes", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_CONTPTE_RUNS, "contpte_runs", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_CONTPTE_FINAL, "contpte_runs_final", NULL, NULL, NULL, NULL, J },
+	{ RP_M_CONTPTE_EXIT, "contpte_runs_exit", NULL, NULL, NULL, NULL, J },
 	{ RP_M_PMD_MAPS, "pmd_maps", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_ZERO_MAPS, "zero_page_maps", NULL, NULL, NULL, NULL, 0 },
 	{ RP_M_HUGE_ZERO_MAPS, "huge_zero_maps", NULL, NULL, NULL, NULL, 0 },

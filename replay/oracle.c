@@ -649,6 +649,20 @@ static size_t collect(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_t 
 	return n;
 }
 
+/* Whether page pg starts a contpte run: 16 PTEs, one block of order 4..max folio, consecutive pfns. */
+static int starts_run(struct rp_oracle *o, const struct opage *pg)
+{
+	int j, run = pg->vpn % 16 == 0;
+
+	for (j = 0; j < 16 && run; j++) {
+		struct opage *q = find(o, pg->proc, pg->vpn + (uint64_t)j);
+
+		run = q && !q->zero && q->ord >= 4 && q->ord <= RP_MAX_FOLIO_ORDER &&
+		      q->ord == pg->ord && q->pfn == pg->pfn + (uint64_t)j && pg->pfn % 16 == 0;
+	}
+	return run;
+}
+
 static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 {
 	uint32_t proc = ev->proc_id;
@@ -665,6 +679,9 @@ static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 	if (hi <= lo)
 		return;
 	n = collect(o, proc, lo, hi, &v);
+	if (ev->reason == FTDB_ZAP_EXIT)	/* the runs at the address space's end */
+		for (i = 0; i < n; i++)
+			P(o, proc)->c.v[RP_M_CONTPTE_EXIT] += (uint64_t)starts_run(o, v[i]);
 	if (ev->reason == FTDB_ZAP_FREE) {
 		for (i = 0; i < n; i++)
 			if (!v[i]->zero)
@@ -866,26 +883,17 @@ void rp_oracle_finish(struct rp_oracle *o)
 	for (i = 0; i < o->nr_procs; i++) {
 		for (pg = o->procs[i].pages; pg; pg = pg->pnext) {
 			struct oproc *p = &o->procs[i];
-			int j, run = 1;
 
 			if (!pg->zero && !pg->touched) {
 				p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
 				if (o->nr_slots && counted(o, i))
 					o->site[pg->slot].bloat += RP_PAGE_SIZE;
 			}
-			if (pg->vpn % 16)
-				continue;
-			/* a contpte run: 16 PTEs, one block of order 4..max folio, consecutive pfns */
-			for (j = 0; j < 16 && run; j++) {
-				struct opage *q = find(o, pg->proc, pg->vpn + (uint64_t)j);
-
-				run = q && !q->zero && q->ord >= 4 && q->ord <= RP_MAX_FOLIO_ORDER &&
-				      q->ord == pg->ord && q->pfn == pg->pfn + (uint64_t)j &&
-				      pg->pfn % 16 == 0;
-			}
-			if (run)
+			if (starts_run(o, pg))
 				p->c.v[RP_M_CONTPTE_FINAL]++;
 		}
+		/* an address space the trace does not see end ends with the trace */
+		o->procs[i].c.v[RP_M_CONTPTE_EXIT] += o->procs[i].c.v[RP_M_CONTPTE_FINAL];
 	}
 	memset(&o->total, 0, sizeof(o->total));
 	for (i = 0; i < o->nr_procs; i++) {

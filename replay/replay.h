@@ -189,6 +189,8 @@ enum rp_metric {
 	RP_M_PTE_WRITES,	/* page-table entries written by faults (a PMD counts 1) */
 	RP_M_CONTPTE_RUNS,	/* aligned 64K runs of one block mapped by a fault */
 	RP_M_CONTPTE_FINAL,	/* such runs still intact at the end of the trace */
+	RP_M_CONTPTE_EXIT,	/* such runs intact at each address space's end: its exit
+				 * (before the exit zap), else the end of the trace */
 	RP_M_PMD_MAPS,		/* 2M folios mapped by a PMD */
 	RP_M_FREE_BYTES,	/* bytes of present pages in MADV_FREE ranges (kept mapped) */
 	RP_M_ALLOC_FAILS,	/* allocation attempts that failed (frag model) */

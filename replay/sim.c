@@ -940,6 +940,42 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 	}
 }
 
+/*
+ * Aligned 16-page groups of one block of order 4..RP_MAX_FOLIO_ORDER (PTE-mapped; order 9 is
+ * THP's PMD), all present.
+ */
+static uint64_t contpte_count(const struct leaf *l)
+{
+	uint64_t runs = 0;
+	unsigned int g, j;
+
+	for (g = 0; g < LEAF_PAGES; g += 16) {
+		if (((l->present[g >> 6] >> (g & 63)) & 0xffff) != 0xffff)
+			continue;
+		if ((l->st[g] & PG_ZERO) || l->ord[g] < 4 || l->ord[g] > RP_MAX_FOLIO_ORDER ||
+		    (l->pfn[g] & 15))
+			continue;
+		for (j = 1; j < 16; j++)
+			if ((l->st[g + j] & PG_ZERO) || l->ord[g + j] != l->ord[g] ||
+			    l->pfn[g + j] != l->pfn[g] + j)
+				break;
+		runs += j == 16;
+	}
+	return runs;
+}
+
+/* The contpte runs of every leaf of p (its address space as it is now). */
+static uint64_t proc_contpte(const struct proc *p)
+{
+	uint64_t runs = 0;
+	uint32_t j;
+
+	for (j = 0; j < p->cap; j++)
+		if (p->slot[j] && p->slot[j]->nr_present)
+			runs += contpte_count(p->slot[j]);
+	return runs;
+}
+
 static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 {
 	uint64_t lo = ev->addr >> RP_PAGE_SHIFT;
@@ -957,7 +993,11 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 		unmap_range(s, p, lo, hi);
 		break;
 	case FTDB_ZAP_EXIT:
-		/* the kernel zaps each anonymous VMA at exit; the first one ends the process */
+		/*
+		 * the kernel zaps each anonymous VMA at exit; the first one ends the process
+		 * (the later ones find nothing, so the runs are counted once)
+		 */
+		p->c.v[RP_M_CONTPTE_EXIT] += proc_contpte(p);
 		unmap_range(s, p, 0, UINT64_MAX);
 		proc_compact(s, p);
 		break;
@@ -1180,29 +1220,6 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint
 		feed(s, ev, NULL, n, 0);
 }
 
-/*
- * Aligned 16-page groups of one block of order 4..RP_MAX_FOLIO_ORDER (PTE-mapped; order 9 is
- * THP's PMD), all present.
- */
-static uint64_t contpte_count(const struct leaf *l)
-{
-	uint64_t runs = 0;
-	unsigned int g, j;
-
-	for (g = 0; g < LEAF_PAGES; g += 16) {
-		if (((l->present[g >> 6] >> (g & 63)) & 0xffff) != 0xffff)
-			continue;
-		if ((l->st[g] & PG_ZERO) || l->ord[g] < 4 || l->ord[g] > RP_MAX_FOLIO_ORDER ||
-		    (l->pfn[g] & 15))
-			continue;
-		for (j = 1; j < 16; j++)
-			if ((l->st[g + j] & PG_ZERO) || l->ord[g + j] != l->ord[g] ||
-			    l->pfn[g + j] != l->pfn[g] + j)
-				break;
-		runs += j == 16;
-	}
-	return runs;
-}
 
 void rp_sim_finish(struct rp_sim *s)
 {
@@ -1239,6 +1256,8 @@ void rp_sim_finish(struct rp_sim *s)
 			}
 			p->c.v[RP_M_CONTPTE_FINAL] += contpte_count(l);
 		}
+		/* an address space the trace does not see end ends with the trace */
+		p->c.v[RP_M_CONTPTE_EXIT] += p->c.v[RP_M_CONTPTE_FINAL];
 		p->c.v[RP_M_FINAL_RSS] = p->rss << RP_PAGE_SHIFT;
 		p->c.v[RP_M_PEAK_RSS] = p->peak << RP_PAGE_SHIFT;
 		if (p->shadow)
