@@ -79,11 +79,11 @@ $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 workloads: $(addprefix $(B)/workloads/x86_64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 	   $(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/sites-demo-hdr \
 	   $(B)/testprogs/x86_64/sites-demo-dyn $(B)/testprogs/x86_64/sites-ptrace \
-	   $(B)/testprogs/x86_64/sites-exit
+	   $(B)/testprogs/x86_64/sites-exit $(B)/testprogs/x86_64/map-place
 workloads-arm64: $(addprefix $(B)/workloads/arm64/,$(WORKLOADS) ft-replayer ft-launch ft-sites ft-frag) \
 		 $(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/sites-demo-hdr \
-		 $(B)/testprogs/arm64/sites-demo-dyn
-$(B)/testprogs/x86_64/hello-anon: tests/guest/hello-anon.c
+		 $(B)/testprogs/arm64/sites-demo-dyn $(B)/testprogs/arm64/map-place
+$(B)/testprogs/x86_64/hello-anon $(B)/testprogs/x86_64/map-place: $(B)/testprogs/x86_64/%: tests/guest/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static -o $@ $<
 # sites-demo with PT_GNU_EH_FRAME, which `gcc -static` leaves out (tests/guest/sites.sh
@@ -100,7 +100,7 @@ $(B)/testprogs/x86_64/sites-demo-dyn: workloads/sites-demo.c
 $(B)/testprogs/x86_64/sites-%: tests/guest/sites-%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static -pthread -Wl,--eh-frame-hdr -o $@ $<
-$(B)/testprogs/arm64/hello-anon: tests/guest/hello-anon.c
+$(B)/testprogs/arm64/hello-anon $(B)/testprogs/arm64/map-place: $(B)/testprogs/arm64/%: tests/guest/%.c
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
