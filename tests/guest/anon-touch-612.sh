@@ -52,18 +52,7 @@ ok $? "order0: anon-touch 64M ran in the 6.12 guest ($ARCH, $(cat "$o/header/acc
 kver=$(cat "$o/header/kernel" 2>/dev/null)
 ok $(case "$kver" in 6.12.*) true ;; *) false ;; esac; echo $?) \
 	"order0: header/kernel is the 6.12 release ($kver)"
-pid=$(result "$o" pid) addr=$(result "$o" addr) minflt=$(result "$o" minflt)
-n=$(faults_in "$o" "$pid" "$addr" 67108864 | wc -l)
-diag "order0: $n anon_fault events in the VMA, minflt $minflt"
-within_pct "$n" 16384 1; ok $? "order0: 16384 faults within 1% (got $n)"
-[ "$n" -gt 0 ] && [ -n "$minflt" ] && within_pct "$n" "$minflt" 1
-ok $? "order0: faults equal getrusage minflt within 1% ($n vs ${minflt:-none})"
-bad=$(faults_in "$o" "$pid" "$addr" 67108864 | grep -cv 'order=0 nr_ptes=1 zero_page=0 fallback=none')
-ok $([ "$n" -gt 0 ] && [ "$bad" = 0 ]; echo $?) \
-	"order0: every one of $n faults maps one new 4K page, fallback none ($bad others)"
-allocs=$(faults_in "$o" "$pid" "$addr" 67108864 | grep -c 'alloc_orders=0x1 pfn=0x[1-9A-F]')
-ok $([ "$n" -gt 0 ] && [ "$allocs" = "$n" ]; echo $?) \
-	"order0: every fault says it allocated one order-0 page, and its pfn ($allocs of $n)"
+order0_faults "$o"
 ne=$(grep -cv ' \[never\]$' "$o/header/mthp_enabled" 2>/dev/null)
 ok $([ -s "$o/header/mthp_enabled" ] && [ "$ne" = 0 ]; echo $?) \
 	"order0: header/mthp_enabled shows every size never ($ne others)"

@@ -11,15 +11,7 @@ plan 36
 o=$T/order0
 guest "$o" order0 anon-touch 64M
 ok $? "order0: anon-touch 64M ran in the guest ($ARCH, $(cat "$o/header/accel" 2>/dev/null))"
-pid=$(result "$o" pid) addr=$(result "$o" addr) minflt=$(result "$o" minflt)
-n=$(faults_in "$o" "$pid" "$addr" 67108864 | wc -l)
-diag "order0: $n anon_fault events in the VMA, minflt $minflt"
-within_pct "$n" 16384 1; ok $? "order0: 16384 faults within 1% (got $n)"
-[ "$n" -gt 0 ] && [ -n "$minflt" ] && within_pct "$n" "$minflt" 1
-ok $? "order0: faults equal getrusage minflt within 1% ($n vs ${minflt:-none})"
-bad=$(faults_in "$o" "$pid" "$addr" 67108864 | grep -cv 'order=0 nr_ptes=1 zero_page=0 fallback=none')
-ok $([ "$n" -gt 0 ] && [ "$bad" = 0 ]; echo $?) \
-	"order0: every one of $n faults maps one new 4K page, fallback none ($bad others)"
+order0_faults "$o"
 ok $([ "$(cat "$o/header/discarded_events")" = 0 ]; echo $?) "order0: LTTng discarded no event (header)"
 ok $([ "$(cat "$o/header/policy")" = order0 ] && [ "$(cat "$o/header/partial")" = 0 ]; echo $?) \
 	"order0: header says policy order0, complete"
@@ -37,10 +29,6 @@ d=$(echo "$lat" | wc -l)
 step=$(echo "$lat" | awk 'NR > 1 && (m == "" || $1 - p < m) { m = $1 - p } { p = $1 } END { print m }')
 ok $([ "$d" -gt 100 ] && [ -n "$step" ] && [ "$step" -lt 1000 ]; echo $?) \
 	"clock: fault latencies step by ${step:-?} ns, $d distinct among $n (not jiffies-quantised)"
-# each fault's order-0 allocation, in its own event (kernel patch 0006; anon_alloc is off)
-allocs=$(faults_in "$o" "$pid" "$addr" 67108864 | grep -c 'alloc_orders=0x1 pfn=0x[1-9A-F]')
-ok $([ "$n" -gt 0 ] && [ "$allocs" = "$n" ]; echo $?) \
-	"order0: every fault says it allocated one order-0 page, and its pfn ($allocs of $n)"
 # exec faults the argument pages in at STACK_TOP_MAX, then moves them (patch 0005)
 mv=$(events "$o" | grep -c "^anon_zap .*pid=$pid .*cause=mremap new_addr=0x[1-9A-F]")
 ok $([ "$mv" = 1 ]; echo $?) "exec: the move of anon-touch's argument pages is an anon_zap mremap ($mv)"
