@@ -128,16 +128,25 @@ static void bmap_del(struct bmap *m, uint32_t proc, uint64_t block)
 
 /* ---- the scan of one order: blocks, classes, each event's classes ---- */
 
-struct live {				/* a process's blocks, stale ones dropped lazily */
+/* (block, node) pairs: a process's live blocks (stale ones dropped lazily), a zap's hits */
+struct blist {
 	uint64_t *block;
 	uint32_t *node;
 	size_t n, cap, cap2;
 };
 
+static void blist_add(struct blist *l, uint64_t block, uint32_t node)
+{
+	XGROW(l->block, l->cap, l->n + 1);
+	XGROW(l->node, l->cap2, l->n + 1);
+	l->block[l->n] = block;
+	l->node[l->n++] = node;
+}
+
 struct scan {
 	unsigned int k;
 	struct bmap map;
-	struct live *procs;		/* by proc_id */
+	struct blist *procs;		/* by proc_id: its live blocks */
 	uint32_t nr_procs;
 	uint32_t *up;			/* union-find parent, by node */
 	size_t nr_nodes, cap_nodes;
@@ -175,7 +184,7 @@ static void unite(struct scan *sc, uint32_t a, uint32_t b)
 		sc->up[a < b ? b : a] = a < b ? a : b;
 }
 
-static struct live *live_of(struct scan *sc, uint32_t proc)
+static struct blist *live_of(struct scan *sc, uint32_t proc)
 {
 	if (proc >= sc->nr_procs) {
 		uint32_t n = proc + 1 > sc->nr_procs * 2 ? proc + 1 : sc->nr_procs * 2;
@@ -190,7 +199,6 @@ static struct live *live_of(struct scan *sc, uint32_t proc)
 /* The node of (proc, block), a new one if the block is not live. */
 static uint32_t node_get(struct scan *sc, uint32_t proc, uint64_t block)
 {
-	struct live *lv;
 	size_t j;
 
 	if ((sc->map.nr + 1) * 2 > sc->map.cap)
@@ -203,11 +211,7 @@ static uint32_t node_get(struct scan *sc, uint32_t proc, uint64_t block)
 	sc->map.e[j] = (struct bent){ .block = block, .proc = proc,
 				      .node = (uint32_t)sc->nr_nodes };
 	sc->map.nr++;
-	lv = live_of(sc, proc);
-	XGROW(lv->block, lv->cap, lv->n + 1);
-	XGROW(lv->node, lv->cap2, lv->n + 1);
-	lv->block[lv->n] = block;
-	lv->node[lv->n++] = (uint32_t)sc->nr_nodes;
+	blist_add(live_of(sc, proc), block, (uint32_t)sc->nr_nodes);
 	return (uint32_t)sc->nr_nodes++;
 }
 
@@ -220,9 +224,9 @@ static void pair(struct scan *sc, size_t ev, uint32_t node)
 }
 
 /* Drop the stale entries of proc's list (a block deleted, or live again as a new node). */
-static struct live *live_compact(struct scan *sc, uint32_t proc)
+static struct blist *live_compact(struct scan *sc, uint32_t proc)
 {
-	struct live *lv = live_of(sc, proc);
+	struct blist *lv = live_of(sc, proc);
 	size_t i, n = 0;
 
 	for (i = 0; i < lv->n; i++) {
@@ -236,26 +240,13 @@ static struct live *live_compact(struct scan *sc, uint32_t proc)
 }
 
 /*
- * The live blocks of proc overlapping pages [lo, hi) into out (block, node pairs), looked
- * up one by one or taken from the process's list, whichever is fewer.
+ * The live blocks of proc overlapping pages [lo, hi) into h, looked up one by one or taken
+ * from the process's list, whichever is fewer.
  */
-struct hits {
-	uint64_t *block;
-	uint32_t *node;
-	size_t n, cap, cap2;
-};
-
-static void hit(struct hits *h, uint64_t block, uint32_t node)
+static void live_range(struct scan *sc, uint32_t proc, uint64_t lo, uint64_t hi,
+		       struct blist *h)
 {
-	XGROW(h->block, h->cap, h->n + 1);
-	XGROW(h->node, h->cap2, h->n + 1);
-	h->block[h->n] = block;
-	h->node[h->n++] = node;
-}
-
-static void live_range(struct scan *sc, uint32_t proc, uint64_t lo, uint64_t hi, struct hits *h)
-{
-	struct live *lv = live_compact(sc, proc);
+	struct blist *lv = live_compact(sc, proc);
 	uint64_t first, last, b;
 	size_t i;
 
@@ -269,7 +260,7 @@ static void live_range(struct scan *sc, uint32_t proc, uint64_t lo, uint64_t hi,
 			uint32_t node = bmap_get(&sc->map, proc, b);
 
 			if (node != NONE)
-				hit(h, b, node);
+				blist_add(h, b, node);
 			if (b == last)
 				break;
 		}
@@ -277,7 +268,7 @@ static void live_range(struct scan *sc, uint32_t proc, uint64_t lo, uint64_t hi,
 	}
 	for (i = 0; i < lv->n; i++)
 		if (lv->block[i] >= first && lv->block[i] <= last)
-			hit(h, lv->block[i], lv->node[i]);
+			blist_add(h, lv->block[i], lv->node[i]);
 }
 
 /* 1 if pages [lo, hi) cover all of block b */
@@ -288,8 +279,8 @@ static inline int covers(const struct scan *sc, uint64_t b, uint64_t lo, uint64_
 	return lo <= s && (e == 0 || e <= hi) && e > s;
 }
 
-static void scan_zap(struct scan *sc, const struct ftdb_event *e, size_t i, struct hits *h,
-		     struct hits *d)
+static void scan_zap(struct scan *sc, const struct ftdb_event *e, size_t i, struct blist *h,
+		     struct blist *d)
 {
 	uint64_t lo = e->addr >> RP_PAGE_SHIFT;
 	uint64_t hi = (e->end >> RP_PAGE_SHIFT) + !!(e->end & (RP_PAGE_SIZE - 1));
@@ -333,7 +324,7 @@ static void scan_zap(struct scan *sc, const struct ftdb_event *e, size_t i, stru
 static void scan_dup(struct scan *sc, const struct ftdb_event *e, size_t i)
 {
 	uint32_t parent = (uint32_t)e->aux, child = e->proc_id;
-	struct live *lv;
+	struct blist *lv;
 	size_t j, n;
 
 	if (parent == child)	/* (uint32_t)aux: sim.c's proc_of() reads it so */
@@ -351,7 +342,7 @@ static void scan_dup(struct scan *sc, const struct ftdb_event *e, size_t i)
 
 static void scan_events(struct scan *sc, const struct ftdb_event *ev, size_t n)
 {
-	struct hits h = { 0 }, d = { 0 };
+	struct blist h = { 0 }, d = { 0 };
 	size_t i;
 
 	sc->evnode = xmalloc((n ? n : 1) * sizeof(*sc->evnode));

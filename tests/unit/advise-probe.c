@@ -264,12 +264,53 @@ static void shared_stream(struct stream *x)
 	name_sites(x);
 }
 
+/*
+ * rp_sim_block_fits() on hand-made states: a 16-page VMA at a 64K boundary whose page 3 is
+ * written, a NOHUGEPAGE VMA, an unknown VMA, a process never seen.
+ */
+static void block_fits(void)
+{
+	const uint64_t base = 0x40000000ULL, vpn = base >> RP_PAGE_SHIFT;
+	struct stream x;
+	struct rp_policy p;
+	struct rp_trace t;
+	struct rp_sim *sim;
+	uint32_t v, nohuge;
+	int r[8];
+
+	memset(&x, 0, sizeof(x));
+	many_sites(&x, 1);
+	v = rp_stream_add_vma(&x.s, base, base + 16 * RP_PAGE_SIZE, 0x3);
+	nohuge = rp_stream_add_vma(&x.s, base + (1ULL << 21), base + (1ULL << 21) +
+				   16 * RP_PAGE_SIZE, 0x3 | RP_VM_NOHUGEPAGE);
+	add(&x, FTDB_EV_FAULT, 1, v, base + 3 * RP_PAGE_SIZE, 0, 0, 0, 1, 0);
+	trace_of(&x, &t);
+	rp_persite_policy(&p, "*=0", NULL, NULL, 0, 0);
+	sim = rp_sim_new(&p, RP_FRAG_NONE, &t);
+	rp_sim_feed_sites(sim, x.s.ev, x.slots, x.s.nr);
+	r[0] = rp_sim_block_fits(sim, 1, v, vpn + 1, 2);	/* pages 0..3: 3 present */
+	r[1] = rp_sim_block_fits(sim, 1, v, vpn + 5, 2);	/* 4..7: absent */
+	r[2] = rp_sim_block_fits(sim, 1, v, vpn + 9, 3);	/* 8..15 */
+	r[3] = rp_sim_block_fits(sim, 1, v, vpn + 9, 4);	/* 0..15: 3 present */
+	r[4] = rp_sim_block_fits(sim, 1, v, vpn + 9, 5);	/* 32 pages: past the VMA */
+	r[5] = rp_sim_block_fits(sim, 1, nohuge, vpn + 512 + 1, 1);	/* always 4K */
+	r[6] = rp_sim_block_fits(sim, 1, 999, vpn + 5, 1);	/* unknown VMA: the page */
+	r[7] = rp_sim_block_fits(sim, 7, v, vpn + 1, 2);	/* a process never seen */
+	ok(!r[0] && r[1] && r[2] && !r[3] && !r[4] && !r[5] && !r[6] && r[7],
+	   "rp_sim_block_fits: %d%d%d%d%d%d%d%d, want 01100001 (a present page, absent blocks, "
+	   "the VMA's edge, NOHUGEPAGE, an unknown VMA, a new process)", r[0], r[1], r[2], r[3],
+	   r[4], r[5], r[6], r[7]);
+	rp_sim_free(sim);
+	stream_release(&x);
+}
+
 int main(void)
 {
 	struct stream x;
 	uint64_t seed;
 
-	plan(10);
+	plan(11);
+	block_fits();
 	for (seed = 1; seed <= 6; seed++) {
 		char what[64];
 
