@@ -173,6 +173,7 @@ $(B)/harness/%: tests/harness/%.c tests/unit/tap.h
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $<
 $(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC)) \
 		  $(B)/testprogs/synth-db $(B)/testprogs/set-latency $(B)/testprogs/stream-allocs \
+		  $(B)/testprogs/advise-naive \
 		  $(patsubst tests/harness/%.c,$(B)/harness/%,$(HARNESS_SRC))
 	@touch $@
 

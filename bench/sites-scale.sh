@@ -6,20 +6,18 @@
 # Each step's CPU time (user + system: the machine is shared, wall time moves with the
 # load; wall time is printed too) and peak RSS (GNU time) at SITES/4, SITES/2 and SITES
 # (CALLS likewise), and per step the larger ratio of its CPU time per doubling (1.0 flat,
-# 2.0 linear, 4.0 quadratic). advise replays 9 candidate persite policies per site (docs/sites.md), so
-# it grows as sites x events: it is run at ADVISE_SITES/4, /2 and ADVISE_SITES sites over
-# the same trace shape scaled down (calls 10 per site).
+# 2.0 linear, 4.0 quadratic). advise probes every site at every order (docs/sites.md, "How
+# advise probes") on the same trace.
 #
-#   sh bench/sites-scale.sh [SITES [CALLS [ADVISE_SITES]]]	(default 100000 1000000 400)
+#   sh bench/sites-scale.sh [SITES [CALLS]]	(default 100000 1000000)
 #
 # Last line: sites_scale sites=N calls=M replay_cpu_s=.. compare_cpu_s=.. report_cpu_s=..
-# advise_sites=A advise_cpu_s=.. (at the largest scale) and the largest ratio per doubling.
+# advise_cpu_s=.. (at the largest scale) and the largest ratio per doubling.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 cd "$TOP"
 SITES=${1:-100000}
 CALLS=${2:-1000000}
-ASITES=${3:-400}
 FT=$TOP/build/foliotrace
 make -s all build/testprogs/synth-db
 [ -x /usr/bin/time ] || { echo "bench/sites-scale.sh: GNU time is missing" >&2; exit 1; }
@@ -54,14 +52,11 @@ for div in 4 2 1; do
 	timed "replay/$div" "$FT" replay "$db" -P order0 -P mcpage:4
 	timed "compare/$div" "$FT" compare "$db" --by site
 	timed "report/$div" "$FT" report "$db" -o "$W/r$div.html"
-	a=$((ASITES / div))
-	mkdb "$W/a$div.db" "$a" $((10 * a))
-	timed "advise/$div" "$FT" advise "$W/a$div.db" -b 10
-	echo "scale 1/$div: $s sites, $c calls, $((2 * c)) faults; advise: $a sites," \
-		"$((10 * a)) calls"
-	rm -f "$db" "$W/a$div.db" "$W/r$div.html"
+	timed "advise/$div" "$FT" advise "$db" -b 10
+	echo "scale 1/$div: $s sites, $c calls, $((2 * c)) faults"
+	rm -f "$db" "$W/r$div.html"
 done
-awk -v sites="$SITES" -v calls="$CALLS" -v asites="$ASITES" '
+awk -v sites="$SITES" -v calls="$CALLS" '
 	{ split($1, p, "/"); w[p[1], p[2]] = $2; t[p[1], p[2]] = $3 + $4; m[p[1], p[2]] = $5 }
 	END {
 		n = split("replay compare report advise", order, " ")
@@ -78,7 +73,7 @@ awk -v sites="$SITES" -v calls="$CALLS" -v asites="$ASITES" '
 				m[k, 1] / 1024, r
 		}
 		printf "sites_scale sites=%d calls=%d replay_cpu_s=%.2f compare_cpu_s=%.2f " \
-			"report_cpu_s=%.2f advise_sites=%d advise_cpu_s=%.2f " \
-			"worst_ratio_per_doubling=%.2f\n", sites, calls,
-			t["replay", 1], t["compare", 1], t["report", 1], asites, t["advise", 1], worst
+			"report_cpu_s=%.2f advise_cpu_s=%.2f worst_ratio_per_doubling=%.2f\n",
+			sites, calls, t["replay", 1], t["compare", 1], t["report", 1],
+			t["advise", 1], worst
 	}' "$W/times"

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * advise.c - per-site order advice; see advise.h. Each candidate (a site at an order) is a
- * persite policy of its own, replayed in passes of RP_MAX_POLICIES simulators: a site's
- * bloat and faults are the whole program's minus those of the all-zero persite baseline,
- * so blocks a site's order maps over another site's pages count as its own. What each
- * site then took is read from the advice's own run, per site slot, as replay stores it.
+ * advise.c - per-site order advice; see advise.h. A candidate is a site at an order, every
+ * other site at 0 (persite): its faults are the whole program's, its bloat the program's
+ * beyond that of all at 0, so blocks a site's order maps over another site's pages count
+ * as its own. The baseline is replayed once and its decoded stream probed by
+ * advise-probe.c (no replay per candidate). What each site then took is read from the
+ * advice's own run, per site slot, as replay stores it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,7 @@ static int load_sites(sqlite3 *db, int64_t trace_id, int64_t page, struct rp_adv
 
 /* Replay pol[0..n) in passes of RP_MAX_POLICIES into res (with their sites if sites). */
 static int replay_all(sqlite3 *db, int64_t trace_id, const struct rp_policy *pol, size_t n,
-		      struct rp_run_result *res, int sites)
+		      struct rp_run_result *res, int sites, struct rp_run_opts *tap)
 {
 	struct rp_trace_info info;
 	struct rp_run_opts o;
@@ -69,6 +70,8 @@ static int replay_all(sqlite3 *db, int64_t trace_id, const struct rp_policy *pol
 
 	for (i = 0; i < n; i += RP_MAX_POLICIES) {
 		memset(&o, 0, sizeof(o));
+		if (tap)
+			o = *tap;
 		o.pol = pol + i;
 		o.nr_pol = (unsigned int)(n - i < RP_MAX_POLICIES ? n - i : RP_MAX_POLICIES);
 		o.pid = -1;
@@ -81,81 +84,129 @@ static int replay_all(sqlite3 *db, int64_t trace_id, const struct rp_policy *pol
 
 #define NR_ORD (RP_MAX_FOLIO_ORDER + 1)
 
-/* Each site's faults and bloat at every order, and its advice. */
+/*
+ * The index of site name in a->sites, or -1. a->sites is sorted by name (load_sites()'s
+ * ORDER BY, bytes as strcmp): a binary search.
+ */
+static int64_t site_index(const struct rp_advice *a, const char *name)
+{
+	size_t lo = 0, hi = a->nr_sites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, a->sites[mid].site);
+
+		if (!c)
+			return (int64_t)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+/* The stream as the baseline's replay decodes it (rp_run_opts.tap), for the probes. */
+struct tapped {
+	const struct rp_advice *a;
+	struct rp_trace t;		/* vmas and counted owned */
+	int32_t *slot_site;		/* by slot: its site's index in a->sites, -1 none */
+	struct ftdb_event *ev;
+	int32_t *site;			/* by event: its touch's site, -1 none */
+	size_t n, cap_ev, cap_site;
+	int have;			/* t and slot_site are set */
+};
+
+static void tap(const struct rp_trace *t, const struct ftdb_event *ev, const uint32_t *slots,
+		size_t n, void *arg)
+{
+	struct tapped *x = arg;
+	struct rp_vma *vmas;
+	uint8_t *counted;
+	size_t i;
+
+	if (!x->have) {
+		x->have = 1;
+		x->t.nr_vmas = t->nr_vmas;
+		vmas = xcalloc(t->nr_vmas + 1, sizeof(*vmas));
+		memcpy(vmas, t->vmas, t->nr_vmas * sizeof(*vmas));
+		x->t.vmas = vmas;
+		x->t.nr_procs = t->nr_procs;
+		if (t->counted) {
+			counted = xcalloc(t->nr_procs + 1, 1);
+			memcpy(counted, t->counted, t->nr_procs);
+			x->t.counted = counted;
+		}
+		x->t.nr_site_slots = t->nr_site_slots;
+		x->slot_site = xcalloc(t->nr_site_slots + 1, sizeof(*x->slot_site));
+		for (i = 0; i < t->nr_site_slots; i++)
+			x->slot_site[i] = t->slot_sites ?
+					  (int32_t)site_index(x->a, t->slot_sites[i]) : -1;
+	}
+	XGROW(x->ev, x->cap_ev, x->n + n);
+	XGROW(x->site, x->cap_site, x->n + n);
+	memcpy(x->ev + x->n, ev, n * sizeof(*ev));
+	for (i = 0; i < n; i++)	/* a slot past the trace's is slot 0's, as sim.c reads it */
+		x->site[x->n + i] = !slots || !x->t.nr_site_slots ? -1 :
+				    x->slot_site[slots[i] < x->t.nr_site_slots ? slots[i] : 0];
+	x->n += n;
+}
+
+/*
+ * Each site's faults and bloat at every order, and its advice: the baseline (all at 0)
+ * replayed once, its decoded stream probed by rp_advise_probe().
+ */
 static int probe(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a)
 {
-	size_t n = 1 + a->nr_sites * RP_MAX_FOLIO_ORDER, i, k;
-	struct rp_policy *pol = xcalloc(n, sizeof(*pol));
-	struct rp_run_result *res = xcalloc(n, sizeof(*res));
+	struct tapped x = { .a = a };
+	struct rp_run_opts o = { .tap = tap, .tap_arg = &x };
+	struct rp_policy pol;
+	struct rp_run_result res;
+	size_t i, k;
 	int ret = -1;
 
-	rp_persite_policy(&pol[0], "*=0", NULL, NULL, 0, 0);
-	for (i = 0; i < a->nr_sites; i++)
-		for (k = 1; k < NR_ORD; k++) {
-			const char *name = a->sites[i].site;
-			unsigned int ord = (unsigned int)k;
-
-			rp_persite_policy(&pol[1 + i * RP_MAX_FOLIO_ORDER + k - 1], name, &name,
-					  &ord, 1, 0);
-		}
-	if (replay_all(db, trace_id, pol, n, res, 0))
+	rp_persite_policy(&pol, "*=0", NULL, NULL, 0, 0);
+	if (replay_all(db, trace_id, &pol, 1, &res, 0, &o) ||
+	    rp_advise_probe(&x.t, x.ev, x.site, x.n, &res.total, a->sites, a->nr_sites))
 		goto out;
 	for (i = 0; i < a->nr_sites; i++) {
 		struct rp_advice_site *s = &a->sites[i];
 		uint64_t best = UINT64_MAX;
 
-		for (k = 0; k < NR_ORD; k++) {
-			const struct rp_counters *c = k ? &res[1 + i * RP_MAX_FOLIO_ORDER + k - 1].total
-						   : &res[0].total;
-			uint64_t b0 = res[0].total.v[RP_M_BLOAT];
-
-			s->faults[k] = c->v[RP_M_FAULTS];
-			s->bloat[k] = c->v[RP_M_BLOAT] > b0 ? c->v[RP_M_BLOAT] - b0 : 0;
+		for (k = 0; k < NR_ORD; k++)
 			if ((double)s->bloat[k] <= pct / 100.0 * (double)s->touched_bytes &&
 			    s->faults[k] < best) {
 				best = s->faults[k];
 				s->order = (unsigned int)k;
 			}
-		}
 	}
 	ret = 0;
 out:
-	free(pol);
-	free(res);
+	free((void *)x.t.vmas);
+	free((void *)x.t.counted);
+	free(x.slot_site);
+	free(x.ev);
+	free(x.site);
 	return ret;
 }
 
-/*
- * Each site's counters in run r, the advice's: its slots' sums (one per module). a->sites
- * is sorted by name (load_sites()'s ORDER BY, bytes as strcmp): a binary search per slot,
- * O(slots log sites).
- */
+/* Each site's counters in run r, the advice's: its slots' sums (one per module). */
 static void advised(struct rp_advice *a, const struct rp_run_result *r)
 {
 	uint32_t k;
 
 	for (k = 0; k < r->nr_sites; k++) {
-		size_t lo = 0, hi = a->nr_sites;
+		int64_t i = site_index(a, r->sites[k].site);
+		struct rp_site_counters *to;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = strcmp(r->sites[k].site, a->sites[mid].site);
-
-			if (!c) {
-				struct rp_site_counters *to = &a->sites[mid].advised;
-
-				to->faults += r->sites[k].c.faults;
-				to->zeroed += r->sites[k].c.zeroed;
-				to->bloat += r->sites[k].c.bloat;
-				to->rss += r->sites[k].c.rss;
-				to->at_peak += r->sites[k].c.at_peak;
-				break;
-			}
-			if (c < 0)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
+		if (i < 0)
+			continue;
+		to = &a->sites[i].advised;
+		to->faults += r->sites[k].c.faults;
+		to->zeroed += r->sites[k].c.zeroed;
+		to->bloat += r->sites[k].c.bloat;
+		to->rss += r->sites[k].c.rss;
+		to->at_peak += r->sites[k].c.at_peak;
 	}
 }
 
@@ -191,7 +242,7 @@ int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a)
 		if (rp_policy_parse(spec, &pol[1 + i]))
 			goto fail;
 	}
-	if (replay_all(db, trace_id, pol, NR_ORD + 1, res, 1))
+	if (replay_all(db, trace_id, pol, NR_ORD + 1, res, 1, NULL))
 		goto fail;
 	advised(a, &res[0]);
 	for (i = 0; i < NR_ORD + 1; i++)

@@ -52,6 +52,18 @@ struct rp_advice {
 int rp_advise(sqlite3 *db, int64_t trace_id, double pct, struct rp_advice *a);
 void rp_advice_release(struct rp_advice *a);
 /*
+ * rp_advise_probe - the probes of rp_advise() over a decoded stream (advise-probe.c): for
+ * each site i < nr_sites and order k, sites[i].faults[k] and .bloat[k] are what replaying
+ * ev[0..n) whole with that site at k and every other at 0 (persite, frag none) gives, as
+ * the whole program's faults and its bloat beyond base's, base being that replay with all
+ * at 0 (k = 0: base's faults, 0). t: the trace as the simulator is given it (VMAs,
+ * processes, counted; its slots unused); site[j]: the site of event j's touch (its slot's
+ * name), -1 for none. Return: 0, or -1 with fail() (n or nr_sites past 2^32 - 2).
+ */
+int rp_advise_probe(const struct rp_trace *t, const struct ftdb_event *ev, const int32_t *site,
+		    size_t n, const struct rp_counters *base, struct rp_advice_site *sites,
+		    size_t nr_sites);
+/*
  * rp_advice_file - the advice as a persite FILE ("ORDER SITE" lines, odd names quoted as
  * rp_persite_add_line() writes them, "0 *" last), appended to sb: persite:FILE reads every
  * site back with its order. Return: 0, or fail() (a site name too long for a line).

@@ -52,8 +52,8 @@ struct rp_persite {
 };
 
 static struct rp_persite *all_maps;
-/* all_maps by hash, open addressing (a power of two, at most half full): advise builds a
- * map per candidate, 9 per site, so finding an equal one must not scan them all */
+/* all_maps by hash, open addressing (a power of two, at most half full): a program may
+ * build thousands of maps (a candidate each), so finding an equal one must not scan them */
 static struct rp_persite **map_table;
 static size_t map_table_size, map_table_used;
 

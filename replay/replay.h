@@ -316,6 +316,14 @@ void rp_sim_finish(struct rp_sim *s);
  */
 const struct rp_counters *rp_sim_proc(const struct rp_sim *s, uint32_t proc_id);
 const struct rp_counters *rp_sim_total(const struct rp_sim *s);
+/*
+ * rp_sim_block_fits - whether a write first touch of page vpn of VMA vma_id by process
+ * proc_id, given order k now, would map its aligned 2^k-page block: the VMA is not one that
+ * always gets 4K, holds the block, and every page of the block is absent. The allocation
+ * is not asked (advise's probes run the none model, where it always succeeds).
+ */
+int rp_sim_block_fits(struct rp_sim *s, uint32_t proc_id, uint32_t vma_id, uint64_t vpn,
+		      unsigned int k);
 
 /* What one site slot took in a run (docs/sites.md, "Per-site metrics"). */
 struct rp_site_counters {

@@ -34,6 +34,7 @@ struct pass {
 	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow) */
 	uint32_t nr_procs;
 	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
+	const struct rp_trace *t;	/* as the simulators are given it, for opts->tap */
 	uint32_t touch_cursor;		/* rp_touch_slot()'s */
 	struct ftdb_event batch[RUN_BATCH];
 	uint32_t slots[RUN_BATCH];	/* site slot of each batched event (with slots) */
@@ -60,6 +61,9 @@ static void flush(struct pass *ps)
 {
 	unsigned int i;
 
+	if (ps->opts->tap)
+		ps->opts->tap(ps->t, ps->batch, ps->l->nr_slots ? ps->slots : NULL, ps->n,
+			      ps->opts->tap_arg);
 	for (i = 0; i < ps->opts->nr_pol; i++) {
 		uint64_t t0 = now_ns();
 
@@ -377,6 +381,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		goto out;
 	if (load_trace(db, trace_id, o, &l, &t, ps, info))
 		goto out;
+	ps->t = &t;
 	for (i = 0; i < o->nr_pol; i++) {
 		/* a policy deciding by site needs the touches' sites, not only the calls */
 		if ((o->pol[i].ops->flags & RP_POL_SITES) && l.sites_without_touch) {

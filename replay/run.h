@@ -28,6 +28,14 @@ struct rp_run_opts {
 	 */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *progress_arg;
+	/*
+	 * Optional: each batch of events as the simulators are fed it, with its site slots
+	 * (NULL for a trace without) and the trace as they were given it (valid during the
+	 * call only). advise probes over the stream so decoded (replay/advise-probe.c).
+	 */
+	void (*tap)(const struct rp_trace *t, const struct ftdb_event *ev, const uint32_t *slots,
+		    size_t n, void *arg);
+	void *tap_arg;
 };
 
 #define RP_PROGRESS_EVENTS (1U << 18)

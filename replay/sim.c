@@ -1287,3 +1287,20 @@ const struct rp_counters *rp_sim_total(const struct rp_sim *s)
 {
 	return &s->total;
 }
+
+int rp_sim_block_fits(struct rp_sim *s, uint32_t proc_id, uint32_t vma_id, uint64_t vpn,
+		      unsigned int k)
+{
+	struct rp_fault f;
+	unsigned int always4k;
+	uint64_t b = vpn & ~((1ULL << k) - 1);
+	struct leaf *l;
+
+	vma_of(s, vma_id, vpn, &f, &always4k);	/* fault_write()'s tests, in its order */
+	if (always4k || b < f.vma_start || b + (1ULL << k) > f.vma_end)
+		return 0;
+	if (proc_id >= s->nr_procs || !s->procs[proc_id])
+		return 1;
+	l = leaf_find(s->procs[proc_id], vpn >> LEAF_SHIFT);
+	return !l || block_absent(l, (unsigned int)(b & LEAF_MASK), 1U << k);
+}

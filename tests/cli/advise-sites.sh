@@ -17,7 +17,7 @@
 # later call's range for the whole trace) would give every write to dense2_fn instead.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 11
+plan 12
 . "$(dirname "$0")/sparse-sites.inc"
 # P; the dense block's pages in time order; the split time (between the 9th and 10th of
 # its writes); the first fault's time; dense2_fn's best order (fewest faults, the smaller
@@ -85,6 +85,8 @@ ok $([ "$rows" = "dense2_fn 7 dense_fn 9 sparse_fn 512 " ]; echo $?) \
 
 "$FT" advise "$T/s.db" --bloat-budget 25 -o "$T/advice.txt" --format json > "$T/adv.json"
 ok $? "advise -o runs"
+"$BUILD/testprogs/advise-naive" "$T/s.db" > "$T/naive" 2>&1
+ok $? "its probes, site by site and order by order: $(cat "$T/naive") (tests/cli/advise-naive.c)"
 ok $([ "$(awk '$2 == "dense_fn" { print $1 }' "$T/advice.txt")" = 4 ] &&
 	[ "$(awk '$2 == "dense2_fn" { print $1 }' "$T/advice.txt")" = "$best2" ] &&
 	[ "$(awk '$2 == "sparse_fn" { print $1 }' "$T/advice.txt")" = 0 ]; echo $?) \

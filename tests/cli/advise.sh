@@ -11,7 +11,7 @@
 # maps one 2^k block per distinct block its pages fall in.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 18
+plan 20
 . "$(dirname "$0")/sparse-sites.inc"
 # P: the 16-page aligned heap block all of whose pages are written; the first fault's time;
 # the sparse VMA's written pages and their distinct blocks at orders 1 and 4
@@ -58,6 +58,15 @@ ok $([ $((2 * b1 - 512)) -gt 128 ]; echo $?) \
 	"order 1 would bloat sparse_fn by $((2 * b1 - 512)) pages, above 25% of 512"
 ok $(grep -q "^dense_fn,65536,4,.*,0$" "$T/adv.csv"; echo $?) \
 	"advise prints dense_fn: 64K touched, order 4, no bloat"
+# its probes (by classes of blocks) against the whole-trace probe (tests/cli/advise-naive.c)
+"$BUILD/testprogs/advise-naive" "$T/s.db" > "$T/naive" 2>&1
+ok $? "the fixture's probes, site by site and order by order: $(cat "$T/naive")"
+# a SYNTHETIC kbuild-like trace, calls of 2 events at site i % 60 as bench/sites-scale.sh
+# lays them out: every 2^k block shared by the sites of its pages, forks of one parent
+"$BUILD/testprogs/synth-db" "$T/k.db" kbuild-like 3 30000 > /dev/null &&
+	. "$TOP/tests/cli/synth-sites.inc" && synth_sites "$T/k.db" 60 15000 15000 &&
+	"$BUILD/testprogs/advise-naive" "$T/k.db" > "$T/naive" 2>&1
+ok $? "a synthetic trace's probes with 60 sites sharing its blocks: $(cat "$T/naive")"
 
 # the advice replayed against order0 and mcpage:4 (the dense site's order, globally)
 "$FT" replay -n "$T/s.db" -P "persite:$T/advice.txt" -P mcpage:4 --check-oracle \
