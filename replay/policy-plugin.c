@@ -144,6 +144,16 @@ static void answer_bad(void)
 
 /* ---- loading ---- */
 
+/* The first ".so" of s that ends s or is followed by ':' (the end of a PATH), or NULL. */
+static const char *so_path_end(const char *s)
+{
+	const char *so;
+
+	for (so = strstr(s, ".so"); so && so[3] && so[3] != ':'; so = strstr(so + 1, ".so"))
+		;
+	return so;
+}
+
 static int name_ok(const char *s)
 {
 	size_t n = 0;
@@ -237,6 +247,11 @@ static int plugin_load(struct rp_policy *p, const char *path, const char *args)
 	}
 	if (!*c.canon && args)
 		snprintf(c.canon, sizeof(c.canon), "%s", args);
+	if (so_path_end(c.canon)) {	/* the run name would read back as a path */
+		free(pl);
+		return fail("plugin %s: its args '%s' hold '.so' before ':' or their end, which a "
+			    "run name cannot", fp->name, c.canon);
+	}
 	n = (size_t)snprintf(p->spec, sizeof(p->spec), "plugin:%s%s%s", fp->name,
 			     *c.canon ? ":" : "", c.canon);
 	if (n >= sizeof(p->spec)) {
@@ -261,8 +276,7 @@ static int plugin_parse(struct rp_policy *p, const char *args)
 
 	if (!args)
 		return fail("plugin needs a shared object: plugin:PATH.so[:ARGS]");
-	for (so = strstr(args, ".so"); so && so[3] && so[3] != ':'; so = strstr(so + 1, ".so"))
-		;
+	so = so_path_end(args);
 	if (so) {
 		size_t n = (size_t)(so + 3 - args);
 

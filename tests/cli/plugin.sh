@@ -7,7 +7,7 @@
 # and its exit status, the database unchanged.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 29
+plan 30
 PL=$BUILD/policies
 BAD=$BUILD/testprogs/plugins
 check "the example plugins are built (make)" test -f "$PL/mthp-like.so" -a -f "$PL/dense-first.so"
@@ -113,6 +113,8 @@ check "no get_order hook: exit 2" bad "plugin:$BAD/no-hook.so" 2 \
 	"foliotrace: bad policy 'plugin:$BAD/no-hook.so': plugin '$BAD/no-hook.so' (no-hook) has no get_order hook"
 check "bad args (the plugin's own reason): exit 2" bad "plugin:$PL/mthp-like.so:48K" 2 \
 	"foliotrace: bad policy 'plugin:$PL/mthp-like.so:48K': plugin mthp-like: bad size '48K' (8K..1M, a power of two)"
+check "args a run name could not hold: exit 2" bad "plugin:$BAD/mthp.so:lib.so" 2 \
+	"foliotrace: bad policy 'plugin:$BAD/mthp.so:lib.so': plugin mthp: its args 'lib.so' hold '.so' before ':' or their end, which a run name cannot"
 check "a crash in init: exit 2" bad "plugin:$BAD/misbehave.so:init" 2 \
 	"foliotrace: bad policy 'plugin:$BAD/misbehave.so:init': the plugin crashed in init (Segmentation fault)"
 # mid-run: the 5000th fault asked is in a later batch than the first (4096 events each)
