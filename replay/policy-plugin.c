@@ -48,12 +48,17 @@ static struct rp_plugin *loaded;	/* every plugin loaded (reachable: not a leak) 
 static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 #define NR_GUARDED (sizeof(guarded_signals) / sizeof(guarded_signals[0]))
 
+/*
+ * Plain statics, not __thread: the replay runs its simulators on one thread, and -fPIC
+ * thread-locals cost a __tls_get_addr() call per access, twice per fault (measured:
+ * bench/plugin.sh's instruction counts). volatile: the signal handler reads them.
+ */
 static struct sigaction old_action[NR_GUARDED];
 static int handlers_on;
-static __thread sigjmp_buf *guard_env;		/* the active guard's jump point */
-static __thread const char *in_hook;		/* the plugin hook running, NULL: none */
-static __thread volatile sig_atomic_t caught;	/* the signal that ended the feed */
-static __thread char bad[160];			/* a bad answer, "" if none */
+static sigjmp_buf *volatile guard_env;		/* the active guard's jump point */
+static const char *volatile in_hook;		/* the plugin hook running, NULL: none */
+static volatile sig_atomic_t caught;		/* the signal that ended the feed */
+static char bad[160];				/* a bad answer, "" if none */
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -310,6 +315,8 @@ struct plugin_state {
 	struct ft_vma_history *hist;	/* by vma_id; [nr]: the scratch VMA */
 	uint8_t *priv;			/* by vma_id, pl->ops->vma_priv_size each; [nr] too */
 	struct ft_vma vma;		/* the last VMA handed over, for mapped */
+	uint32_t filled;		/* vma_id vma holds; UINT32_MAX: none or the scratch,
+					 * which is filled afresh for every fault */
 };
 
 static void *plugin_new(const struct rp_policy *p, const struct rp_trace *t)
@@ -325,6 +332,7 @@ static void *plugin_new(const struct rp_policy *p, const struct rp_trace *t)
 	st->nr = t->nr_vmas;
 	st->hist = xcalloc((size_t)st->nr + 1, sizeof(*st->hist));
 	st->priv = ps ? xcalloc((size_t)st->nr + 1, ps) : NULL;
+	st->filled = UINT32_MAX;
 	return st;
 }
 
@@ -339,13 +347,20 @@ static void plugin_free(void *state)
 	}
 }
 
-/* The ft_vma of fault f into st->vma (an unknown VMA: the fault's page, a fresh scratch). */
-static void vma_fill(struct plugin_state *st, const struct rp_fault *f)
+/*
+ * The ft_vma of fault f into st->vma (an unknown VMA: the fault's page, a fresh scratch).
+ * Consecutive faults mostly share a VMA: then only the process is set again.
+ */
+static inline void vma_fill(struct plugin_state *st, const struct rp_fault *f)
 {
 	size_t ps = st->pl->ops->vma_priv_size;
 	uint32_t k = f->vma_id < st->nr ? f->vma_id : st->nr;
 	uint64_t vf = f->vma_id < st->nr ? st->vmas[k].flags : 0;
 
+	st->vma.pid = f->proc_id;
+	if (k == st->filled)
+		return;
+	st->filled = k == st->nr ? UINT32_MAX : k;
 	if (k == st->nr) {
 		memset(&st->hist[k], 0, sizeof(st->hist[k]));
 		if (ps)
@@ -357,7 +372,6 @@ static void vma_fill(struct plugin_state *st, const struct rp_fault *f)
 	st->vma.flags = (vf & 0x20000000ULL ? FT_VMA_HUGEPAGE : 0) |
 			(vf & RP_VM_NOHUGEPAGE ? FT_VMA_NOHUGEPAGE : 0);
 	st->vma.id = f->vma_id;
-	st->vma.pid = f->proc_id;
 	st->vma.hist = &st->hist[k];
 	st->vma.priv = ps ? st->priv + k * ps : NULL;
 }
@@ -381,9 +395,10 @@ static unsigned int plugin_orders(const struct rp_policy *p, void *state,
 		answer_bad();
 		m &= FT_POLICY_ORDERS;
 	}
-	for (o = RP_MAX_FOLIO_ORDER; o >= 1; o--)
-		if (m & (1UL << o))
-			out[n++] = (uint8_t)o;
+	for (; m; m &= ~(1UL << o)) {	/* the set bits, largest first */
+		o = 63 - __builtin_clzl(m);
+		out[n++] = (uint8_t)o;
+	}
 	return n;
 }
 
