@@ -49,12 +49,12 @@ static const int guarded_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT 
 #define NR_GUARDED (sizeof(guarded_signals) / sizeof(guarded_signals[0]))
 
 /*
- * Plain statics, not __thread: the replay runs its simulators on one thread, and -fPIC
- * thread-locals cost a __tls_get_addr() call per access, twice per fault (measured:
- * bench/plugin.sh's instruction counts). volatile: the signal handler reads them.
+ * Process-wide, as the handlers are: the replay feeds its simulators from one thread.
+ * volatile: the signal handler reads them.
  */
 static struct sigaction old_action[NR_GUARDED];
 static int handlers_on;
+static void *alt_stack;				/* ours, if there was none; kept until exit */
 static sigjmp_buf *volatile guard_env;		/* the active guard's jump point */
 static const char *volatile in_hook;		/* the plugin hook running, NULL: none */
 static volatile sig_atomic_t caught;		/* the signal that ended the feed */
@@ -88,7 +88,7 @@ static void handlers_install(void)
 	handlers_on = 1;
 	if (!sigaltstack(NULL, &ss) && (ss.ss_flags & SS_DISABLE)) {
 		ss.ss_size = 1 << 16;
-		ss.ss_sp = xmalloc(ss.ss_size);	/* kept until exit */
+		ss.ss_sp = alt_stack = xmalloc(ss.ss_size);
 		ss.ss_flags = 0;
 		sigaltstack(&ss, NULL);
 	}
