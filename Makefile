@@ -1,6 +1,7 @@
 # foliotrace top-level Makefile.
 #
-#   make          build build/foliotrace, the babeltrace2 plugin and the workloads
+#   make          build build/foliotrace, the babeltrace2 plugin, the policy plugins of
+#                 contrib/policies/ (build/policies/NAME.so) and the workloads
 #   make deps     install the Debian packages everything needs (apt-get, as root)
 #   make check    deps + build + every test, guest tests included, then check-asan and
 #                 fuzz-smoke (what .ci/run runs)
@@ -23,7 +24,7 @@ FT_CFLAGS := -std=gnu11 $(FT_WARN) -fPIC -D_GNU_SOURCE -I. -I$(B)/gen
 # The static programs that run in the guest (workloads, replayer, tracer, launcher): the
 # same warnings, their own optimisation (they are measured, so never the user's -O0).
 GUEST_CFLAGS := -std=gnu11 -O2 $(FT_WARN)
-LDLIBS  += -lsqlite3 -lm -lpthread
+LDLIBS  += -lsqlite3 -lm -lpthread -ldl
 BT_CFLAGS := $(shell pkg-config --cflags babeltrace2 2>/dev/null)
 BT_LIBS   := $(shell pkg-config --libs babeltrace2 2>/dev/null || echo -lbabeltrace2)
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
@@ -44,7 +45,7 @@ SCHEMA_SQL := $(sort $(wildcard schema/[0-9]*.sql))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
-all: $(B)/foliotrace $(B)/plugins/foliotrace.so workloads $(B)/tests-built
+all: $(B)/foliotrace $(B)/plugins/foliotrace.so policies workloads $(B)/tests-built
 
 $(B)/obj/%.o: %.c $(B)/gen/schema.h
 	@mkdir -p $(dir $@)
@@ -72,6 +73,19 @@ $(B)/foliotrace: $(call obj,$(CLI_SRC)) $(B)/libft.a
 $(B)/plugins/foliotrace.so: $(call obj,tracer/plugin.c) $(B)/libft.a
 	@mkdir -p $(dir $@)
 	$(CC) -shared -Wl,-Bsymbolic $(ALL_LDFLAGS) -o $@ $^ $(BT_LIBS) $(LDLIBS)
+
+# Policy plugins (docs/policies.md, "Writing a policy outside the tree"): the examples of
+# contrib/policies/ as $(B)/policies/NAME.so, and the broken ones tests/cli/plugin.sh
+# loads as $(B)/testprogs/plugins/NAME.so. Header only: they link nothing of ours.
+POLICIES      := $(basename $(notdir $(wildcard contrib/policies/*.c)))
+TEST_PLUGINS  := $(basename $(notdir $(wildcard tests/cli/plugins/*.c)))
+policies: $(addprefix $(B)/policies/,$(addsuffix .so,$(POLICIES)))
+$(B)/policies/%.so: contrib/policies/%.c include/foliotrace/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(FT_WARN) -fPIC -I. $(CFLAGS) $(LDFLAGS) -shared -o $@ $<
+$(B)/testprogs/plugins/%.so: tests/cli/plugins/%.c include/foliotrace/policy.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(FT_WARN) -fPIC -I. $(CFLAGS) $(LDFLAGS) -shared -o $@ $<
 
 # Bundled workloads and the in-guest replayer: static, one binary per source, per arch.
 # The replayer (replay/guest/, docs/guest-replay.md) is bundled the same way.
@@ -174,6 +188,8 @@ $(B)/harness/%: tests/harness/%.c tests/unit/tap.h
 $(B)/tests-built: $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC)) \
 		  $(B)/testprogs/synth-db $(B)/testprogs/set-latency $(B)/testprogs/stream-allocs \
 		  $(B)/testprogs/advise-naive \
+		  $(addprefix $(B)/policies/,$(addsuffix .so,$(POLICIES))) \
+		  $(addprefix $(B)/testprogs/plugins/,$(addsuffix .so,$(TEST_PLUGINS))) \
 		  $(patsubst tests/harness/%.c,$(B)/harness/%,$(HARNESS_SRC))
 	@touch $@
 
@@ -225,4 +241,4 @@ demo: deps
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all workloads workloads-arm64 deps check check-asan check-unit fuzz fuzz-build fuzz-smoke demo clean
+.PHONY: all policies workloads workloads-arm64 deps check check-asan check-unit fuzz fuzz-build fuzz-smoke demo clean

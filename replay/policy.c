@@ -26,6 +26,7 @@
 	X(thp)		\
 	X(adaptive)	\
 	X(persite)	\
+	X(plugin)	\
 	/* end of the policy table */
 
 #define POLICY_DECLARE(name) extern const struct rp_policy_ops rp_policy_##name;
@@ -110,6 +111,15 @@ int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *b
 			return fail("policy '%s' cannot run on a 6.12 guest (upstream mTHP has no "
 				    "8K anonymous folio): it runs %s (folios of 16K and up)",
 				    p->spec, can);
+	return 0;
+}
+
+int rp_policy_guard(const struct rp_policy *p, void (*fn)(void *arg), void *arg)
+{
+	if (p->ops->guard)
+		return p->ops->guard(p, fn, arg);
+	if (fn)
+		fn(arg);
 	return 0;
 }
 

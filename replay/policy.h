@@ -88,7 +88,17 @@ struct rp_policy_ops {
 	 * kernel does not implement it).
 	 */
 	int (*knob)(const struct rp_policy *p, char *buf, size_t len);
+	/*
+	 * Optional: run fn(arg), a feed of this policy's simulator or oracle, under the
+	 * policy's protection (plugin: a crash or a bad answer in the plugin ends fn early);
+	 * fn NULL: only check that p can be replayed. Return: 0, or fail() naming what went
+	 * wrong (the simulator must then not be fed again). rp_policy_guard() calls it.
+	 */
+	int (*guard)(const struct rp_policy *p, void (*fn)(void *arg), void *arg);
 };
+
+/* p->ops->guard(p, fn, arg), or fn(arg) and 0 for a policy without the hook. */
+int rp_policy_guard(const struct rp_policy *p, void (*fn)(void *arg), void *arg);
 
 /* "8" for RP_MAX_FOLIO_ORDER in a string literal (grammar texts) */
 #define RP_STR_(x)	#x

@@ -51,6 +51,7 @@ static inline int rp_vm_exec_stack(uint64_t vm_flags)
 
 struct rp_policy_ops;
 struct rp_persite;
+struct rp_plugin;
 
 /* A parsed policy spec. Plain data: copy freely. */
 struct rp_policy {
@@ -69,6 +70,8 @@ struct rp_policy {
 	 * struct stays plain data); replay/policy-persite.c.
 	 */
 	const struct rp_persite *persite;
+	/* plugin: the loaded shared object, kept until exit; NULL for a run name only */
+	const struct rp_plugin *plugin;
 	char spec[64];			/* canonical spec string, e.g. "mthp:16K,64K" */
 };
 

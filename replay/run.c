@@ -57,8 +57,33 @@ int rp_policy_records_all(const char *recorded)
 	return recorded && !strcmp(recorded, "order0");
 }
 
-static void flush(struct pass *ps)
+/* The batch into simulator or oracle i: a feed run under the policy's guard. */
+struct feed_call {
+	struct pass *ps;
+	unsigned int i;
+};
+
+static void feed_sim(void *arg)
 {
+	struct feed_call *fc = arg;
+	struct pass *ps = fc->ps;
+
+	rp_sim_feed_sites(ps->sim[fc->i], ps->batch, ps->l->nr_slots ? ps->slots : NULL, ps->n);
+}
+
+static void feed_oracle(void *arg)
+{
+	struct feed_call *fc = arg;
+	struct pass *ps = fc->ps;
+
+	rp_oracle_feed_sites(ps->orc[fc->i], ps->batch, ps->l->nr_slots ? ps->slots : NULL,
+			     ps->n);
+}
+
+/* Return: 0, or -1 with fail() when a policy's guard ended its feed (a plugin's crash). */
+static int flush(struct pass *ps)
+{
+	struct feed_call fc = { .ps = ps };
 	unsigned int i;
 
 	if (ps->opts->tap)
@@ -67,14 +92,15 @@ static void flush(struct pass *ps)
 	for (i = 0; i < ps->opts->nr_pol; i++) {
 		uint64_t t0 = now_ns();
 
-		rp_sim_feed_sites(ps->sim[i], ps->batch, ps->l->nr_slots ? ps->slots : NULL,
-				  ps->n);
+		fc.i = i;
+		if (rp_policy_guard(&ps->opts->pol[i], feed_sim, &fc))
+			return -1;
 		ps->ns[i] += now_ns() - t0;
-		if (ps->orc[i])
-			rp_oracle_feed_sites(ps->orc[i], ps->batch,
-					     ps->l->nr_slots ? ps->slots : NULL, ps->n);
+		if (ps->orc[i] && rp_policy_guard(&ps->opts->pol[i], feed_oracle, &fc))
+			return -1;
 	}
 	ps->n = 0;
+	return 0;
 }
 
 static int on_event(const struct ftdb_event *ev, void *arg)
@@ -92,7 +118,7 @@ static int on_event(const struct ftdb_event *ev, void *arg)
 	ps->batch[ps->n++] = *ev;
 	ps->events++;
 	if (ps->n == RUN_BATCH)
-		flush(ps);
+		return flush(ps);
 	return 0;
 }
 
@@ -390,6 +416,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 			      o->pol[i].spec, (long long)trace_id);
 			goto out;
 		}
+		if (rp_policy_guard(&o->pol[i], NULL, NULL))	/* can it be replayed? */
+			goto out;
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
 			goto out;
@@ -400,8 +428,8 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		goto out;
 	if (ftdb_stream_foreach(db, trace_id, on_event, ps))
 		goto out;
-	if (ps->n)
-		flush(ps);
+	if (ps->n && flush(ps))
+		goto out;
 	if (o->progress)
 		o->progress(ps->seen, ps->total, o->progress_arg);
 	for (i = 0; i < o->nr_pol; i++) {

@@ -41,6 +41,26 @@ diag() { echo "# $*"; }
 within_pct() { # within_pct GOT WANT PCT: |got-want| <= pct% of want
 	awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= w * p / 100.0) }'
 }
+# ingest_fixtures: every trace fixture (tests/data/*/ and tests/data-packets/*/, the
+# directories holding a CTF metadata file) ingested into $T/fx-NAME.db; the names ingested
+# into $T/fixtures, one a line. Sets fixtures (found) and bad (failed ingests, each a
+# diagnostic line), for a loop over $T/fixtures to add its own failures to.
+ingest_fixtures() {
+	fixtures=0
+	bad=0
+	: > "$T/fixtures"
+	for _d in "$TOP"/tests/data/*/ "$TOP"/tests/data-packets/*/; do
+		_d=${_d%/}
+		[ -n "$(find "$_d" -name metadata -print -quit 2>/dev/null)" ] || continue
+		fixtures=$((fixtures + 1))
+		if "$FT" ingest -o "$T/fx-$(basename "$_d").db" "$_d" > /dev/null 2> "$T/err"; then
+			basename "$_d" >> "$T/fixtures"
+		else
+			diag "$(basename "$_d"): ingest failed: $(cat "$T/err")"
+			bad=$((bad + 1))
+		fi
+	done
+}
 done_testing() {
 	if [ -z "$_plan" ]; then
 		echo "# no plan declared ($_n tests ran)"

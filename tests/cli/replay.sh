@@ -191,20 +191,10 @@ for cmd in replay compare report; do
 done
 
 # --- every trace fixture: engine and oracle agree on every metric ---
-fixtures=0
-bad=0
 mkdir "$T/cons"
-for d in "$TOP"/tests/data/*/ "$TOP"/tests/data-packets/*/; do
-	d=${d%/}
-	[ -n "$(find "$d" -name metadata -print -quit 2>/dev/null)" ] || continue
-	fixtures=$((fixtures + 1))
-	n=$(basename "$d")
+ingest_fixtures
+while read -r n; do
 	db="$T/fx-$n.db"
-	if ! "$FT" ingest -o "$db" "$d" > /dev/null 2> "$T/err"; then
-		diag "$n: ingest failed: $(cat "$T/err")"
-		bad=$((bad + 1))
-		continue
-	fi
 	for frag in none buddyinfo; do
 		"$FT" replay "$db" -n --check-oracle --frag $frag $ALL -P mcpage:1 -P mcpage:8 \
 			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M > /dev/null 2> "$T/err" ||
@@ -232,7 +222,7 @@ for d in "$TOP"/tests/data/*/ "$TOP"/tests/data-packets/*/; do
 			--format json > "$c.pid-$pid.json" 2> "$T/err" ||
 			{ diag "$n --pid $pid: $(cat "$T/err")"; bad=$((bad + 1)); }
 	done
-done
+done < "$T/fixtures"
 diag "$fixtures trace fixtures checked"
 check "every fixture under tests/data: engine and oracle agree ($fixtures fixtures)" \
 	test "$bad" = 0 -a "$fixtures" -gt 0

@@ -95,7 +95,8 @@ static const struct {
 	{ "mcpage:two", "bad policy 'mcpage:two': order 'two' is not a number" },
 	{ "mcpage:-1", "bad policy 'mcpage:-1': order '-1' is not a number" },
 	{ "order1", "bad policy 'order1': unknown policy 'order1' (known: order0, mcpage:N, "
-		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE], persite:FILE)" },
+		    "mthp:SIZE[,SIZE...], faultaround:N, thp, adaptive[:max=SIZE], persite:FILE, "
+		    "plugin:PATH.so[:ARGS])" },
 	{ "persite", "bad policy 'persite': persite needs a file: persite:FILE (lines 'ORDER "
 		     "SITE', docs/sites.md)" },
 	{ "persite:/dev/null", "bad policy 'persite:/dev/null': '/dev/null' is not a regular "
