@@ -98,3 +98,12 @@ const char *vm_path(const char *rel)
 	snprintf(p, PATH_MAX, "%s/%s", vm_home(), rel);
 	return p;
 }
+
+const char *vm_bundled_path(const char *arch, const char *name)
+{
+	char rel[PATH_MAX];
+	int tree = !access(vm_path("Makefile"), F_OK);
+
+	snprintf(rel, sizeof(rel), "%sworkloads/%s/%s", tree ? "build/" : "", arch, name);
+	return vm_path(rel);
+}
