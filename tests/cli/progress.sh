@@ -67,7 +67,7 @@ echo "no guest here" > "$out/run_error"
 exit 1
 EOT
 chmod +x "$H/guest-kernel/run.sh"
-WL=$BUILD/testprogs/x86_64/hello-anon
+WL=$TOP/build/testprogs/x86_64/hello-anon	# built by make all (build-asan/ has no guest programs)
 # the line after LINE in the terminal's output: erase-to-end sequences and the empty
 # lines of the pty's \r\n left out
 norm() { sed 's/\x1b\[K//g' "$1" | grep -v '^$'; }
