@@ -8,6 +8,10 @@
 #   make check-asan  the unit and CLI tests with AddressSanitizer and UBSan (build-asan/)
 #   make fuzz     the libFuzzer harnesses of tests/fuzz/, FUZZ_SECONDS (60) each
 #   make demo     deps + build + record bundled workloads in a guest, replay, compare, report
+#   make install  the program, its guest files, man pages, completion, babeltrace2 plugin
+#                 (PREFIX, DESTDIR and the GNU directory variables; docs/install.md)
+#   make uninstall  what make install installed
+#   make deb      the Debian package, build/foliotrace_VERSION_ARCH.deb (debian/)
 #
 # Sources are picked up by directory: a new file in lib/, db/, tracer/, replay/, report/, vm/ or cli/
 # no Makefile change. Dependencies point one way (see docs/architecture.md).
@@ -52,6 +56,29 @@ $(B)/obj/%.o: %.c $(B)/gen/schema.h
 	$(CC) $(ALL_CFLAGS) -DFT_VERSION='"$(VERSION)"' -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+
+# GNU installation directories (make install, docs/install.md). The program finds its
+# guest files at BINDIR/FT_HOME_REL, a path relative to itself, so a DESTDIR install, or a
+# prefix moved elsewhere, runs as well; the header is rewritten only when it changes.
+PREFIX        ?= /usr/local
+prefix        ?= $(PREFIX)
+exec_prefix   ?= $(prefix)
+bindir        ?= $(exec_prefix)/bin
+libexecdir    ?= $(exec_prefix)/libexec
+datarootdir   ?= $(prefix)/share
+mandir        ?= $(datarootdir)/man
+man1dir       ?= $(mandir)/man1
+pkglibexecdir ?= $(libexecdir)/foliotrace
+bashcompdir   ?= $(datarootdir)/bash-completion/completions
+# babeltrace2 2.0 loads system plugins from LIBDIR/babeltrace2/plugins of its own libdir
+# (not a prefix of ours: /usr/lib/x86_64-linux-gnu/babeltrace2/plugins on Debian 12)
+btplugindir   ?= $(shell pkg-config --variable=libdir babeltrace2 2>/dev/null || echo /usr/lib)/babeltrace2/plugins
+FT_HOME_REL := $(shell realpath -m --relative-to='$(bindir)' '$(pkglibexecdir)')
+$(B)/gen/paths.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define FT_HOME_REL "$(FT_HOME_REL)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(B)/obj/cli/main.o: $(B)/gen/paths.h
 
 # Schema files are compiled in, so a binary and its migrations can never disagree.
 $(B)/gen/schema.h: $(SCHEMA_SQL) schema/embed.sh
@@ -238,7 +265,29 @@ demo: deps
 	$(MAKE) all
 	sh tools/demo.sh
 
+# make install: the binary; PREFIX/libexec/foliotrace holding guest-kernel/ (scripts,
+# patches, configs, the guest programs' sources) and workloads/ (sources, and the built
+# static programs in workloads/ARCH/: x86_64, and arm64 when its cross compiler is
+# installed) with the source tree's relative paths, so the kernel's cache key (which
+# hashes them by those paths) is the tree's; the man pages, the bash completion and the
+# babeltrace2 plugin. install-files.sh lists every file, so uninstall removes just those.
+INSTALL_ARM64 ?= $(if $(shell command -v aarch64-linux-gnu-gcc),1)
+install: all $(if $(INSTALL_ARM64),workloads-arm64)
+	sh tools/install-files.sh install '$(DESTDIR)' '$(bindir)' '$(pkglibexecdir)' \
+		'$(man1dir)' '$(bashcompdir)' '$(btplugindir)' '$(B)'
+uninstall:
+	sh tools/install-files.sh uninstall '$(DESTDIR)' '$(bindir)' '$(pkglibexecdir)' \
+		'$(man1dir)' '$(bashcompdir)' '$(btplugindir)' '$(B)'
+
+# make deb: dpkg-buildpackage on debian/ (binary only, unsigned), the .deb moved to
+# build/foliotrace_VERSION_ARCH.deb; lintian checks it when installed (make deps).
+deb:
+	sh tools/make-deb.sh
+
+FORCE:
+
 clean:
 	rm -rf $(B) build-asan build-fuzz
 
-.PHONY: all policies workloads workloads-arm64 deps check check-asan check-unit fuzz fuzz-build fuzz-smoke demo clean
+.PHONY: all policies workloads workloads-arm64 deps check check-asan check-unit fuzz fuzz-build fuzz-smoke demo clean \
+	install uninstall deb FORCE

@@ -263,6 +263,9 @@ static void print_table(const struct rp_run_set *rs, enum out_format f)
 		out_text(&t, rs->run[i].policy);
 		table_metrics(&t, f, &rs->run[i].c, b);
 	}
+	/* fault_time without a cost model, say: nothing to read in every row */
+	if (f == OUT_TABLE)
+		out_drop_empty_cols(&t);
 	out_print(&t, f, stdout);
 	out_release(&t);
 }

@@ -24,6 +24,7 @@
 
 #include "cli/commands.h"
 #include "cli/args.h"
+#include "cli/progress.h"
 #include "cli/run-args.h"
 #include "db/ftdb.h"
 #include "db/traces.h"
@@ -64,6 +65,7 @@ static const char usage_text[] =
 	"                       1 cpu; docs/guest.md, \"Clock\"); default: the recording's\n"
 	"    -K, --kernel K     guest kernel: 6.1 (default) or 6.12 (upstream mTHP)\n"
 	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
+	"    -q, --quiet        no progress line on a terminal while a guest runs\n"
 	"    -h, --help         show this help\n";
 
 static const struct option options[] = {
@@ -79,6 +81,7 @@ static const struct option options[] = {
 	{ "clock", required_argument, NULL, 'C' },
 	{ "kernel", required_argument, NULL, 'K' },
 	{ "export", required_argument, NULL, 'e' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -88,6 +91,7 @@ struct opts {
 	unsigned int nr_pol;
 	const char *db, *arch, *comm, *mem, *cpus, *timeout, *export, *fragment, *clock, *kernel;
 	int64_t trace, pid;
+	int quiet;
 };
 
 static int usage_error(const char *msg)
@@ -112,7 +116,11 @@ static int replay_one(const struct opts *o, const char *arch, int64_t trace_id,
 		.file = file, .filter = filter, .warn = cli_warn,
 	};
 	struct vm_guest_replay_result r;
+	struct vm_guest_watch w;
+	struct cli_progress pr;
 
+	cli_progress_start(&pr, "guest replay", NULL, o->quiet);
+	g.watch = cli_progress_guest(&pr, &w);
 	if (vm_guest_replay(&g, &r))
 		return -1;
 	printf("%s: guest trace %lld (replay run %lld), %.1f s; kept in %s\n", pol->spec,
@@ -173,7 +181,7 @@ int cmd_guest_replay(int argc, char **argv)
 	int c, ret = 1, failed = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:K:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:t:c:P:m:n:T:e:F:C:K:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o.nr_pol == RP_MAX_POLICIES)
@@ -214,6 +222,7 @@ int cmd_guest_replay(int argc, char **argv)
 				return usage_error("--clock is tcg or icount");
 			o.clock = optarg;
 			break;
+		case 'q': o.quiet = 1; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;

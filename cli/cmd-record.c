@@ -15,6 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/args.h"
+#include "cli/progress.h"
 #include "db/ftdb.h"
 #include "db/traces.h"
 #include "lib/error.h"
@@ -28,7 +29,7 @@ static const char usage_text[] =
 	"                         [--timeout SECONDS] [--libvirt URI] [--rootfs DIR]\n"
 	"                         [--env NAME[=VALUE]]... [--sites [--site-skip REGEX]]\n"
 	"                         [--fragment SPEC] [--clock tcg|icount] [--kernel 6.1|6.12]\n"
-	"                         -o DB -- CMD [ARG...]\n"
+	"                         [--quiet] -o DB -- CMD [ARG...]\n"
 	"\n"
 	"Boot a guest running the patched kernel under policy P (default order0), record CMD\n"
 	"with LTTng, and store the trace in DB. CMD is a bundled workload's name, a static\n"
@@ -46,7 +47,9 @@ static const char usage_text[] =
 	"--clock icount counts guest time in instructions (1 ns each, idle skipped): times\n"
 	"that repeat; x86_64 then runs 1 cpu (docs/guest.md, \"Clock\"). Default: tcg.\n"
 	"--kernel 6.12 records in the Linux 6.12 guest under upstream's own mTHP (the policy\n"
-	"sets hugepages-*kB/enabled; docs/guest.md). Default: 6.1.\n";
+	"sets hugepages-*kB/enabled; docs/guest.md). Default: 6.1.\n"
+	"On a terminal a line follows the guest (elapsed time, booting, running, tracing\n"
+	"stopped, trace bytes written), rewritten every second; --quiet leaves it out.\n";
 
 /* guest memory unless --mem: what a compile needs (docs/guest.md, "Memory") */
 #define FT_RECORD_MEM "2G"
@@ -66,6 +69,7 @@ static const struct option options[] = {
 	{ "fragment", required_argument, NULL, 'F' },
 	{ "clock", required_argument, NULL, 'C' },
 	{ "kernel", required_argument, NULL, 'K' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -113,10 +117,12 @@ int cmd_record(int argc, char **argv)
 	const char **envs = xcalloc((size_t)argc, sizeof(*envs));	/* --env NAMEs */
 	struct vm_runner_args *ra = &o.guest;
 	struct vm_record_result r;
-	int c, ret = 1, nr_envs = 0;
+	struct vm_guest_watch w;
+	struct cli_progress pr;
+	int c, ret = 1, nr_envs = 0, quiet = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:qh", options, NULL)) != -1) {
 		switch (c) {
 		case 'a': ra->arch = optarg; break;
 		case 'p': ra->policy = optarg; break;
@@ -131,6 +137,7 @@ int cmd_record(int argc, char **argv)
 		case 'S': o.site_skip = optarg; break;
 		case 'F': ra->fragment = optarg; break;
 		case 'K': ra->kernel = optarg; break;
+		case 'q': quiet = 1; break;
 		case 'C':
 			if (strcmp(optarg, "tcg") && strcmp(optarg, "icount")) {
 				free(envs);
@@ -180,6 +187,8 @@ int cmd_record(int argc, char **argv)
 	o.nr_envs = nr_envs;
 	o.cmd = argv + optind;
 	o.nr_cmd = argc - optind;
+	cli_progress_start(&pr, "record", NULL, quiet);
+	ra->watch = cli_progress_guest(&pr, &w);
 	if (vm_record(&o, &r))
 		goto out;
 	if (!print_summary(o.db, r.trace_id, ra->sites)) {

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "cli/progress.h"
+#include "lib/fmt.h"
+#include "vm/guest-progress.h"
 
 #define PROGRESS_MS	250	/* default interval between lines, ms */
 
@@ -65,4 +67,50 @@ void cli_progress_end(struct cli_progress *p)
 	show(p, now_s(), ", done");
 	fputc('\n', stderr);
 	p->shown = 0;
+}
+
+/* erase the line on the terminal, if one is there */
+static void erase(struct cli_progress *p)
+{
+	if (!p->shown)
+		return;
+	fputs("\r\033[K", stderr);
+	p->shown = 0;
+}
+
+static void guest_line(void *arg, const char *line)
+{
+	struct cli_progress *p = arg;
+
+	erase(p);
+	fprintf(stderr, "%s\n", line);
+	fflush(stderr);
+}
+
+static void guest_progress(void *arg, const struct vm_guest_progress *g)
+{
+	struct cli_progress *p = arg;
+	char bytes[32];
+
+	if (g->exited) {
+		erase(p);
+		fflush(stderr);
+		return;
+	}
+	fmt_bytes(bytes, sizeof(bytes), g->trace_bytes);
+	fprintf(stderr, "\rfoliotrace %s: guest %.0f s, %s, trace %s\033[K", p->cmd,
+		g->elapsed_s, g->state, bytes);
+	fflush(stderr);
+	p->shown = 1;
+}
+
+const struct vm_guest_watch *cli_progress_guest(struct cli_progress *p,
+						struct vm_guest_watch *w)
+{
+	if (!p->on)
+		return NULL;
+	w->progress = guest_progress;
+	w->line = guest_line;
+	w->arg = p;
+	return w;
 }

@@ -29,4 +29,15 @@ void cli_progress_update(struct cli_progress *p, uint64_t done, uint64_t total);
 /* The step ended: the last line with ", done" if a line was shown. */
 void cli_progress_end(struct cli_progress *p);
 
+/*
+ * A guest run (record, guest replay): after cli_progress_start(), cli_progress_guest()
+ * fills w so the line follows the guest (vm/guest-progress.h), "foliotrace CMD: guest
+ * 41 s, running, trace 3.1M", rewritten every second, with run.sh's own lines printed
+ * above it, and erased when run.sh exits. Return: w, or NULL when the line is off (no
+ * terminal, --quiet): run.sh's stderr then stays the terminal's, as without a line.
+ */
+struct vm_guest_watch;
+const struct vm_guest_watch *cli_progress_guest(struct cli_progress *p,
+						struct vm_guest_watch *w);
+
 #endif /* FT_CLI_PROGRESS_H */

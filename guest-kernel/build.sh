@@ -12,8 +12,9 @@
 # valid); 6.12's all carry "6.12": kernel-6.12-<arch>-<kkey>, guest-6.12-<arch>-<gkey>,
 # linux-src-6.12, obj-6.12-<arch>, lttng-6.12-<arch>, and its own build lock.
 #
-# Everything is cached under $FOLIOTRACE_CACHE (default ~/.cache/foliotrace), outside the
-# clone, in two levels:
+# Everything is cached under $FOLIOTRACE_CACHE (default $XDG_CACHE_HOME/foliotrace, and
+# without XDG_CACHE_HOME ~/.cache/foliotrace), outside the clone or the install, in two
+# levels:
 #   kernel-<arch>-<kkey>/   kernel image + lttng .ko; kkey hashes what the kernel build
 #                           reads: Debian's source packages' versions, our patches, configs
 #                           and the scripts that build them. Cold: see docs/times.md.
@@ -53,8 +54,11 @@ arm64) IMAGE=Image ;;
 *) echo "build.sh: unknown arch '$ARCH' (x86_64 or arm64)" >&2; exit 2 ;;
 esac
 
-CACHE=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}
+CACHE=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}
 mkdir -p "$CACHE"
+# the scripts this one runs (build-kernel*.sh, initramfs.sh) take the cache from here:
+# they are hashed into the kernel's key, so their own default is left as it was
+export FOLIOTRACE_CACHE="$CACHE"
 
 say() { [ -n "$PRINT_DIR" ] && echo "build.sh: $*" >&2 || echo "build.sh: $*"; }
 die() { echo "build.sh: $*" >&2; exit 1; }
@@ -147,9 +151,17 @@ else
 	exec 9>&-
 fi
 
-# Second level: the initramfs, from the cached kernel and the userland inputs.
-make -s -C "$TOP" "workloads$( [ "$ARCH" = arm64 ] && echo -arm64)" >&2
-ginputs="$HERE/initramfs.sh $HERE/init $(ls "$TOP"/build/workloads/$ARCH/*)"
+# Second level: the initramfs, from the cached kernel and the userland inputs: the bundled
+# programs, built by make in a source tree (TOP has the Makefile), or installed by
+# `make install` in TOP/workloads/ARCH (docs/install.md); vm/spawn.c looks in the same two.
+if [ -f "$TOP/Makefile" ]; then
+	WL=$TOP/build/workloads/$ARCH
+	make -s -C "$TOP" "workloads$( [ "$ARCH" = arm64 ] && echo -arm64)" >&2
+else
+	WL=$TOP/workloads/$ARCH
+	[ -x "$WL/ft-launch" ] || die "the $ARCH programs are not installed in $WL (make install builds them when the $ARCH compiler is there)"
+fi
+ginputs="$HERE/initramfs.sh $HERE/init $(ls "$WL"/*)"
 GKEY=$( { echo "$KKEY"; pkgver lttng-tools busybox-static; hash_inputs $ginputs; } |
 	sha256sum | cut -c1-16)
 GDIR=$CACHE/guest-$S$ARCH-$GKEY
@@ -158,7 +170,7 @@ assemble_guest() {
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
 	say "assembling the $ARCH initramfs"
-	sh "$HERE/initramfs.sh" "$ARCH" "$KDIR" "$TOP/build/workloads/$ARCH" "$tmp/initrd.cpio" >&2
+	sh "$HERE/initramfs.sh" "$ARCH" "$KDIR" "$WL" "$tmp/initrd.cpio" >&2
 	cp "$KDIR/$IMAGE" "$tmp/"
 	cp "$KDIR/kernel.release" "$KDIR/config" "$tmp/"
 	[ -f "$KDIR/times" ] && cp "$KDIR/times" "$tmp/kernel-times"

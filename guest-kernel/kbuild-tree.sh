@@ -58,7 +58,7 @@ esac
 say() { echo "kbuild-tree.sh: $*" >&2; }
 die() { echo "kbuild-tree.sh: $*" >&2; exit 1; }
 
-CACHE=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}
+CACHE=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}
 KSRC_TAR=/usr/src/linux-source-6.1.tar.xz
 [ -f "$KSRC_TAR" ] || die "missing $KSRC_TAR (apt-get install linux-source-6.1; see make deps)"
 ROOT=$(cd "$ROOT" 2>/dev/null && pwd) || die "no such root directory: $ROOT"

@@ -63,7 +63,7 @@ for p in $PACKAGES; do
 	fail 2 "'$p' is not a Debian package name"
 done
 
-CACHE=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}
+CACHE=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}
 MIRROR=${FT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${FT_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 SUITE=bookworm

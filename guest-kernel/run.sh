@@ -93,7 +93,10 @@ case "$FRAGMENT" in *[!a-z0-9:,]*) echo "run.sh: bad --fragment '$FRAGMENT'" >&2
 # The policy grammar (docs/policies.md) mapped onto the 6.1 knobs by the same parser the
 # simulator uses (the knob hook of replay/policy-<name>.c), so a spec means the same
 # thing in both.
-FT=$HERE/../build/foliotrace
+# FOLIOTRACE_BIN: the program that runs this script (cli/main.c sets it); else the source
+# tree's build, else the foliotrace on PATH (an installed run.sh run by hand)
+FT=${FOLIOTRACE_BIN:-$HERE/../build/foliotrace}
+[ -x "$FT" ] || FT=$(command -v foliotrace) || FT=$HERE/../build/foliotrace
 [ -x "$FT" ] || die "$FT is missing: run make first"
 # 6.12 has no order knob: the knob's orders become mTHP sizes (MTHP, in kB: order N is
 # 4K << N; `pmd` for thp). What a 6.12 guest can run is the policy table's rule

@@ -63,6 +63,37 @@ void out_release(struct out_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+size_t out_drop_empty_cols(struct out_table *t)
+{
+	size_t rows, r, c, k = 0, dropped = 0;
+	unsigned char *keep;
+
+	if (t->stream || !t->nr_cols || !t->nr_cells)
+		return 0;
+	rows = t->nr_cells / t->nr_cols;
+	keep = xcalloc(t->nr_cols, 1);
+	for (c = 0; c < t->nr_cols; c++)
+		for (r = 0; r < rows && !keep[c]; r++)
+			keep[c] = t->cells[r * t->nr_cols + c].type != OUT_NULL;
+	/* cells in place, row-major: the kept ones move left, never right */
+	for (r = 0; r < rows; r++)
+		for (c = 0; c < t->nr_cols; c++)
+			if (keep[c])
+				t->cells[k++] = t->cells[r * t->nr_cols + c];
+	t->nr_cells = k;
+	for (c = k = 0; c < t->nr_cols; c++) {
+		if (keep[c]) {
+			t->cols[k++] = t->cols[c];
+		} else {
+			free(t->cols[c]);
+			dropped++;
+		}
+	}
+	t->nr_cols = k;
+	free(keep);
+	return dropped;
+}
+
 /* A cell as text, for the table and CSV styles; NULL is the empty string. */
 static void cell_text(const struct out_cell *c, struct strbuf *sb)
 {

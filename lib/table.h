@@ -54,6 +54,12 @@ void out_real(struct out_table *t, double v);
 void out_text(struct out_table *t, const char *s);	/* NULL prints as null */
 void out_hex(struct out_table *t, uint64_t v);		/* text "0x..." */
 void out_print(struct out_table *t, enum out_format f, FILE *fp);
+/*
+ * Leave out the columns whose every row is null (not for a streamed table, and a table
+ * with no row keeps its columns): for the table style, where an empty column is noise;
+ * CSV and JSON keep their stable columns and fields. Return: the columns left out.
+ */
+size_t out_drop_empty_cols(struct out_table *t);
 /* Print rows as they complete (after the column names are set). */
 void out_stream(struct out_table *t, enum out_format f, FILE *fp);
 

@@ -5,13 +5,15 @@
 # assembled from Debian's arm64 packages (apt-get download, no chroot). mmdebstrap,
 # qemu-user-static and arch-test build the arm64 root `record --arch arm64` runs programs
 # in (guest-kernel/rootfs.sh, which registers qemu-aarch64 in binfmt_misc itself).
+# debhelper and lintian build and check the package of `make deb` (docs/install.md).
 set -eu
 PKGS="build-essential pkg-config linux-source-6.1 linux-source-6.12 lttng-modules-dkms lttng-tools babeltrace2
  libbabeltrace2-dev libsqlite3-dev sqlite3 qemu-system-x86 qemu-system-arm busybox-static cpio
  flex bison bc libelf-dev libssl-dev gcc-aarch64-linux-gnu libc6-dev-arm64-cross kmod xz-utils
  chromium jq redis-server redis-tools libvirt-daemon libvirt-daemon-driver-qemu libvirt-clients
  man-db clang-14 libclang-rt-14-dev libunwind-dev liblzma-dev
- libunwind-dev:arm64 liblzma-dev:arm64 mmdebstrap qemu-user-static arch-test"
+ libunwind-dev:arm64 liblzma-dev:arm64 mmdebstrap qemu-user-static arch-test
+ debhelper lintian"
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=

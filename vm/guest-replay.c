@@ -97,7 +97,7 @@ int vm_guest_replay(const struct vm_guest_replay *g, struct vm_guest_replay_resu
 	struct vm_runner_args ra = {
 		.arch = g->arch, .policy = g->policy, .mem = g->mem, .cpus = g->cpus,
 		.timeout = g->timeout, .file = g->file, .fragment = g->fragment,
-		.clock = g->clock, .kernel = g->kernel,
+		.clock = g->clock, .kernel = g->kernel, .watch = g->watch,
 	};
 	struct ft_ingest_opts io = { .db = g->db, .warn = g->warn, .warn_arg = g->warn_arg };
 	struct ft_ingest_result ir;

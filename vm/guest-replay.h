@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "lib/strbuf.h"
+#include "vm/guest-progress.h"
 
 struct vm_guest_replay {
 	const char *db;			/* the database holding the trace replayed */
@@ -28,6 +29,7 @@ struct vm_guest_replay {
 	const char *filter;		/* the selection's stored form, "" for none */
 	void (*warn)(const char *msg, void *arg);	/* ft_ingest_opts.warn, or NULL */
 	void *warn_arg;
+	const struct vm_guest_watch *watch;	/* vm_runner_args.watch, or NULL */
 };
 
 struct vm_guest_replay_result {

@@ -37,9 +37,7 @@ static int is_bundled(const char *arch, const char *name)
 	struct strbuf p = STRBUF_INIT;
 	int found;
 
-	strbuf_addf(&p, "build/workloads/%s/%s", arch, name);
-	found = !access(vm_path(p.buf), X_OK);
-	strbuf_reset(&p);
+	found = !access(vm_bundled_path(arch, name), X_OK);
 	strbuf_addf(&p, "workloads/%s.c", name);
 	found = found || !access(vm_path(p.buf), R_OK);
 	strbuf_reset(&p);

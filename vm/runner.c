@@ -38,6 +38,34 @@ int vm_runner_check_fragment(const char *spec)
 	return 0;
 }
 
+/* run.sh's lines, and the guest's progress read from the share, to the caller's watch */
+static void watched_line(void *arg, const char *line)
+{
+	const struct vm_guest_watch *w = ((const struct vm_runner_args *)arg)->watch;
+
+	w->line(w->arg, line);
+}
+
+static void watched_tick(void *arg, double elapsed_s, int exited)
+{
+	const struct vm_runner_args *a = arg;
+	struct vm_guest_progress p = { .elapsed_s = elapsed_s, .exited = exited };
+
+	vm_guest_progress_read(a->out, &p);
+	if (exited)
+		p.state = "exited";
+	a->watch->progress(a->watch->arg, &p);
+}
+
+/* argv, watched if a has a watch (and a share to read the guest's progress from) */
+static int spawn(const struct vm_runner_args *a, char *const argv[])
+{
+	struct vm_watch w = { .line = watched_line, .tick = watched_tick, .arg = (void *)a,
+			      .interval_s = 1.0 };	/* s: the line's "every few seconds" */
+
+	return vm_spawn_watch(argv, a->watch && a->out ? &w : NULL);
+}
+
 int vm_runner_run(const struct vm_runner_args *a)
 {
 	/* options and values (at most 26), the --env pairs, --, the command, NULL */
@@ -72,7 +100,7 @@ int vm_runner_run(const struct vm_runner_args *a)
 	for (i = 0; i < a->nr_cmd; i++)
 		argv[n++] = a->cmd[i];
 	argv[n] = NULL;
-	rc = vm_spawn(argv);
+	rc = spawn(a, argv);
 	free(argv);
 	return rc;
 }

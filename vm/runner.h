@@ -7,6 +7,8 @@
 #ifndef FT_VM_RUNNER_H
 #define FT_VM_RUNNER_H
 
+#include "vm/guest-progress.h"
+
 /* Exit statuses of run.sh (its header comment says the same). */
 enum vm_runner_exit {
 	VM_RUNNER_OK = 0,		/* the workload ran and exited 0 */
@@ -36,6 +38,9 @@ struct vm_runner_args {
 	const char *kernel;		/* --kernel 6.1|6.12 (docs/guest.md), or NULL: 6.1 */
 	char *const *cmd;		/* the workload and its arguments */
 	int nr_cmd;			/* at most VM_RUNNER_MAX_CMD */
+	/* NULL: run.sh's stderr is the caller's; else it goes to watch->line, and
+	 * watch->progress follows the guest (vm/guest-progress.h) */
+	const struct vm_guest_watch *watch;
 };
 #define VM_RUNNER_MAX_CMD 256
 

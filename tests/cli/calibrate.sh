@@ -7,7 +7,7 @@
 # (nothing stored, database byte-identical). Usage errors exit 2.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 26
+plan 28
 D=$TOP/tests/data
 q() { "$FT" query "$1" --format csv sql "$2" | tail -n +2; }
 # median latency_ns of the anon_fault records of DB's trace with order ORD, fallback none,
@@ -66,6 +66,13 @@ check "compare JSON shows the stored fault_time_ns" grep -q \
 "$FT" compare "$T/order0-x86_64.db" --format json > "$T/cmp0.json"
 check "without a model: no fault_time_ns stored, compare JSON null" sh -c \
 	"[ \$('$FT' query '$T/order0-x86_64.db' --format csv sql \"SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns'\" | tail -1) = 0 ] && grep -q '\"fault_time_ns\":null,\"fault_time_vs_baseline\":null' '$T/cmp0.json'"
+# the table leaves out columns empty in every row; CSV keeps its columns
+"$FT" compare "$T/order0-x86_64.db" > "$T/cmp0.txt"
+"$FT" compare "$T/order0-x86_64.db" --format csv > "$T/cmp0.csv"
+check "without a model: the compare table has no fault_time columns, CSV keeps both" sh -c \
+	"grep -q '^policy .* faults_vs_base ' '$T/cmp0.txt' && ! grep -q fault_time '$T/cmp0.txt' && head -1 '$T/cmp0.csv' | grep -q ',fault_time,fault_time_vs_base,'"
+"$FT" compare "$ho" > "$T/cmp.txt"
+check "with a model: the compare table shows fault_time" grep -q '^policy .* fault_time ' "$T/cmp.txt"
 
 # refusals
 "$FT" calibrate "$T/order0-x86_64.db" > "$T/out" 2> "$T/err"

@@ -56,7 +56,7 @@ int main(void)
 	char *held, *streamed, *s;
 	enum out_format f;
 
-	plan(7);
+	plan(9);
 	s = render(OUT_CSV, 0);
 	same(s, "name,n,x\n\"a,b \"\"q\"\"\",-12,\ntab\\there\\nnl,0x1000,0.5\n",
 	     "csv: quoted fields with doubled quotes, null as empty, hex as text, control "
@@ -95,6 +95,25 @@ int main(void)
 		s = buf;
 	}
 	free(s);
+	{
+		/* columns null in every row left out (compare's fault_time without a model) */
+		static const char *const cols[] = { "a", "empty", "b", "none" };
+		struct out_table t;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *fp = open_memstream(&buf, &len);
+
+		out_init(&t, cols, 4);
+		out_int(&t, 1); out_null(&t); out_null(&t); out_null(&t);
+		out_int(&t, 2); out_null(&t); out_text(&t, "x"); out_null(&t);
+		ok(out_drop_empty_cols(&t) == 2 && t.nr_cols == 2, "drop: the 2 null columns left "
+		   "out, one with a value in one row kept");
+		out_print(&t, OUT_CSV, fp);
+		fclose(fp);
+		out_release(&t);
+		same(buf, "a,b\n1,\n2,x\n", "drop: the cells of the kept columns, in order");
+		free(buf);
+	}
 	for (f = OUT_TABLE; f <= OUT_JSON; f++) {
 		if (f == OUT_TABLE)
 			continue;	/* streamed tables size columns from a sample: same here */
