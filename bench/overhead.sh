@@ -2,7 +2,7 @@
 # bench/overhead.sh - what recording costs the workload: guest time with the anon events
 # recorded and not recorded, side by side in one guest boot.
 #
-#   sh bench/overhead.sh [ROUNDS]
+#   sh bench/overhead.sh [--clock tcg|icount] [ROUNDS]
 #
 # One x86_64 guest (FT_BENCH_ARCH to change) of the cached build boots in run.sh's ready
 # mode (LTTng's session daemon up, its modules and the anon probe loaded, no session) and
@@ -10,7 +10,10 @@
 # recording session record uses (run.sh's channel chan0 and event list; FT_SUBBUF,
 # FT_NSUBBUF and FT_LTTNG_OPTS, extra enable-channel options, to try others), ROUNDS
 # times (default 3). The guest time of each run comes from /proc/uptime in the guest;
-# per workload the ratio of the medians (traced / plain) is printed. Workloads: pf-loop
+# per workload the ratio of the medians (traced / plain) is printed. --clock icount runs
+# the guest on the instruction counter (run.sh --clock; docs/guest.md, "Clock"): guest time
+# is then instructions executed, 1 ns each, idle skipped, so the ratio is the work tracing
+# adds, whatever the host's load (x86_64: 1 cpu). Workloads: pf-loop
 # --size 64M --loops 16 (a fault and nothing else), malloc-churn, kv-redis --requests
 # 2000 (when the host has redis to copy in); not kbuild, which runs from a root
 # filesystem share in a tree prepared on the host (workloads/kbuild.sh), which this guest
@@ -24,6 +27,11 @@
 #   overhead_worst=R workload=NAME	(over the workloads other than pf-loop)
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+clock=tcg
+if [ "${1:-}" = --clock ]; then
+	case ${2:-} in tcg|icount) clock=$2 ;; *) echo "usage: sh bench/overhead.sh [--clock tcg|icount] [ROUNDS]" >&2; exit 2 ;; esac
+	shift 2
+fi
 rounds=${1:-3}
 arch=${FT_BENCH_ARCH:-x86_64}
 T=$(mktemp -d "${TMPDIR:-/tmp}/foliotrace-overhead.XXXXXX")
@@ -39,9 +47,9 @@ modes="plain traced ${FT_OVERHEAD_MODES:-}"
 # run.sh's event list and channel defaults (the same variables record uses)
 events=$(sed -n 's/^EVENTS=\(\$EVENTS,\)\{0,1\}//p' "$TOP/guest-kernel/run.sh" | paste -sd, -)
 subbuf=${FT_SUBBUF:-8M} nsubbuf=${FT_NSUBBUF:-8}
-echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
+echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest, clock $clock; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
 set +e
-sh "$TOP/guest-kernel/run.sh" --arch "$arch" --mode ready --out "$T/out" \
+sh "$TOP/guest-kernel/run.sh" --arch "$arch" --clock "$clock" --mode ready --out "$T/out" \
 	--timeout "${FT_GUEST_TIMEOUT:-3600}" \
 	--file "$TOP/bench/overhead-guest.sh" --file "$T/overhead.list" -- \
 	sh /mnt/out/in/overhead-guest.sh "$rounds" "$subbuf" "$nsubbuf" "$events" \

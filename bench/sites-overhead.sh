@@ -2,7 +2,8 @@
 # bench/sites-overhead.sh - what `record --sites` costs the workload: each workload recorded
 # without and with the call-site tracer, one after the other in one run (docs/sites.md).
 #
-#   sh bench/sites-overhead.sh [--arch A] [--baseline DIR] [--repeat N] [WORKLOAD_COMMAND...]
+#   sh bench/sites-overhead.sh [--arch A] [--clock tcg|icount] [--baseline DIR] [--repeat N]
+#	[WORKLOAD_COMMAND...]
 #	default: "pf-loop --size 64M --loops 4" "malloc-churn --size 32M --loops 2"
 #		 "kv-redis --requests 2000" kbuild
 #
@@ -14,6 +15,9 @@
 #	      unwind_us=N page_reads=N peeks=N maps_reads=N regs_us=N resume_us=N max_stop_us=N
 # where calls are the traced mapping calls of the --sites run, ratio = sites_ns/plain_ns,
 # and the tracer's counters come from the side file's last line (tracer/guest/ft-sites.c).
+# --clock icount records on the instruction counter (record --clock; docs/guest.md,
+# "Clock"): guest time is instructions executed, 1 ns each, idle skipped, so the ratio is
+# the work the tracer adds, whatever the host's load (x86_64: 1 cpu).
 # --baseline DIR: another foliotrace checkout, built (e.g. `git archive COMMIT | tar -x`,
 # then make): its `record --sites` runs too, right after the plain run, so an old and a
 # new tracer are compared in one run on the same load (base_ratio = base_sites_ns/plain_ns).
@@ -24,11 +28,16 @@ set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
 ARCH=x86_64
+CLOCK=tcg
 BASE=
 REPEAT=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch) ARCH=$2; shift 2 ;;
+	--clock)
+		case $2 in tcg|icount) CLOCK=$2 ;;
+		*) echo "bench/sites-overhead.sh: --clock is tcg or icount" >&2; exit 2 ;; esac
+		shift 2 ;;
 	--baseline) BASE=$(cd "$2" && pwd); shift 2 ;;
 	--repeat) REPEAT=$2; shift 2 ;;
 	*) break ;;
@@ -42,7 +51,7 @@ done
 make -s -C "$TOP" >&2
 D=$(mktemp -d "${TMPDIR:-/tmp}/sites-overhead.XXXXXX")
 trap 'rm -rf "$D"' EXIT
-echo "bench/sites-overhead.sh: $ARCH, $(nproc) cpus, load average" \
+echo "bench/sites-overhead.sh: $ARCH, clock $CLOCK, $(nproc) cpus, load average" \
 	"$(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared: numbers move with the load)"
 
 # value DB TRACE SQL: one number (read with $FTQ, the foliotrace that wrote DB)
@@ -57,7 +66,7 @@ span() { # span DB TRACE: guest time of the workload's processes, ns
 # rec FT DB WORKLOAD [--sites]: record; the run's span goes to $D/span
 rec() {
 	# shellcheck disable=SC2086 # the workload command is split on purpose
-	"$1" record --arch "$ARCH" ${4:-} -o "$2" -- $3 > /dev/null 2> "$D/err" ||
+	"$1" record --arch "$ARCH" --clock "$CLOCK" ${4:-} -o "$2" -- $3 > /dev/null 2> "$D/err" ||
 		{ cat "$D/err" >&2; exit 1; }
 	FTQ=$1
 	span "$2" "$(value "$2" 0 "SELECT max(trace_id) FROM trace")" > "$D/span"

@@ -172,6 +172,29 @@ static double median(struct vec *v)
 	return ((double)v->v[v->n / 2 - 1] + (double)v->v[v->n / 2]) / 2;
 }
 
+/* Mean of v, for a clock whose latencies repeat (icount): its sum is what is predicted. */
+static double mean(const struct vec *v)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < v->n; i++)
+		sum += (double)v->v[i];
+	return v->n ? sum / (double)v->n : 0;
+}
+
+/*
+ * The statistic a group of latencies is fitted by (docs/cost-model.md, "The fit"): under
+ * icount the mean, since every latency is the handler's own instructions (the slow tenth
+ * of faults are the kernel's periodic work: LRU batch drains, per-cpu list refills) and a
+ * run's sum is what the model predicts; on a host clock the median, since there the slow
+ * tail is the host's (TCG stalls) and no model of the mapped work predicts it.
+ */
+static double typical(struct vec *v, const struct rp_cost_key *key)
+{
+	return !strcmp(key->clock, "icount") ? mean(v) : median(v);
+}
+
 /* Solve the n x n system a x = b (n <= 3) by Gaussian elimination. Return: 0, -1 singular. */
 static int solve(double a[3][3], double b[3], unsigned int n, double x[3])
 {
@@ -207,8 +230,9 @@ static int solve(double a[3][3], double b[3], unsigned int n, double x[3])
 }
 
 /*
- * Weighted least squares over the medians of the new-folio groups with enough records:
- * median ~ new + byte * bytes [+ pte * ptes], each group weighted by records / median^2, so
+ * Weighted least squares over the typical latencies (typical(): medians, or means under
+ * icount) of the new-folio groups with enough records: typical ~ new + byte * bytes
+ * [+ pte * ptes], each group weighted by records / typical^2, so
  * a group counts by its size and by its relative (not absolute) error: the 2M faults, three
  * orders of magnitude slower, do not decide the 4K cost.
  */
@@ -243,7 +267,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 
 		if (g->lat.n < RP_COST_MIN_SAMPLES)
 			continue;
-		med = median(&g->lat);
+		med = typical(&g->lat, &out->key);
 		if (med < 1)
 			med = 1;
 		w = (double)g->lat.n / (med * med);
@@ -287,7 +311,7 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 	for (k = RP_COST_ZERO; k < RP_COST_NR; k++) {
 		if (s->fixed[k].n < RP_COST_MIN_SAMPLES)
 			continue;
-		out->c[k] = median(&s->fixed[k]);
+		out->c[k] = typical(&s->fixed[k], &out->key);
 		out->has[k] = 1;
 		out->samples += (int64_t)s->fixed[k].n;
 	}

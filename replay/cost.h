@@ -9,6 +9,8 @@
  *   maps the zero page (4K or huge):              zero
  *   anon_zero_wp:                                 zero_wp
  *   anon_cow:                                     cow
+ * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
+ * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
  * mapped a number of PTEs other than its pages (it is then part of byte); zero, zero_wp,
  * cow with fewer than RP_COST_MIN_SAMPLES records, and a run then costs those faults as a

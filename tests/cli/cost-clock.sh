@@ -3,12 +3,15 @@
 # REAL x86_64 fixtures given a header clock (tcg or icount, as run.sh writes it) are stored
 # with it (trace.clock, `query summary` field clock in table, CSV and JSON), calibrate keys
 # its models by it, and replay refuses a model of another clock with one line naming both,
-# storing nothing; a model of the trace's own clock is used even beside one of another. A
+# storing nothing; a model of the trace's own clock is used even beside one of another. An
+# icount model (from the real icount recordings of tests/data-icount) is fitted on the
+# shapes' mean latencies (a tcg one on their medians): with two shapes its new_ns and
+# byte_ns are the line through the two means, computed here by awk. A
 # schema-6 database migrates: its models keep their accelerator as their clock, its traces
 # have no clock, and a fixture without one (recorded before it) still finds its model.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 18
+plan 19
 D=$TOP/tests/data
 q() { "$FT" query "$1" --format csv sql "$2" | tail -n +2; }
 # fixture NAME CLOCK: a copy of the fixture whose header says accel tcg and clock CLOCK
@@ -19,10 +22,12 @@ fixture() {
 	echo "$T/$1-$2"
 }
 
-for c in tcg icount; do
-	for p in anon-touch-order0 anon-touch-mcpage2; do
-		"$FT" ingest -q -o "$T/cal-$c.db" "$(fixture $p $c)"
-	done
+# the tcg models from the fixtures, the icount ones from real icount recordings of the same
+# workloads (tests/data-icount): TCG latencies labelled icount give a negative byte cost
+# once fitted on their means
+for p in anon-touch-order0 anon-touch-mcpage2; do
+	"$FT" ingest -q -o "$T/cal-tcg.db" "$(fixture $p tcg)"
+	"$FT" ingest -q -o "$T/cal-icount.db" "$TOP/tests/data-icount/x86_64-$p"
 done
 "$FT" ingest -q -o "$T/ho.db" "$(fixture pf-loop-order0 icount)"
 clocks="$(q "$T/ho.db" "SELECT clock FROM trace")"
@@ -62,6 +67,17 @@ check "two models now, one per clock" test "$(q "$T/ho.db" \
 ok $? "replay with an icount model beside the tcg one exits 0"
 check "fault_time_ns stored for the run" test \
 	"$(q "$T/ho.db" "SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns' AND proc_id IS NULL")" = 1
+
+# icount: the fit goes through the mean latency of each shape (4K and 16K folios here: the
+# new-folio faults of both traces, fallbacks included); tcg's through the medians
+line=$(for t in 1 2; do "$FT" query "$T/cal-icount.db" --trace $t faults --format csv; done |
+	awk -F, '$1 != "ts" && $8 == 0 { n[$6]++; s[$6] += $10 }
+	END { b = (s[2] / n[2] - s[0] / n[0]) / 12288; printf "%.4f %.6f", s[0] / n[0] - 4096 * b, b }')
+fit=$(q "$T/ho.db" "SELECT printf('%.4f %.6f', new_ns, byte_ns) FROM cost_model WHERE clock = 'icount'")
+diag "icount model new_ns byte_ns: $fit; the line through the means: $line"
+check "icount model: new_ns and byte_ns are the line through the shapes' means" \
+	awk -v f="$fit" -v l="$line" 'BEGIN { split(f, a, " "); split(l, b, " ")
+		exit !(b[2] > 0 && (a[1] - b[1])^2 < (b[1] / 1e4)^2 && (a[2] - b[2])^2 < (b[2] / 1e4)^2) }'
 
 # schema 6: build one from migrations 001-006 with a model row, then let ingest migrate it
 old=$T/v6.db
