@@ -28,6 +28,7 @@
 #include "replay/site-runs.h"
 #include "report/report.h"
 #include "report/svg.h"
+#include "report/timeline.h"
 
 /* Colors per order 0..9 (light to dark: bigger blocks are darker) and per fallback reason. */
 static const char *const order_color[] = { "#d9e6f2", "#b3cde6", "#8cb3d9", "#6699cc",
@@ -408,6 +409,8 @@ static int build_trace(sqlite3 *db, const struct rp_run_set *rs, int64_t pid, st
 	}
 	section_faults(sb, rs, rows);
 	section_memory(sb, rs, rows);
+	if (report_timeline(sb, &db, rs, NULL, 1, id_prefix))
+		goto out;
 	section_orders(sb, rs, rows);
 	section_fallbacks(sb, rs, rows);
 	if (section_latency(sb, db, rs->trace_id, pid))

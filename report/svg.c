@@ -37,11 +37,10 @@ void html_esc(struct strbuf *sb, const char *s)
 	}
 }
 
-static void header(struct strbuf *sb, const char *id, const char *title, int w, int h,
-		   const struct svg_series *s, size_t nr)
+void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int h,
+		const struct svg_series *s, size_t nr, int x)
 {
 	size_t k;
-	int x = LABEL_W;
 
 	strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", id, w, h,
@@ -74,7 +73,7 @@ void svg_hbars(struct strbuf *sb, const char *id, const char *title, const char 
 		for (k = 0; k < nr; k++)
 			if (s[k].v[i] > max)
 				max = s[k].v[i];
-	header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr);
+	svg_header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr, LABEL_W);
 	for (i = 0; i < nr_rows; i++) {
 		y = TOP + (int)i * group;
 		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">",
@@ -116,7 +115,7 @@ void svg_stacked(struct strbuf *sb, const char *id, const char *title,
 	size_t i, k;
 	char buf[64];
 
-	header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr);
+	svg_header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr, LABEL_W);
 	for (i = 0; i < nr_rows; i++) {
 		double sum = 0, x = LABEL_W;
 

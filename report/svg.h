@@ -33,6 +33,13 @@ void svg_stacked(struct strbuf *sb, const char *id, const char *title,
 		 const char *const *rows, size_t nr_rows, const struct svg_series *s, size_t nr,
 		 svg_fmt fmt);
 
+/*
+ * The opening <svg id class="chart"> of a w x h px chart, its <title> and title text, and
+ * a legend row of the nr series starting at x px.
+ */
+void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int h,
+		const struct svg_series *s, size_t nr, int x);
+
 /* Append s with &, <, >, " escaped. */
 void html_esc(struct strbuf *sb, const char *s);
 

@@ -149,9 +149,9 @@ if [ -x $CHROME ]; then
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$prof" \
 		--enable-logging=stderr --v=0 --dump-dom "file://$T/report.html" > "$T/dom" 2> "$T/chrome.err"
 	check "chromium renders the report (dump-dom)" grep -q '</html>' "$T/dom"
-	check "the script ran: 5 charts counted" grep -q 'data-ready="5"' "$T/dom"
+	check "the script ran: 7 charts counted" grep -q 'data-ready="7"' "$T/dom"
 	nsvg=$(grep -o '<svg' "$T/dom" | wc -l)
-	check "5 SVG charts in the DOM" test "$nsvg" = 5
+	check "7 SVG charts in the DOM (5 bar charts, memory and fault rate over time)" test "$nsvg" = 7
 	check "bars are drawn" test "$(grep -o 'class="bar"' "$T/dom" | wc -l)" -gt 30
 	check "no JavaScript error" sh -c "! grep -qiE 'Uncaught|CONSOLE\\(.*error' '$T/chrome.err'"
 	timeout 120 $CHROME --headless --no-sandbox --disable-gpu --disable-background-networking \
