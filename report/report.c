@@ -27,6 +27,7 @@
 #include "replay/run.h"
 #include "replay/site-runs.h"
 #include "report/report.h"
+#include "report/heatmap.h"
 #include "report/svg.h"
 #include "report/timeline.h"
 
@@ -384,7 +385,8 @@ static int section_sites(struct strbuf *sb, sqlite3 *db, const struct rp_run_set
 }
 
 /* One trace's part of the page: its header, then every section, from its runs rs. */
-static int build_trace(sqlite3 *db, const struct rp_run_set *rs, int64_t pid, struct strbuf *sb)
+static int build_trace(sqlite3 *db, const struct rp_run_set *rs, const struct rp_run_query *q,
+		       struct strbuf *sb)
 {
 	const char **rows = xcalloc(rs->nr, sizeof(*rows));
 	unsigned int i;
@@ -409,11 +411,12 @@ static int build_trace(sqlite3 *db, const struct rp_run_set *rs, int64_t pid, st
 	}
 	section_faults(sb, rs, rows);
 	section_memory(sb, rs, rows);
-	if (report_timeline(sb, &db, rs, NULL, 1, id_prefix))
+	if (report_timeline(sb, &db, rs, NULL, 1, id_prefix) ||
+	    report_heatmaps(sb, db, rs->trace_id, q->pid, q->comm, id_prefix))
 		goto out;
 	section_orders(sb, rs, rows);
 	section_fallbacks(sb, rs, rows);
-	if (section_latency(sb, db, rs->trace_id, pid))
+	if (section_latency(sb, db, rs->trace_id, q->pid))
 		goto out;
 	if (section_sites(sb, db, rs))
 		goto out;
@@ -581,7 +584,7 @@ static int build_all(sqlite3 *db, const struct rp_run_query *ro, const int64_t *
 			continue;
 		}
 		snprintf(id_prefix, sizeof(id_prefix), "t%lld-", (long long)ids[t]);
-		if (build_trace(db, &rs[t], ro->pid, sb))
+		if (build_trace(db, &rs[t], ro, sb))
 			goto out;
 		(*shown)++;
 	}
@@ -627,7 +630,7 @@ int report_build(sqlite3 *db, const struct rp_run_query *q, struct strbuf *sb,
 	}
 	snprintf(what, sizeof(what), "trace %lld", (long long)rs.trace_id);
 	page_start(sb, what);
-	if (build_trace(db, &rs, q->pid, sb))
+	if (build_trace(db, &rs, q, sb))
 		goto out;
 	page_end(sb);
 	info->policies = rs.nr;
