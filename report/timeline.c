@@ -82,6 +82,28 @@ static int load_line(sqlite3 *db, int64_t run_id, struct tl_line *l)
 	return 0;
 }
 
+/* A policy's color: its place among the distinct policies of the sets, first seen first. */
+static const char *color_of(const struct rp_run_set *rs, unsigned int s, unsigned int r)
+{
+	unsigned int k, i, j, n = 0, total = 0;
+	const char **seen, *color = NULL;
+
+	for (k = 0; k <= s; k++)
+		total += rs[k].nr;
+	seen = xcalloc(total + 1, sizeof(*seen));
+	for (k = 0; k <= s && !color; k++)
+		for (i = 0; i < rs[k].nr && !color; i++) {
+			for (j = 0; j < n && strcmp(seen[j], rs[k].run[i].policy); j++)
+				;
+			if (k == s && i == r)
+				color = report_policy_color(j);
+			if (j == n)
+				seen[n++] = rs[k].run[i].policy;
+		}
+	free(seen);
+	return color;
+}
+
 int report_timeline(struct strbuf *sb, sqlite3 *const *db, const struct rp_run_set *rs,
 		    const char *const *label, unsigned int nr, const char *prefix)
 {
@@ -115,7 +137,7 @@ int report_timeline(struct strbuf *sb, sqlite3 *const *db, const struct rp_run_s
 			snprintf(l->name, sizeof(l->name), "%s%s%s", rs[s].run[r].policy,
 				 label ? " " : "", label ? label[s] : "");
 			/* a policy keeps its color on both sides of a comparison */
-			mem[k] = (struct svg_line){ l->name, report_policy_color(r), s > 0, l->x,
+			mem[k] = (struct svg_line){ l->name, color_of(rs, s, r), s > 0, l->x,
 						    l->rss, l->n };
 			rate[k] = mem[k];
 			rate[k].y = l->rate;
