@@ -2,7 +2,7 @@
 /*
  * series.h - a run's memory and faults against trace time, downsampled to a fixed number
  * of intervals while the simulator runs (report's "memory over time" and "fault rate"
- * charts; stored as replay_series rows, docs/schema.md).
+ * charts; stored in replay_run.series, docs/schema.md).
  *
  * The event stream's span (its first and last event) is cut into RP_SERIES_POINTS equal intervals; the
  * simulator closes an interval when the first event at or past its end arrives (and the

@@ -59,17 +59,6 @@ static int headers(struct strbuf *sb, sqlite3 *const *db, const struct rp_run_se
 	return 0;
 }
 
-/* Where policy's run is in rs, or -1. */
-static int find(const struct rp_run_set *rs, const char *policy)
-{
-	unsigned int i;
-
-	for (i = 0; i < rs->nr; i++)
-		if (!strcmp(rs->run[i].policy, policy))
-			return (int)i;
-	return -1;
-}
-
 static void fmt_b(char *buf, size_t len, double v)
 {
 	fmt_bytes(buf, len, (uint64_t)v);
@@ -197,11 +186,11 @@ int report_against(sqlite3 *da, const struct rp_run_query *qa, sqlite3 *db_b,
 		for (i = 0; i < rs[k].nr; i++) {
 			const char *p = rs[k].run[i].policy;
 
-			if (k && find(&rs[0], p) >= 0)
+			if (k && report_run_index(&rs[0], p) >= 0)
 				continue;
 			c.pol[c.n] = p;
-			c.at[c.n][0] = find(&rs[0], p);
-			c.at[c.n][1] = find(&rs[1], p);
+			c.at[c.n][0] = report_run_index(&rs[0], p);
+			c.at[c.n][1] = report_run_index(&rs[1], p);
 			if (c.at[c.n][0] >= 0 && c.at[c.n][1] >= 0)
 				info->policies++;
 			c.n++;

@@ -457,8 +457,7 @@ static void trace_workload(sqlite3 *db, int64_t trace_id, char *buf, size_t len)
 	ftdb_trace_release(&t);
 }
 
-/* Where policy's run is in rs, or -1. */
-static int run_index(const struct rp_run_set *rs, const char *policy)
+int report_run_index(const struct rp_run_set *rs, const char *policy)
 {
 	unsigned int i;
 
@@ -510,7 +509,7 @@ static void summary_table(struct strbuf *sb, sqlite3 *db, const struct rp_run_se
 		html_esc(sb, *wl ? wl : "unknown");
 		strbuf_addstr(sb, "</td>");
 		for (k = 0; k < np; k++) {
-			int x = run_index(r, pol[k]);
+			int x = report_run_index(r, pol[k]);
 			uint64_t v, b;
 
 			if (x < 0 || r->base < 0) {

@@ -2,7 +2,7 @@
 /*
  * timeline.h - the report's charts against trace time: anonymous RSS per policy ("memory
  * over time") and faults per second per policy ("fault rate over time"), drawn from the
- * stored series of the runs (replay_series, db/series.h).
+ * stored series of the runs (replay_run.series, db/series.h).
  */
 #ifndef FT_REPORT_TIMELINE_H
 #define FT_REPORT_TIMELINE_H

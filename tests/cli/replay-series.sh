@@ -1,5 +1,5 @@
 #!/bin/sh
-# replay-series.sh - a run's series (replay_series, replay/series.h) against the recorded
+# replay-series.sh - a run's series (replay_run.series, replay/series.h) against the recorded
 # trace read by babeltrace2: under order0, on a trace recorded under order0, every
 # anon_fault and anon_zero_wp event is one simulated fault, so the faults of each of the
 # 240 intervals must equal those events counted per interval of the anonymous events'
@@ -16,7 +16,7 @@ for f in malloc-churn anon-touch fork-cow; do
 		babeltrace2 --clock-cycles "$d" > "$T/$f.txt" 2> /dev/null
 	ok $? "$f: ingested, replayed under order0 and mcpage:4, read by babeltrace2"
 	python3 - "$db" "$T/$f.txt" > "$T/py.out" 2>&1 <<'PY'
-import re, sqlite3, sys
+import re, sqlite3, struct, sys
 db = sqlite3.connect(sys.argv[1])
 ts, touches = [], []
 for line in open(sys.argv[2]):
@@ -33,8 +33,9 @@ want = [0] * 240
 for t in touches:
     want[(t - first) // width] += 1
 for run_id, policy in db.execute("SELECT run_id, policy FROM replay_run ORDER BY run_id"):
-    rows = db.execute("SELECT point, t_ns, rss_bytes, rss_max_bytes, faults FROM replay_series "
-                      "WHERE run_id = ? ORDER BY point", (run_id,)).fetchall()
+    (blob,) = db.execute("SELECT series FROM replay_run WHERE run_id = ?", (run_id,)).fetchone()
+    assert len(blob) == 240 * 32, (policy, len(blob))
+    rows = [(i,) + struct.unpack_from("<4q", blob, 32 * i) for i in range(240)]
     metric = dict(db.execute("SELECT name, value FROM replay_metric WHERE run_id = ? AND "
                              "proc_id IS NULL", (run_id,)).fetchall())
     assert [r[0] for r in rows] == list(range(240)), policy

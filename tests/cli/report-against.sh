@@ -5,7 +5,7 @@
 # errors exit 2. Real fixtures from tests/data, ingested.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 9
+plan 10
 A="$TOP/tests/data/x86_64-anon-touch-order0"
 B="$TOP/tests/data/x86_64-anon-touch-thp"
 "$FT" ingest -q -o "$T/a.db" "$A" && "$FT" ingest -q -o "$T/b.db" "$B" &&
@@ -58,4 +58,9 @@ check "B without runs of the baseline: exit 1, one line saying how" sh -c \
 check "three databases: usage error, exit 2" test $? = 2
 "$FT" report "$T/a.db" --against x -o "$T/x.html" > /dev/null 2> "$T/err"
 check "--against not a number: usage error, exit 2" test $? = 2
+cp "$T/b.db" "$T/bad.db"
+sqlite3 "$T/bad.db" "UPDATE replay_run SET series = x'0011' WHERE policy = 'mcpage:4'"
+"$FT" report "$T/bad.db" -o "$T/x.html" > /dev/null 2> "$T/err"
+check "a stored series that is not whole records: exit 1, one line naming the run" sh -c \
+	"test $? = 1 && test \$(wc -l < '$T/err') = 1 && grep -q 'series is 2 bytes' '$T/err' && test ! -e '$T/x.html'"
 done_testing
