@@ -2,7 +2,7 @@
 /*
  * cmd-report.c - foliotrace report (the page: report/report.h): one self-contained HTML page (inline CSS and SVG, a
  * one-line script, no network) with the latest replay run of each policy: faults and memory
- * per policy, the order mix, fallbacks by reason, the recorded fault latency per mapped
+ * per policy, memory and fault rate over time, where the faults land, the order mix, fallbacks by reason, the recorded fault latency per mapped
  * order, and every metric in a table. A trace recorded with --sites also gets its top
  * allocation call sites by faults, per policy (replay_site, docs/sites.md).
  *

@@ -2,7 +2,8 @@
 /*
  * report.c - the page of `foliotrace report`: one self-contained HTML page (inline CSS and SVG, a
  * one-line script, no network) with the latest replay run of each policy: faults and memory
- * per policy, the order mix, fallbacks by reason, the recorded fault latency per mapped
+ * per policy, memory and fault rate over time (timeline.c), where the faults land
+ * (heatmap.c), the order mix, fallbacks by reason, the recorded fault latency per mapped
  * order, and every metric in a table. A trace recorded with --sites also gets its top
  * allocation call sites by faults, per policy (replay_site, docs/sites.md).
  *
