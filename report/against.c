@@ -205,6 +205,8 @@ int report_against(sqlite3 *da, const struct rp_run_query *qa, sqlite3 *db_b,
 	bars(sb, rs, &c, RP_M_FAULTS, "against-faults", "Page faults, A and B", fmt_n);
 	bars(sb, rs, &c, RP_M_PEAK_RSS, "against-peak", "Peak anonymous RSS, A and B", fmt_b);
 	bars(sb, rs, &c, RP_M_BLOAT, "against-bloat", "Bloat (never touched), A and B", fmt_b);
+	strbuf_addstr(sb, "<p class=\"note\">A policy one side did not run has no bar on that "
+		      "side (drawn as 0).</p>\n");
 	if (report_timeline(sb, db, rs, labels, 2, "against-"))
 		goto out;
 	strbuf_addstr(sb, "<p class=\"note\">Each side's time starts at its own first event; "

@@ -36,7 +36,7 @@ static long at_or_before(const struct svg_line *l, double x)
 void svg_lines(struct strbuf *sb, const char *id, const char *title, const struct svg_line *l,
 	       size_t nr, svg_fmt fx, svg_fmt fy)
 {
-	int w = AXIS_W + PLOT_W + 20, h = TOP + PLOT_H + BOTTOM;
+	int w = AXIS_W + PLOT_W + 20, top, h;
 	double xmax = 0, ymax = 0;
 	size_t k, i, longest = 0;
 	struct svg_series *leg = xcalloc(nr ? nr : 1, sizeof(*leg));
@@ -55,6 +55,9 @@ void svg_lines(struct strbuf *sb, const char *id, const char *title, const struc
 		leg[k].name = l[k].name;
 		leg[k].color = l[k].color;
 	}
+	/* a legend of many lines wraps: the plot starts below its last row */
+	top = TOP + (svg_legend_rows(leg, nr, AXIS_W, w) - 1) * SVG_LEGEND_ROW;
+	h = top + PLOT_H + BOTTOM;
 	if (xmax <= 0)
 		xmax = 1;
 	if (ymax <= 0)
@@ -63,16 +66,16 @@ void svg_lines(struct strbuf *sb, const char *id, const char *title, const struc
 	strbuf_addf(sb, "<g data-lines=\"%zu\" data-points=\"%zu\"></g>\n", nr, longest);
 	/* axes and ticks */
 	strbuf_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
-		    "stroke=\"#ccc\"/>\n", AXIS_W, TOP, PLOT_W, PLOT_H);
+		    "stroke=\"#ccc\"/>\n", AXIS_W, top, PLOT_W, PLOT_H);
 	for (c = 0; c <= TICKS; c++) {
-		int ty = TOP + PLOT_H - PLOT_H * c / TICKS, tx = AXIS_W + PLOT_W * c / TICKS;
+		int ty = top + PLOT_H - PLOT_H * c / TICKS, tx = AXIS_W + PLOT_W * c / TICKS;
 
 		fy(buf, sizeof(buf), ymax * c / TICKS);
 		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"vl\" text-anchor=\"end\">%s"
 			    "</text>", AXIS_W - 4, ty + 4, buf);
 		fx(buf, sizeof(buf), xmax * c / TICKS);
 		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"vl\" text-anchor=\"%s\">%s"
-			    "</text>\n", tx, TOP + PLOT_H + 16,
+			    "</text>\n", tx, top + PLOT_H + 16,
 			    c == 0 ? "start" : c == TICKS ? "end" : "middle", buf);
 	}
 	for (k = 0; k < nr; k++) {
@@ -81,7 +84,7 @@ void svg_lines(struct strbuf *sb, const char *id, const char *title, const struc
 			    l[k].dashed ? " stroke-dasharray=\"5,3\"" : "");
 		for (i = 0; i < l[k].n; i++)
 			strbuf_addf(sb, "%.1f,%.1f ", AXIS_W + l[k].x[i] / xmax * PLOT_W,
-				    TOP + PLOT_H - l[k].y[i] / ymax * PLOT_H);
+				    top + PLOT_H - l[k].y[i] / ymax * PLOT_H);
 		strbuf_addstr(sb, "\"/>\n");
 	}
 	/* hover columns: each line's value at the column's right edge */
@@ -90,7 +93,7 @@ void svg_lines(struct strbuf *sb, const char *id, const char *title, const struc
 
 		strbuf_addf(sb, "<rect class=\"hover\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 			    "height=\"%d\" fill=\"transparent\"><title>",
-			    AXIS_W + (double)PLOT_W * c / SVG_HOVER_COLS, TOP,
+			    AXIS_W + (double)PLOT_W * c / SVG_HOVER_COLS, top,
 			    (double)PLOT_W / SVG_HOVER_COLS, PLOT_H);
 		fx(buf, sizeof(buf), x);
 		strbuf_addf(sb, "at %s", buf);

@@ -37,9 +37,31 @@ void html_esc(struct strbuf *sb, const char *s)
 	}
 }
 
+/* px a legend item takes: its swatch, its text at about 7 px a character, a gap */
+static int legend_w(const char *name)
+{
+	return 14 + 7 * (int)strlen(name) + 16;
+}
+
+int svg_legend_rows(const struct svg_series *s, size_t nr, int x, int w)
+{
+	int x0 = x, rows = 1;
+	size_t k;
+
+	for (k = 0; k < nr; k++) {
+		if (x > x0 && x + legend_w(s[k].name) > w) {
+			rows++;
+			x = x0;
+		}
+		x += legend_w(s[k].name);
+	}
+	return rows;
+}
+
 void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int h,
 		const struct svg_series *s, size_t nr, int x)
 {
+	int x0 = x, y = 20;
 	size_t k;
 
 	strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
@@ -51,11 +73,15 @@ void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int
 	html_esc(sb, title);
 	strbuf_addstr(sb, "</text>\n");
 	for (k = 0; k < nr; k++) {
-		strbuf_addf(sb, "<rect x=\"%d\" y=\"20\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			    "<text x=\"%d\" y=\"29\" class=\"lg\">", x, s[k].color, x + 14);
+		if (x > x0 && x + legend_w(s[k].name) > w) {	/* as svg_legend_rows() */
+			x = x0;
+			y += SVG_LEGEND_ROW;
+		}
+		strbuf_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y, s[k].color, x + 14, y + 9);
 		html_esc(sb, s[k].name);
 		strbuf_addstr(sb, "</text>\n");
-		x += 14 + 7 * (int)strlen(s[k].name) + 16;
+		x += legend_w(s[k].name);
 	}
 }
 
