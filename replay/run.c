@@ -15,6 +15,7 @@
 
 #include "db/ftdb.h"
 #include "db/runs.h"
+#include "db/series.h"
 #include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
@@ -22,6 +23,7 @@
 #include "replay/load.h"
 #include "replay/policy.h"
 #include "replay/run.h"
+#include "replay/series.h"
 
 #define RUN_BATCH 4096
 
@@ -29,6 +31,7 @@ struct pass {
 	const struct rp_run_opts *opts;
 	struct rp_sim *sim[RP_MAX_POLICIES];
 	struct rp_oracle *orc[RP_MAX_POLICIES];
+	struct rp_series *ser[RP_MAX_POLICIES];	/* each simulator's, stored with its run */
 	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
 	uint8_t *keep;			/* by proc_id: 1 if selected or a shadow; NULL = all */
 	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow) */
@@ -195,6 +198,17 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	return 0;
 }
 
+/* The empty series of trace_id's event stream's span, copied per simulator. */
+static int load_span(sqlite3 *db, int64_t trace_id, struct rp_series *s)
+{
+	uint64_t first, last;
+
+	if (ftdb_stream_span(db, trace_id, &first, &last))
+		return -1;
+	rp_series_init(s, first, last);
+	return 0;
+}
+
 /* Counters c of a run, with the fault time cm predicts (none without a model). */
 static void with_time(const struct rp_counters *c, const struct rp_cost *cm,
 		      struct rp_counters *out)
@@ -268,7 +282,8 @@ static int store_runs(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		};
 
 		if (ftdb_run_add(&w, &r, &res[i].run_id) ||
-		    store_sites(&w, ps, i, res[i].run_id))
+		    store_sites(&w, ps, i, res[i].run_id) ||
+		    ftdb_run_add_series(&w, res[i].run_id, ps->ser[i]->pt, ps->ser[i]->n))
 			goto fail;
 		/* totals: every metric; per process: the non-zero ones (absent row = 0) */
 		for (pid = 0; pid <= ps->nr_procs; pid++) {
@@ -384,6 +399,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	struct rp_loaded l;
 	struct rp_filter sel;
 	struct rp_cost cost;
+	struct rp_series span;
 	unsigned int i;
 	uint64_t t0;
 	int ret = -1, has_cost;
@@ -405,7 +421,7 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	has_cost = rp_cost_lookup(db, trace_id, &cost);
 	if (has_cost < 0)
 		goto out;
-	if (load_trace(db, trace_id, o, &l, &t, ps, info))
+	if (load_trace(db, trace_id, o, &l, &t, ps, info) || load_span(db, trace_id, &span))
 		goto out;
 	ps->t = &t;
 	for (i = 0; i < o->nr_pol; i++) {
@@ -421,6 +437,9 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 		ps->sim[i] = rp_sim_new(&o->pol[i], o->frag, &t);
 		if (!ps->sim[i])
 			goto out;
+		ps->ser[i] = xmalloc(sizeof(*ps->ser[i]));
+		*ps->ser[i] = span;
+		rp_sim_series(ps->sim[i], ps->ser[i]);
 		if (o->check_oracle)
 			ps->orc[i] = rp_oracle_new(&o->pol[i], o->frag, &t);
 	}
@@ -464,6 +483,7 @@ out:
 	for (i = 0; i < o->nr_pol; i++) {
 		rp_sim_free(ps->sim[i]);
 		rp_oracle_free(ps->orc[i]);
+		free(ps->ser[i]);
 	}
 	free(ps->keep);
 	free(ps->counted);

@@ -36,6 +36,7 @@
 #include "replay/pageset.h"
 #include "replay/policy.h"
 #include "replay/replay.h"
+#include "replay/series.h"
 
 #define LEAF_SHIFT	9
 #define LEAF_PAGES	(1U << LEAF_SHIFT)	/* pages per leaf: one PMD range */
@@ -109,6 +110,10 @@ struct rp_sim {
 	uint64_t *snap;			/* by slot: its rss (pages) when the peak of version */
 	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
 	uint64_t peak_ver;		/* times s->peak was raised */
+	/* the run's series (series.h), NULL: none; ser_next UINT64_MAX then */
+	struct rp_series *ser;
+	uint64_t ser_next;		/* trace clock, ns: end of its open interval */
+	uint64_t win_max;		/* pages, max of rss since that interval began */
 };
 
 static inline uint64_t hash64(uint64_t k)
@@ -301,6 +306,8 @@ static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
 	if (p->shadow)
 		return;
 	s->rss += pages;
+	if (s->rss > s->win_max)
+		s->win_max = s->rss;
 	if (s->rss > s->peak) {
 		s->peak = s->rss;
 		s->peak_ver++;
@@ -1086,6 +1093,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->vmas = t->vmas;
 	s->nr_vmas = t->nr_vmas;
 	s->vc_id = UINT32_MAX;
+	s->ser_next = UINT64_MAX;
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
 	s->counted = t->counted;
@@ -1133,6 +1141,30 @@ void rp_sim_free(struct rp_sim *s)
 	free(s);
 }
 
+void rp_sim_series(struct rp_sim *s, struct rp_series *ser)
+{
+	s->ser = ser;
+	s->ser_next = ser->next;
+	s->win_max = s->rss;
+}
+
+/*
+ * Close the series' intervals that end at or before ts: the RSS and cumulative faults of
+ * the counted processes now (a sum over the processes: a few hundred times per run).
+ */
+static __attribute__((noinline)) void series_sample(struct rp_sim *s, uint64_t ts)
+{
+	uint64_t faults = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nr_procs; i++)
+		if (s->procs[i] && !s->procs[i]->shadow)
+			faults += s->procs[i]->c.v[RP_M_FAULTS];
+	s->ser_next = rp_series_close(s->ser, ts, s->rss << RP_PAGE_SHIFT,
+				      s->win_max << RP_PAGE_SHIFT, faults);
+	s->win_max = s->rss;
+}
+
 void rp_sim_feed(struct rp_sim *s, const struct ftdb_event *ev, size_t n)
 {
 	rp_sim_feed_sites(s, ev, NULL, n);
@@ -1152,6 +1184,8 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
 	for (e = ev; e < end; e++) {
+		if (e->ts >= s->ser_next)	/* never without a series */
+			series_sample(s, e->ts);
 		if (sites) {
 			s->slot = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
 			s->cur = is_shadow(s, e->proc_id) ? s->nr_slots : s->slot;
@@ -1229,6 +1263,8 @@ void rp_sim_finish(struct rp_sim *s)
 	if (s->finished)
 		return;
 	s->finished = 1;
+	if (s->ser)
+		series_sample(s, UINT64_MAX);
 	memset(&s->total, 0, sizeof(s->total));
 	for (i = 0; i < s->nr_procs; i++) {
 		struct proc *p = s->procs[i];

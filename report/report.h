@@ -19,8 +19,9 @@
 struct report_info {
 	size_t traces;			/* several recordings: how many; 0 for one trace */
 	unsigned int shown;		/* several: the traces with a baseline run, drawn */
-	int64_t trace_id;		/* one trace: which */
-	unsigned int policies;		/* one trace: its policies */
+	int64_t trace_id;		/* one trace: which; a comparison: A's */
+	int64_t against_id;		/* a comparison: B's trace */
+	unsigned int policies;		/* one trace: its policies; a comparison: both sides' */
 };
 
 /*

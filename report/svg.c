@@ -37,11 +37,32 @@ void html_esc(struct strbuf *sb, const char *s)
 	}
 }
 
-static void header(struct strbuf *sb, const char *id, const char *title, int w, int h,
-		   const struct svg_series *s, size_t nr)
+/* px a legend item takes: its swatch, its text at about 7 px a character, a gap */
+static int legend_w(const char *name)
 {
+	return 14 + 7 * (int)strlen(name) + 16;
+}
+
+int svg_legend_rows(const struct svg_series *s, size_t nr, int x, int w)
+{
+	int x0 = x, rows = 1;
 	size_t k;
-	int x = LABEL_W;
+
+	for (k = 0; k < nr; k++) {
+		if (x > x0 && x + legend_w(s[k].name) > w) {
+			rows++;
+			x = x0;
+		}
+		x += legend_w(s[k].name);
+	}
+	return rows;
+}
+
+void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int h,
+		const struct svg_series *s, size_t nr, int x)
+{
+	int x0 = x, y = 20;
+	size_t k;
 
 	strbuf_addf(sb, "<svg id=\"%s\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n", id, w, h,
@@ -52,11 +73,15 @@ static void header(struct strbuf *sb, const char *id, const char *title, int w, 
 	html_esc(sb, title);
 	strbuf_addstr(sb, "</text>\n");
 	for (k = 0; k < nr; k++) {
-		strbuf_addf(sb, "<rect x=\"%d\" y=\"20\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			    "<text x=\"%d\" y=\"29\" class=\"lg\">", x, s[k].color, x + 14);
+		if (x > x0 && x + legend_w(s[k].name) > w) {	/* as svg_legend_rows() */
+			x = x0;
+			y += SVG_LEGEND_ROW;
+		}
+		strbuf_addf(sb, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			    "<text x=\"%d\" y=\"%d\" class=\"lg\">", x, y, s[k].color, x + 14, y + 9);
 		html_esc(sb, s[k].name);
 		strbuf_addstr(sb, "</text>\n");
-		x += 14 + 7 * (int)strlen(s[k].name) + 16;
+		x += legend_w(s[k].name);
 	}
 }
 
@@ -74,7 +99,7 @@ void svg_hbars(struct strbuf *sb, const char *id, const char *title, const char 
 		for (k = 0; k < nr; k++)
 			if (s[k].v[i] > max)
 				max = s[k].v[i];
-	header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr);
+	svg_header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr, LABEL_W);
 	for (i = 0; i < nr_rows; i++) {
 		y = TOP + (int)i * group;
 		strbuf_addf(sb, "<text x=\"%d\" y=\"%d\" class=\"rl\" text-anchor=\"end\">",
@@ -116,7 +141,7 @@ void svg_stacked(struct strbuf *sb, const char *id, const char *title,
 	size_t i, k;
 	char buf[64];
 
-	header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr);
+	svg_header(sb, id, title, LABEL_W + PLOT_W + NOTE_W, h, s, nr, LABEL_W);
 	for (i = 0; i < nr_rows; i++) {
 		double sum = 0, x = LABEL_W;
 

@@ -33,6 +33,17 @@ void svg_stacked(struct strbuf *sb, const char *id, const char *title,
 		 const char *const *rows, size_t nr_rows, const struct svg_series *s, size_t nr,
 		 svg_fmt fmt);
 
+#define SVG_LEGEND_ROW 14	/* px per legend row */
+
+/*
+ * The opening <svg id class="chart"> of a w x h px chart, its <title> and title text, and
+ * the legend of the nr series from x px at y 20, wrapped to svg_legend_rows() rows of
+ * SVG_LEGEND_ROW px where it would pass w.
+ */
+int svg_legend_rows(const struct svg_series *s, size_t nr, int x, int w);
+void svg_header(struct strbuf *sb, const char *id, const char *title, int w, int h,
+		const struct svg_series *s, size_t nr, int x);
+
 /* Append s with &, <, >, " escaped. */
 void html_esc(struct strbuf *sb, const char *s);
 

@@ -1,0 +1,12 @@
+-- foliotrace trace database, schema version 8: a simulated run's memory and faults against
+-- trace time (replay/series.h), what report draws its "memory over time" and "fault rate"
+-- charts from. Written by replay with its runs; runs stored before, and guest replays,
+-- have NULL.
+--
+-- A column, not a table: a table costs every database a page even before its first run
+-- (tests/cli/ingest.sh keeps a database smaller than its CTF trace). Format (db/series.h,
+-- docs/schema.md): one 32-byte record per interval of the event stream's span cut into
+-- equal intervals, in time order, four little-endian int64: t_ns (end of the interval, ns
+-- after the stream's first event), rss_bytes (resident at its end), rss_max_bytes (the
+-- most resident inside it), faults (first touch + zero_wp inside it).
+ALTER TABLE replay_run ADD COLUMN series BLOB;
