@@ -100,6 +100,7 @@ struct rp_sim {
 	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
 	uint64_t peak_ver;		/* times s->peak was raised */
 	uint64_t now;			/* ns: ts of the event being replayed, or of a scan */
+	uint64_t end;			/* ns: ts of the last event fed */
 	int slow_alloc;			/* alloc_page() goes out of line: buddy model, limit */
 	struct sim_mech *mx;		/* the +mechanisms' state (sim-mech.c); NULL: none */
 };

@@ -971,8 +971,11 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 	struct proc *p = NULL;
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
+	/*
+	 * s->now is the event's ts wherever RSS may change (rss_add() and rss_sub() time the
+	 * pages' lifetimes): not set for the touch of a present page that changes nothing
+	 */
 	for (e = ev; e < end; e++) {
-		s->now = e->ts;		/* rss_add() and rss_sub() time the pages' lifetimes */
 		if (sites) {
 			s->slot = slots[e - ev] < s->nr_slots ? slots[e - ev] : 0;
 			s->cur = is_shadow(s, e->proc_id) ? s->nr_slots : s->slot;
@@ -990,6 +993,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			p->c.v[RP_M_TOUCHES]++;
 			/* touch()'s rule, its common cases inline */
 			if (!pg_present(l, i)) {
+				s->now = e->ts;
 				if (!(e->flags & FTDB_EVF_WRITE) || !s->plain4k) {
 					first_touch(s, p, l, i, pid, vpn,
 						    e->flags & FTDB_EVF_WRITE, e->vma_id);
@@ -1011,10 +1015,12 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				if (!(l->st[i] & PG_ZERO))
 					l->st[i] |= PG_TOUCHED;
 			} else {
+				s->now = e->ts;
 				touch_present_write(s, p, l, i);
 			}
 			continue;
 		}
+		s->now = e->ts;
 		switch (e->kind) {
 		case FTDB_EV_ZERO_WP:
 		case FTDB_EV_COW:
@@ -1047,6 +1053,8 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint
 	size_t i = 0, j;
 	uint64_t t;
 
+	if (n)	/* the end of rss_byte_seconds: the last event's time */
+		s->end = ev[n - 1].ts;
 	if (!s->pol.mech.khugepaged) {
 		feed_part(s, ev, slots, n);
 		return;
@@ -1139,7 +1147,7 @@ void rp_sim_finish(struct rp_sim *s)
 			p->c.v[RP_M_CONTPTE_FINAL] += contpte_count(l);
 		}
 		p->c.v[RP_M_FINAL_RSS] = p->rss << RP_PAGE_SHIFT;
-		p->c.v[RP_M_RSS_SECONDS] = byte_seconds(p, s->now);
+		p->c.v[RP_M_RSS_SECONDS] = byte_seconds(p, s->end);
 		p->c.v[RP_M_PEAK_RSS] = p->peak << RP_PAGE_SHIFT;
 		if (p->shadow)
 			continue;
