@@ -3,6 +3,7 @@
 # callgrind: unlike bench/replay.sh's times, the count does not move with the machine's load.
 #
 #   sh bench/replay-cg.sh [NR_FAULTS] [GENERATOR|DB]     default 1000000 kbuild-like
+#   FT_BENCH_POLICIES="thp thp+khugepaged" sh bench/replay-cg.sh ...   other policies
 #
 # Runs bench/replay-bench.c once per policy under valgrind --tool=callgrind, collecting
 # only inside the simulator (rp_sim_new/feed_sites/finish/free) with FT_BENCH_REPS=1: the
@@ -31,7 +32,7 @@ ir() {
 		--callgrind-out-file="$W/cg.out" "$W/bench" "$GEN" "$N" "$2" > "$W/out" 2> "$W/err"
 	callgrind_annotate "$W/cg.out" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 }
-for p in order0 mcpage:2 mcpage:4 mthp:16K,32K,64K faultaround:16 thp adaptive; do
+for p in ${FT_BENCH_POLICIES:-order0 mcpage:2 mcpage:4 mthp:16K,32K,64K faultaround:16 thp adaptive}; do
 	n=$(ir 'rp_sim_new rp_sim_feed_sites rp_sim_finish rp_sim_free' "$p")
 	ev=$(sed -n 's/^stream: .*: \([0-9]*\) events, .*/\1/p' "$W/out")
 	echo "$p ir_per_event=$(echo "scale=1; $n / 2 / $ev" | bc)"

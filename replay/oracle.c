@@ -23,6 +23,7 @@
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/mech.h"
 #include "replay/policy.h"
 #include "replay/replay.h"
 
@@ -34,7 +35,9 @@ struct opage {
 	int zero;		/* maps the zero page */
 	int touched;		/* touched since mapped */
 	int cow;		/* write-protected after a fork */
+	int written;		/* written since mapped: not all zeros (the shrinker's test) */
 	unsigned int ord;	/* order of its block */
+	uint32_t thp;		/* serial of the THP it is part of on the deferred list, 0 */
 	uint64_t pfn;
 	uint32_t slot;		/* site slot whose touch mapped it (per-site accounting) */
 	struct opage *next;	/* hash chain */
@@ -46,7 +49,22 @@ struct oproc {
 	int64_t rss;		/* pages */
 	int64_t peak;		/* pages */
 	struct opage *pages;	/* list of its pages */
+	__int128 area;		/* page-ns: its rss integrated over time */
+	int kh;			/* khugepaged: 0 not on its list, 1 on it, 2 exited */
 	struct rp_counters c;
+};
+
+struct odl {			/* a THP on the deferred split list */
+	uint32_t proc;
+	uint64_t vpn;		/* its first page */
+	uint32_t serial;
+};
+
+struct orange {			/* the VMA of the latest first-touch fault in a 2M range */
+	uint32_t proc;
+	uint64_t key;		/* vpn / 512 */
+	uint32_t vma;
+	struct orange *next;
 };
 
 struct oref {			/* mappings of one physical page (zero page excluded) */
@@ -86,7 +104,24 @@ struct rp_oracle {
 	uint32_t slot;		/* slot of the event being replayed (0 without slots) */
 	struct rp_site_counters *site;	/* by slot; rss in pages */
 	uint64_t *rss_at_peak;	/* by slot: its rss (pages) when o->peak was last raised */
+	/* time and the +mechanisms (docs/policies.md, "Mechanisms") */
+	int started;		/* an event was fed: last and next_scan are set */
+	uint64_t last;		/* ns: the time the processes' areas are integrated to */
+	uint64_t next_scan;	/* ns: khugepaged's next wake */
+	struct odl *dl;		/* the deferred split list, oldest first, from dl_head */
+	size_t nr_dl, cap_dl, dl_head;
+	uint32_t serial;	/* THPs put on it so far */
+	uint32_t *mms;		/* khugepaged's processes, in the order they entered */
+	size_t nr_mms, cap_mms;
+	size_t cur;		/* the one being scanned: index into mms, SIZE_MAX at the head */
+	uint64_t addr;		/* the next 2M range (vpn / 512) to scan in it */
+	struct orange *ranges;	/* every (process, 2M range) a first touch saw, a list */
 };
+
+static int charge(struct rp_oracle *o, uint64_t n);
+static void thp_queue(struct rp_oracle *o, uint32_t proc, uint64_t vpn);
+static void range_vma(struct rp_oracle *o, uint32_t proc, uint64_t vpn, uint32_t vma);
+static void mech_exit(struct rp_oracle *o, uint32_t proc);
 
 static size_t bucket_of(const struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
@@ -358,15 +393,19 @@ static void put(struct rp_oracle *o, uint64_t pfn)
 	free_add(o, pfn, ord);
 }
 
-/* A 4K page that is mapped whatever happens (OOM counted). */
+/* A 4K page that is mapped whatever happens (OOM counted: no memory, or over the limit). */
 static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 {
+	int oom = charge(o, 1);
 	uint64_t pfn;
 
 	if (get(o, 0, &pfn)) {
+		oom = 1;
+		pfn = bump(o, 0);
+	}
+	if (oom) {
 		p->c.v[RP_M_ALLOC_FAILS]++;
 		p->c.v[RP_M_OOM]++;
-		pfn = bump(o, 0);
 	}
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
@@ -460,6 +499,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	f.vma_start = start;
 	f.vma_end = end;
 	p->c.v[RP_M_FAULTS]++;
+	if (rp_mech_any(&o->pol.mech))
+		range_vma(o, proc, vpn, vma_id);
 	if (!write) {
 		if (!thp) {
 			reason = is_large(o) ? FTDB_FB_READ : FTDB_FB_NONE;
@@ -502,10 +543,11 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		pg->pfn = get_page(o, p);
 		ref_get(o, pg->pfn);
 		pg->touched = 1;
+		pg->written = 1;
 		for (v = b; v < b + w; v++) {
 			if (v < start || v >= end || v == vpn || find(o, proc, v))
 				continue;
-			if (get(o, 0, &pfn)) {
+			if (charge(o, 1) || get(o, 0, &pfn)) {
 				p->c.v[RP_M_ALLOC_FAILS]++;
 				p->c.v[RP_M_FB_0 + FTDB_FB_ALLOC_FAILED]++;
 				break;
@@ -536,7 +578,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
-		if (get(o, k, &pfn)) {
+		if (charge(o, sz) || get(o, k, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
 				reason = FTDB_FB_ALLOC_FAILED;
@@ -548,7 +590,10 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 			pg->pfn = pfn + (v - b);
 			ref_get(o, pg->pfn);
 			pg->touched = v == vpn;
+			pg->written = v == vpn;
 		}
+		if (pmd)
+			thp_queue(o, proc, b);
 		rss(o, proc, o->slot, (int64_t)sz);
 		p->c.v[RP_M_ALLOC_0 + k]++;
 		p->c.v[RP_M_ZEROED] += sz * RP_PAGE_SIZE;
@@ -571,6 +616,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
 	pg->touched = 1;
+	pg->written = 1;
 	rss(o, proc, o->slot, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	p->c.v[RP_M_PTE_WRITES]++;
@@ -587,6 +633,7 @@ static void cow_copy(struct rp_oracle *o, struct opage *pg)
 		put(o, pg->pfn);
 	pg->cow = 0;
 	pg->touched = 1;
+	pg->written = 1;
 	pg->ord = 0;
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
@@ -612,6 +659,7 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	if (pg->zero) {
 		pg->zero = 0;
 		pg->touched = 1;
+		pg->written = 1;
 		pg->cow = 0;
 		pg->ord = 0;
 		pg->pfn = get_page(o, p);
@@ -630,6 +678,7 @@ static void touch(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	}
 	pg->cow = 0;
 	pg->touched = 1;
+	pg->written = 1;
 }
 
 /* All pages of proc in [lo, hi), in no particular order (collected first: we delete). */
@@ -675,6 +724,7 @@ static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 	if (ev->reason == FTDB_ZAP_EXIT) {	/* exit ends the whole address space */
 		lo = 0;
 		hi = UINT64_MAX;
+		mech_exit(o, proc);
 	}
 	if (hi <= lo)
 		return;
@@ -706,6 +756,8 @@ static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 			pg->zero = saved[i].zero;
 			pg->touched = saved[i].touched;
 			pg->cow = saved[i].cow;
+			pg->written = saved[i].written;
+			pg->thp = 0;	/* a THP moved is off the deferred list */
 			pg->ord = saved[i].ord;
 			pg->pfn = saved[i].pfn;
 			pg->slot = saved[i].slot;
@@ -727,6 +779,12 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 	P(o, parent);
 	if (child == parent)
 		return;
+	/* khugepaged_fork(): the child of a process on khugepaged's list joins it */
+	if (o->pol.mech.khugepaged && P(o, parent)->kh == 1 && !P(o, child)->kh) {
+		P(o, child)->kh = 1;
+		XGROW(o->mms, o->cap_mms, o->nr_mms + 1);
+		o->mms[o->nr_mms++] = child;
+	}
 	n = collect(o, parent, 0, UINT64_MAX, &v);
 	for (i = 0; i < n; i++) {
 		struct opage *pg;
@@ -743,6 +801,7 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 		v[i]->cow = 1;
 		pg->cow = 1;
 		pg->touched = 1;
+		pg->written = v[i]->written;
 		pg->ord = v[i]->ord;
 		pg->pfn = v[i]->pfn;
 		/* a copy of an uncounted parent's page: which site mapped it is not kept */
@@ -751,6 +810,328 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 		rss(o, child, pg->slot, 1);
 	}
 	free(v);
+}
+
+/* ---- the +mechanisms, naively (docs/policies.md, "Mechanisms") ---- */
+
+static int has_page(struct opage *pg)
+{
+	return pg && !pg->zero;
+}
+
+/* Put the THP of proc at vpn.. on the deferred split list (with +shrinker). */
+static void thp_queue(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	uint64_t v;
+
+	if (!o->pol.mech.shrinker)
+		return;
+	o->serial++;
+	for (v = vpn; v < vpn + 512; v++)
+		find(o, proc, v)->thp = o->serial;
+	XGROW(o->dl, o->cap_dl, o->nr_dl + 1);
+	o->dl[o->nr_dl].proc = proc;
+	o->dl[o->nr_dl].vpn = vpn;
+	o->dl[o->nr_dl].serial = o->serial;
+	o->nr_dl++;
+}
+
+/*
+ * The shrinker looks at the THP of d once: if its 512 pages are all there, all of its
+ * serial, order 9, consecutive, none the zero page or copy-on-write, and more than
+ * max_ptes_none of them were never written (and max_ptes_none is not 511), it is split:
+ * every page becomes order 0, the never-written ones the zero page, their memory freed.
+ */
+static void shrink_one(struct rp_oracle *o, const struct odl *d)
+{
+	struct opage *pg[512];
+	struct oproc *p = P(o, d->proc);
+	unsigned int j, unwritten = 0, freed = 0;
+
+	for (j = 0; j < 512; j++) {
+		pg[j] = find(o, d->proc, d->vpn + j);
+		if (!has_page(pg[j]) || pg[j]->cow || pg[j]->thp != d->serial || pg[j]->ord != 9 ||
+		    pg[j]->pfn != pg[0]->pfn + j)
+			return;
+		if (!pg[j]->written)
+			unwritten++;
+	}
+	if (o->pol.mech.max_ptes_none == 511 || unwritten <= o->pol.mech.max_ptes_none)
+		return;
+	for (j = 0; j < 512; j++) {
+		pg[j]->ord = 0;
+		pg[j]->thp = 0;
+		if (pg[j]->written)
+			continue;
+		if (!pg[j]->touched) {
+			p->c.v[RP_M_BLOAT] += RP_PAGE_SIZE;
+			if (o->nr_slots && counted(o, d->proc))
+				o->site[pg[j]->slot].bloat += RP_PAGE_SIZE;
+		}
+		rss(o, d->proc, pg[j]->slot, -1);
+		if (ref_put(o, pg[j]->pfn) == 0)
+			put(o, pg[j]->pfn);
+		pg[j]->zero = 1;
+		pg[j]->pfn = 0;
+		freed++;
+	}
+	p->c.v[RP_M_SPLITS]++;
+	p->c.v[RP_M_SPLIT_FREED] += freed;
+}
+
+/*
+ * n more pages must fit under +limit: if they do not, the shrinker takes the oldest THPs
+ * off the list one by one until they do. Return: 1 if they still do not fit.
+ */
+static int charge(struct rp_oracle *o, uint64_t n)
+{
+	uint64_t limit = o->pol.mech.limit_pages;
+
+	if (!limit)
+		return 0;
+	while (o->pol.mech.shrinker && (uint64_t)o->rss + n > limit && o->dl_head < o->nr_dl) {
+		struct odl d = o->dl[o->dl_head++];
+
+		shrink_one(o, &d);
+	}
+	return (uint64_t)o->rss + n > limit;
+}
+
+/* khugepaged may collapse in VMA id: anonymous, not NOHUGEPAGE, not exec's stack, 2M inside */
+static int collapsible(struct rp_oracle *o, uint32_t id, uint64_t key)
+{
+	const struct rp_vma *v;
+	uint64_t first, last;
+
+	if (id >= o->nr_vmas || o->vmas[id].end <= o->vmas[id].start)
+		return 0;
+	v = &o->vmas[id];
+	if ((v->flags & RP_VM_NOHUGEPAGE) || rp_vm_exec_stack(v->flags))
+		return 0;
+	/* the whole 2M range key, or (key UINT64_MAX) some 2M range, in the VMA */
+	first = (v->start + (2ULL << 20) - 1) / (2ULL << 20);
+	last = v->end / (2ULL << 20);	/* ranges [first, last) are inside */
+	return key == UINT64_MAX ? first < last : key >= first && key < last;
+}
+
+static struct orange *range_find(struct rp_oracle *o, uint32_t proc, uint64_t key)
+{
+	struct orange *r;
+
+	for (r = o->ranges; r; r = r->next)
+		if (r->proc == proc && r->key == key)
+			return r;
+	return NULL;
+}
+
+/* A first-touch fault of proc at vpn in VMA vma: the range's VMA; khugepaged's list. */
+static void range_vma(struct rp_oracle *o, uint32_t proc, uint64_t vpn, uint32_t vma)
+{
+	struct orange *r = range_find(o, proc, vpn / 512);
+
+	if (!r) {
+		r = xcalloc(1, sizeof(*r));
+		r->proc = proc;
+		r->key = vpn / 512;
+		r->next = o->ranges;
+		o->ranges = r;
+	}
+	r->vma = vma;
+	if (o->pol.mech.khugepaged && !P(o, proc)->kh && collapsible(o, vma, UINT64_MAX)) {
+		P(o, proc)->kh = 1;
+		XGROW(o->mms, o->cap_mms, o->nr_mms + 1);
+		o->mms[o->nr_mms++] = proc;
+	}
+}
+
+/* An exit: off khugepaged's list, and the ranges forgotten (the engine drops its leaves). */
+static void mech_exit(struct rp_oracle *o, uint32_t proc)
+{
+	struct orange **r = &o->ranges, *dead;
+
+	if (P(o, proc)->kh)
+		P(o, proc)->kh = 2;
+	while (*r) {
+		if ((*r)->proc == proc) {
+			dead = *r;
+			*r = dead->next;
+			free(dead);
+		} else {
+			r = &(*r)->next;
+		}
+	}
+}
+
+/*
+ * Collapse 2M range key of proc: a new order-9 block (charged, allocated), each page of
+ * the range one of its pages, the old ones' memory released; a page that had memory keeps
+ * whether it was touched and written, the others (absent, zero page) are neither.
+ * Every page gets the site slot of the lowest page that had memory.
+ */
+static void collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t key)
+{
+	struct oproc *p = P(o, proc);
+	uint64_t pfn, v, b = key * 512;
+	uint32_t slot = 0;
+	int have = 0;
+
+	if (charge(o, 512) || get(o, 9, &pfn)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		return;
+	}
+	for (v = b; v < b + 512; v++) {
+		struct opage *pg = find(o, proc, v);
+
+		if (has_page(pg)) {
+			if (!have)
+				slot = pg->slot, have = 1;
+			rss(o, proc, pg->slot, -1);
+			if (ref_put(o, pg->pfn) == 0)
+				put(o, pg->pfn);
+		} else {
+			if (!pg)
+				pg = add(o, proc, v);
+			pg->zero = 0;
+			pg->touched = 0;
+			pg->written = 0;
+		}
+	}
+	for (v = b; v < b + 512; v++) {
+		struct opage *pg = find(o, proc, v);
+
+		pg->cow = 0;
+		pg->ord = 9;
+		pg->pfn = pfn + (v - b);
+		pg->slot = slot;
+		ref_get(o, pg->pfn);
+		rss(o, proc, slot, 1);
+	}
+	p->c.v[RP_M_COLLAPSES]++;
+	thp_queue(o, proc, b);
+}
+
+/*
+ * khugepaged looks at 2M range key of proc: skipped when a PMD THP maps it already; not
+ * collapsed when more than max_ptes_none of its pages are absent or the zero page (one is
+ * too many in a userfaultfd VMA), more than 256 are shared with another process, or none
+ * is writable.
+ */
+static void look_at(struct rp_oracle *o, uint32_t proc, uint64_t key, uint32_t vma)
+{
+	unsigned int empty = 0, shared = 0, writable = 0;
+	struct opage *first = find(o, proc, key * 512);
+	uint64_t v;
+
+	if (has_page(first) && first->ord == 9)
+		return;
+	for (v = key * 512; v < key * 512 + 512; v++) {
+		struct opage *pg = find(o, proc, v);
+
+		if (!has_page(pg)) {
+			empty++;
+			if ((o->vmas[vma].flags & RP_VM_UFFD) || empty > o->pol.mech.max_ptes_none)
+				return;
+		} else if (!pg->cow) {
+			writable++;
+		} else if (mapcount(o, pg->pfn) >= 2) {
+			shared++;
+			if (shared > 256)
+				return;
+		}
+	}
+	if (writable)
+		collapse_naive(o, proc, key);
+}
+
+/*
+ * One process's turn: its 2M ranges holding pages, from o->addr up in address order; each
+ * in a VMA khugepaged may collapse in costs 512 pages of the budget. Return: the pages
+ * spent; *finished: it got to its last range within the budget.
+ */
+static uint64_t mm_turn(struct rp_oracle *o, uint32_t proc, uint64_t budget, int *finished)
+{
+	uint64_t spent = 0, key, best;
+	struct opage *pg;
+
+	*finished = 1;
+	if (P(o, proc)->kh != 1)
+		return 0;
+	for (;;) {
+		struct orange *r;
+
+		/* the lowest range at or above o->addr holding a page */
+		best = UINT64_MAX;
+		for (pg = P(o, proc)->pages; pg; pg = pg->pnext) {
+			key = pg->vpn / 512;
+			if (key >= o->addr && key < best)
+				best = key;
+		}
+		if (best == UINT64_MAX)
+			return spent;
+		o->addr = best + 1;
+		r = range_find(o, proc, best);
+		if (!r || !collapsible(o, r->vma, best))
+			continue;
+		look_at(o, proc, best, r->vma);
+		spent += 512;
+		if (spent >= budget) {
+			*finished = 0;
+			return spent;
+		}
+	}
+}
+
+/* A khugepaged wake: pages_to_scan pages of progress, through the list's head once. */
+static void wake(struct rp_oracle *o)
+{
+	uint64_t spent = 0, want = o->pol.mech.pages_to_scan;
+	unsigned int heads = 0;
+	int finished;
+
+	while (spent < want) {
+		if (o->cur == SIZE_MAX) {
+			heads++;
+			if (heads == 2 || o->nr_mms == 0)
+				return;
+			o->cur = 0;
+			o->addr = 0;
+		}
+		spent += mm_turn(o, o->mms[o->cur], want - spent, &finished);
+		if (finished) {
+			o->cur++;
+			if (o->cur == o->nr_mms)
+				o->cur = SIZE_MAX;
+			o->addr = 0;
+		}
+	}
+}
+
+/* Every process's rss integrated from o->last to t (ns; t may be earlier). */
+static void integrate(struct rp_oracle *o, uint64_t t)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->nr_procs; i++)
+		o->procs[i].area += (__int128)o->procs[i].rss * ((__int128)t - (__int128)o->last);
+	o->last = t;
+}
+
+/* Time goes to ts (an event's): khugepaged's wakes on the way, at their own times. */
+static void advance(struct rp_oracle *o, uint64_t ts)
+{
+	uint64_t every = (uint64_t)o->pol.mech.scan_ms * 1000000;
+
+	if (!o->started) {
+		o->started = 1;
+		o->last = ts;
+		o->next_scan = ts + every;
+	}
+	while (o->pol.mech.khugepaged && ts >= o->next_scan) {
+		integrate(o, o->next_scan);
+		wake(o);
+		o->next_scan += every;
+	}
+	integrate(o, ts);
 }
 
 struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
@@ -762,6 +1143,7 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 
 	o->pol = *p;
 	o->frag = frag;
+	o->cur = SIZE_MAX;
 	rehash(o);
 	o->vmas = t->vmas;
 	o->nr_vmas = t->nr_vmas;
@@ -859,6 +1241,7 @@ void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, cons
 		struct oproc *p;
 
 		o->slot = slots && o->nr_slots && slots[i] < o->nr_slots ? slots[i] : 0;
+		advance(o, e->ts);
 		if (!o->nr_slots || !touch || !counted(o, e->proc_id)) {
 			feed_one(o, e);
 			continue;
@@ -902,6 +1285,9 @@ void rp_oracle_finish(struct rp_oracle *o)
 		if (!p->seen || !counted(o, i))
 			continue;
 		p->c.v[RP_M_FINAL_RSS] = (uint64_t)p->rss * RP_PAGE_SIZE;
+		/* page-ns to byte-seconds, rounded down; a negative area (time ran back) is 0 */
+		p->c.v[RP_M_RSS_SECONDS] = p->area > 0 ?
+			(uint64_t)(p->area * RP_PAGE_SIZE / 1000000000) : 0;
 		p->c.v[RP_M_PEAK_RSS] = (uint64_t)p->peak * RP_PAGE_SIZE;
 		for (m = 0; m < RP_NR_METRICS; m++)
 			o->total.v[m] += p->c.v[m];
@@ -951,6 +1337,14 @@ void rp_oracle_free(struct rp_oracle *o)
 	free(o->freel);
 	free(o->site);
 	free(o->rss_at_peak);
+	free(o->dl);
+	free(o->mms);
+	while (o->ranges) {
+		struct orange *dead = o->ranges;
+
+		o->ranges = dead->next;
+		free(dead);
+	}
 	if (o->pol.ops->state_free)
 		o->pol.ops->state_free(o->pol_state);
 	free(o);

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/xalloc.h"
+#include "replay/mech.h"
 #include "replay/policy.h"
 
 /*
@@ -67,11 +69,14 @@ int rp_policy_in_guest(const struct rp_policy *p)
 {
 	char buf[64];
 
-	return p->ops->knob && p->ops->knob(p, buf, sizeof(buf)) == 0;
+	return !rp_mech_any(&p->mech) && p->ops->knob && p->ops->knob(p, buf, sizeof(buf)) == 0;
 }
 
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
 {
+	if (rp_mech_any(&p->mech))	/* the guest runs no +mechanism yet (docs/policies.md) */
+		return fail("policy '%s' is simulation-only: its +mechanisms are not run in guests",
+			    p->spec);
 	if (!p->ops->knob || p->ops->knob(p, buf, len))
 		return fail("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
 			     p->spec);
@@ -102,6 +107,9 @@ int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *b
 	if (strcmp(kernel, "6.12"))
 		return fail("unknown guest kernel '%s' (6.1 or 6.12)", kernel);
 	upstream_list(can, sizeof(can));
+	if (rp_mech_any(&p->mech))
+		return fail("policy '%s' cannot run on a 6.12 guest: its +mechanisms are not run in "
+			    "guests", p->spec);
 	if (!p->ops->knob || p->ops->knob(p, buf, len))
 		return fail("policy '%s' cannot run on a 6.12 guest (upstream mTHP): it runs %s "
 			    "(folios of 16K and up)", p->spec, can);
@@ -168,11 +176,24 @@ void rp_format_size(unsigned int order, char *buf, size_t len)
 		snprintf(buf, len, "%lluK", b >> 10);
 }
 
+/* The fault-time policy spec[0..len) (the part before any "+mechanism"): into p. */
+static int parse_base(const char *spec, size_t len, struct rp_policy *p);
+
+/* The detail of the pending error, the spec in front: "bad policy 'SPEC': detail". */
+static int fail_spec(const char *spec, struct rp_policy *p)
+{
+	char detail[256];
+
+	snprintf(detail, sizeof(detail), "%s", error_text());
+	error_clear();
+	memset(p, 0, sizeof(*p));
+	return fail("bad policy '%s': %s", spec, detail);
+}
+
 int rp_policy_parse(const char *spec, struct rp_policy *p)
 {
-	const struct rp_policy_ops *const *ops;
-	const char *colon, *c;
-	size_t nlen;
+	const char *c;
+	size_t blen;
 
 	memset(p, 0, sizeof(*p));
 	if (!spec || !*spec)
@@ -182,8 +203,30 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 		if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			return fail("bad policy '%s': whitespace or control character at byte %zu "
 				     "(a spec has none)", spec, (size_t)(c - spec));
-	colon = strchr(spec, ':');
-	nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+	blen = rp_mech_split(spec);
+	if (!blen)
+		return fail("bad policy '%s': no policy before '+'", spec);
+	if (parse_base(spec, blen, p))
+		return -1;
+	if (spec[blen] && (rp_mech_parse(spec + blen, &p->mech) ||
+			   rp_mech_format(&p->mech, p->spec, sizeof(p->spec))))
+		return fail_spec(spec, p);
+	return 0;
+}
+
+static int parse_base(const char *spec, size_t len, struct rp_policy *p)
+{
+	const struct rp_policy_ops *const *ops;
+	const char *colon;
+	char *base = xmalloc(len + 1);	/* the policy's own parser sees only its part */
+	size_t nlen;
+	int r;
+
+	memcpy(base, spec, len);
+	base[len] = '\0';
+
+	colon = strchr(base, ':');
+	nlen = colon ? (size_t)(colon - base) : strlen(base);
 	for (ops = policies; *ops; ops++)
 		if (strlen((*ops)->name) == nlen && !strncmp((*ops)->name, spec, nlen))
 			break;
@@ -191,21 +234,14 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 		char known[256];
 
 		known_list(known, sizeof(known));
-		return fail("bad policy '%s': unknown policy '%.*s' (known: %s)", spec, (int)nlen,
-			     spec, known);
-	}
-	p->ops = *ops;
-	if (colon && !colon[1])
-		return fail("bad policy '%s': empty argument after ':' (%s)", spec,
-			     (*ops)->grammar);
-	if ((*ops)->parse(p, colon ? colon + 1 : NULL)) {
+		r = fail("bad policy '%s': unknown policy '%.*s' (known: %s)", spec, (int)nlen,
+			 base, known);
+	} else if (p->ops = *ops, colon && !colon[1]) {
+		r = fail("bad policy '%s': empty argument after ':' (%s)", spec, (*ops)->grammar);
+	} else {
 		/* keep the detail, then add the spec in front, as one line */
-		char detail[256];
-
-		snprintf(detail, sizeof(detail), "%s", error_text());
-		error_clear();
-		memset(p, 0, sizeof(*p));
-		return fail("bad policy '%s': %s", spec, detail);
+		r = (*ops)->parse(p, colon ? colon + 1 : NULL) ? fail_spec(spec, p) : 0;
 	}
-	return 0;
+	free(base);
+	return r;
 }

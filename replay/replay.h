@@ -53,6 +53,21 @@ struct rp_policy_ops;
 struct rp_persite;
 struct rp_plugin;
 
+/*
+ * Mechanisms composed onto a policy with '+' (docs/policies.md, "Mechanisms";
+ * replay/mech.c parses them, replay/sim-mech.c and the oracle run them): what the kernel
+ * does after the fault, driven by the trace's time and by a memory limit. All zero: none.
+ */
+struct rp_mech {
+	uint8_t khugepaged;		/* +khugepaged: PMD collapse scans (6.12 khugepaged) */
+	uint8_t shrinker;		/* +shrinker: underused THPs split under pressure */
+	uint16_t max_ptes_none;		/* khugepaged/max_ptes_none, 0..511: one kernel knob,
+					 * khugepaged's and the shrinker's (thp_underused()) */
+	uint32_t pages_to_scan;		/* khugepaged/pages_to_scan, pages per wake */
+	uint32_t scan_ms;		/* khugepaged/scan_sleep_millisecs, ms between wakes */
+	uint64_t limit_pages;		/* +limit: memory.max, 4K pages; 0: no limit */
+};
+
 /* A parsed policy spec. Plain data: copy freely. */
 struct rp_policy {
 	const struct rp_policy_ops *ops;	/* which policy */
@@ -72,6 +87,7 @@ struct rp_policy {
 	const struct rp_persite *persite;
 	/* plugin: the loaded shared object, kept until exit; NULL for a run name only */
 	const struct rp_plugin *plugin;
+	struct rp_mech mech;		/* +mechanisms; all zero: the fault-time policy alone */
 	char spec[64];			/* canonical spec string, e.g. "mthp:16K,64K" */
 };
 
@@ -198,6 +214,10 @@ enum rp_metric {
 	RP_M_FREE_BYTES,	/* bytes of present pages in MADV_FREE ranges (kept mapped) */
 	RP_M_ALLOC_FAILS,	/* allocation attempts that failed (frag model) */
 	RP_M_OOM,		/* order-0 allocations that failed: mapped anyway, counted */
+	RP_M_RSS_SECONDS,	/* byte-seconds: RSS integrated over the trace's time */
+	RP_M_COLLAPSES,		/* 2M ranges khugepaged collapsed (+khugepaged) */
+	RP_M_SPLITS,		/* underused THPs the shrinker split (+shrinker) */
+	RP_M_SPLIT_FREED,	/* pages: their zero-filled subpages freed */
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */

@@ -21,6 +21,8 @@
  *	!PG_ZERO		=> owns 4K of the block pfn - (pfn & (2^ord - 1)) of order ord
  *	PG_COW			=> write-protected after fork; mapcount in s->shared if > 1
  *	PG_TOUCHED		=> touched since mapped (else it is bloat when unmapped)
+ *	PG_WRITTEN		=> written since mapped (else zero-filled: the shrinker
+ *				   frees it, sim-mech.c); implies PG_TOUCHED
  *
  * Per-site accounting (a trace with sites, t->nr_site_slots > 0): each non-zero present
  * page also holds the site slot of the touch whose fault allocated it (site[], moved by
@@ -32,103 +34,13 @@
 
 #include "lib/error.h"
 #include "lib/xalloc.h"
-#include "replay/frag.h"
-#include "replay/pageset.h"
-#include "replay/policy.h"
-#include "replay/replay.h"
-#include "replay/series.h"
+#include "replay/mech.h"
+#include "replay/sim-int.h"
 
-#define LEAF_SHIFT	9
-#define LEAF_PAGES	(1U << LEAF_SHIFT)	/* pages per leaf: one PMD range */
-#define LEAF_MASK	(LEAF_PAGES - 1)
+/* a write touch's FTDB_EVF_WRITE, shifted, is its page's PG_WRITTEN */
+_Static_assert(FTDB_EVF_WRITE << 3 == PG_WRITTEN, "PG_WRITTEN is the write flag << 3");
 
-#define PG_ZERO		0x1
-#define PG_TOUCHED	0x2
-#define PG_COW		0x4
-/* unmap_leaf() reads these bits of 8 pages' st bytes at once */
-_Static_assert(PG_ZERO == 1 && PG_TOUCHED == 2 && PG_COW == 4, "st bits are 0, 1, 2");
-
-struct leaf {
-	uint64_t key;			/* vpn >> LEAF_SHIFT */
-	struct leaf *next_free;		/* on rp_sim.free_leaves only */
-	uint64_t present[LEAF_PAGES / 64];	/* bit set: PTE not none */
-	uint32_t nr_present;		/* bits set in present */
-	uint8_t st[LEAF_PAGES];		/* PG_* */
-	uint8_t ord[LEAF_PAGES];	/* order of the owning block */
-	uint64_t pfn[LEAF_PAGES];	/* pfn of the page */
-	uint32_t site[];		/* per-site accounting only: slot of the page's block */
-};
-
-struct proc {
-	struct leaf **slot;		/* open addressing on key, NULL = empty */
-	uint32_t cap;			/* slots, power of two */
-	uint32_t nr;			/* leaves */
-	struct leaf *last;		/* leaf of the previous lookup */
-	uint64_t rss;			/* pages present and not zero page */
-	uint64_t peak;			/* pages, max of rss */
-	size_t leaf_size;		/* bytes of a leaf: with site[] or without */
-	uint8_t shadow;			/* fed for its sharing only (rp_trace.counted) */
-	struct rp_counters c;
-};
-
-struct moved {				/* a page in flight during mremap */
-	uint64_t off;			/* pages from the start of the source */
-	uint64_t pfn;
-	uint32_t site;
-	uint8_t st, ord;
-};
-
-struct rp_sim {
-	struct rp_policy pol;
-	void *pol_state;
-	int large;			/* the policy can map more than 4K per fault */
-	int plain4k;			/* a write fault maps 4K, no hook, no reason */
-	const struct rp_vma *vmas;
-	uint32_t nr_vmas;
-	struct proc **procs;		/* indexed by proc_id, NULL until seen */
-	uint32_t nr_procs;
-	const uint8_t *counted;		/* rp_trace.counted, nr_counted entries; NULL: all */
-	uint32_t nr_counted;
-	struct rp_alloc alloc;
-	struct rp_pageset shared;	/* pfn -> mapcount of pages shared after fork, only
-					 * while the count is >= 2 */
-	uint64_t rss;			/* pages, all processes */
-	uint64_t peak;			/* pages, max of rss */
-	struct leaf *free_leaves;	/* emptied by exits, reused before malloc() */
-	struct moved *mv;		/* mremap scratch, reused */
-	size_t mv_cap;
-	uint32_t vc_id;			/* VMA cache: vma_id of the last fault's VMA, */
-	uint64_t vc_start, vc_end;	/* its pages [start, end) */
-	unsigned int vc_a4k;		/* and the reason it always gets 4K */
-	struct rp_counters total;
-	int finished;
-	/* per-site accounting; nr_slots 0: none; slot nr_slots holds the shadows' pages */
-	uint32_t nr_slots;
-	uint32_t cur;			/* slot charged for the touch being replayed */
-	uint32_t slot;			/* its own slot (the shadows' too): the policy's */
-	struct rp_site_counters *site;	/* by slot */
-	uint64_t *snap;			/* by slot: its rss (pages) when the peak of version */
-	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
-	uint64_t peak_ver;		/* times s->peak was raised */
-	/* the run's series (series.h), NULL: none; ser_next UINT64_MAX then */
-	struct rp_series *ser;
-	uint64_t ser_next;		/* trace clock, ns: end of its open interval */
-	uint64_t win_max;		/* pages, max of rss since that interval began */
-};
-
-static inline uint64_t hash64(uint64_t k)
-{
-	return k * 0x9e3779b97f4a7c15ULL;
-}
-
-/* ---- shared-page mapcounts ---- */
-
-static inline uint32_t shared_get(const struct rp_pageset *h, uint64_t pfn)
-{
-	uint32_t n = rp_pageset_get(h, pfn);
-
-	return n ? n : 1;
-}
+/* ---- shared-page mapcounts (shared_get, shared_dec: sim-int.h) ---- */
 
 static void shared_inc(struct rp_pageset *h, uint64_t pfn)
 {
@@ -138,15 +50,6 @@ static void shared_inc(struct rp_pageset *h, uint64_t pfn)
 		h->val[i]++;
 	else
 		rp_pageset_add(h, pfn, 2);
-}
-
-/* Drop one mapping of a shared page; removes the entry when one mapping is left. */
-static void shared_dec(struct rp_pageset *h, uint64_t pfn)
-{
-	int64_t i = rp_pageset_slot(h, pfn);
-
-	if (i >= 0 && --h->val[i] < 2)
-		rp_pageset_del_slot(h, (uint64_t)i);
 }
 
 /* ---- per-process leaf table ---- */
@@ -174,24 +77,6 @@ static void proc_rehash(struct proc *p, uint32_t cap)
 	free(old);
 }
 
-static inline struct leaf *leaf_find(struct proc *p, uint64_t key)
-{
-	uint32_t i;
-
-	if (p->last && p->last->key == key)
-		return p->last;
-	if (!p->cap)
-		return NULL;
-	for (i = (uint32_t)(hash64(key) >> 40) & (p->cap - 1); p->slot[i];
-	     i = (i + 1) & (p->cap - 1)) {
-		if (p->slot[i]->key == key) {
-			p->last = p->slot[i];
-			return p->last;
-		}
-	}
-	return NULL;
-}
-
 /*
  * The leaf of key in p, made if needed. A leaf freed by an exit is reused first: a real
  * program's stream (a build: a thousand short processes, a few pages in each of a few 2M
@@ -212,6 +97,8 @@ static struct leaf *leaf_get(struct rp_sim *s, struct proc *p, uint64_t key)
 	else
 		l = xmalloc(p->leaf_size);
 	l->key = key;
+	l->vma = UINT32_MAX;
+	l->thp = 0;
 	memset(l->present, 0, sizeof(l->present));
 	l->nr_present = 0;
 	proc_insert(p, l);
@@ -246,11 +133,6 @@ static void proc_compact(struct rp_sim *s, struct proc *p)
 	free(old);
 }
 
-static inline int pg_present(const struct leaf *l, unsigned int i)
-{
-	return (l->present[i >> 6] >> (i & 63)) & 1;
-}
-
 /* 1 if pages [i, i + n) of the leaf are all absent; n is a power of two, i aligned to n. */
 static inline int block_absent(const struct leaf *l, unsigned int i, unsigned int n)
 {
@@ -269,12 +151,6 @@ static inline int block_absent(const struct leaf *l, unsigned int i, unsigned in
 
 /* ---- accounting ---- */
 
-/* Whether process id is a shadow: fed for what it shares, in no metric. */
-static inline int is_shadow(const struct rp_sim *s, uint32_t id)
-{
-	return s->counted && id < s->nr_counted && !s->counted[id];
-}
-
 static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_t id)
 {
 	if (id >= s->nr_procs) {
@@ -289,6 +165,7 @@ static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_
 		s->procs[id]->leaf_size = sizeof(struct leaf) +
 					  (s->nr_slots ? LEAF_PAGES * sizeof(uint32_t) : 0);
 		s->procs[id]->shadow = (uint8_t)is_shadow(s, id);
+		s->procs[id]->id = id;
 	}
 	return s->procs[id];
 }
@@ -296,36 +173,6 @@ static __attribute__((noinline)) struct proc *proc_new(struct rp_sim *s, uint32_
 static inline struct proc *proc_of(struct rp_sim *s, uint32_t id)
 {
 	return id < s->nr_procs && s->procs[id] ? s->procs[id] : proc_new(s, id);
-}
-
-static inline void rss_add(struct rp_sim *s, struct proc *p, uint64_t pages)
-{
-	p->rss += pages;
-	if (p->rss > p->peak)
-		p->peak = p->rss;
-	if (p->shadow)
-		return;
-	s->rss += pages;
-	if (s->rss > s->win_max)
-		s->win_max = s->rss;
-	if (s->rss > s->peak) {
-		s->peak = s->rss;
-		s->peak_ver++;
-	}
-}
-
-/*
- * Slot's resident pages change by delta. Called before rss_add(), which may raise the
- * peak: a slot's rss at the latest peak is its rss now unless it changed since, and then
- * snap holds it (saved at the first change after that peak). O(1), no scan per peak.
- */
-static inline void site_rss(struct rp_sim *s, uint32_t slot, int64_t delta)
-{
-	if (s->snap_ver[slot] != s->peak_ver) {
-		s->snap[slot] = s->site[slot].rss;
-		s->snap_ver[slot] = s->peak_ver;
-	}
-	s->site[slot].rss += (uint64_t)delta;
 }
 
 /* A fault of the current touch allocated n pages at leaf index i.. of l. */
@@ -347,22 +194,22 @@ static inline void site_fault(struct rp_sim *s)
 		s->site[s->cur].faults++;
 }
 
-static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
-{
-	p->rss -= pages;
-	if (!p->shadow)
-		s->rss -= pages;
-}
-
-/* One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). */
+/*
+ * One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). Over the limit it
+ * is the memcg's OOM: counted, and mapped anyway, as a failed buddy allocation is.
+ */
 static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, struct proc *p)
 {
+	int oom = over_limit(s, 1);
 	uint64_t pfn;
 
 	if (rp_alloc_get(&s->alloc, 0, &pfn)) {
+		oom = 1;
+		pfn = rp_alloc_overflow(&s->alloc, 0);
+	}
+	if (oom) {
 		p->c.v[RP_M_ALLOC_FAILS]++;
 		p->c.v[RP_M_OOM]++;
-		pfn = rp_alloc_overflow(&s->alloc, 0);
 	}
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
@@ -372,21 +219,11 @@ static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 {
 	uint64_t pfn;
 
-	if (s->alloc.kind != RP_FRAG_NONE)
+	if (s->slow_alloc)
 		return alloc_page_slow(s, p);
 	(void)rp_alloc_get(&s->alloc, 0, &pfn);	/* the none model never fails */
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
-}
-
-/* The physical side of unmapping a non-zero page from one process. */
-static void release_page(struct rp_sim *s, uint8_t st, uint64_t pfn)
-{
-	if ((st & PG_COW) && shared_get(&s->shared, pfn) >= 2) {
-		shared_dec(&s->shared, pfn);
-		return;
-	}
-	rp_alloc_put(&s->alloc, pfn);
 }
 
 /* Set page i of leaf l present with the given state. */
@@ -433,7 +270,7 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 		l->present[i >> 6] |= ((1ULL << n) - 1) << (i & 63);
 	l->nr_present += n;
 	fill_bytes(&l->st[i], 0, n);
-	l->st[fi] = PG_TOUCHED;
+	l->st[fi] = PG_TOUCHED | PG_WRITTEN;
 	fill_bytes(&l->ord[i], (uint8_t)k, n);
 	for (j = 0; j < n; j++)
 		l->pfn[i + j] = pfn + j;
@@ -444,6 +281,8 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	if (pmd) {
 		p->c.v[RP_M_PTE_WRITES]++;
 		p->c.v[RP_M_PMD_MAPS]++;
+		if (s->mx)
+			simx_thp(s, p, l);
 	} else {
 		p->c.v[RP_M_PTE_WRITES] += n;
 		if (k >= 4)
@@ -503,7 +342,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 
 	/* the faulting page first: it must be mapped even if the others cannot be */
 	pfn = alloc_page(s, p);
-	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
 	site_alloc(s, l, i, 1);
 	mapped++;
 	for (v = lo; v < hi; v++) {
@@ -511,7 +350,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 
 		if (v == f->vpn || pg_present(l, j))
 			continue;
-		if (rp_alloc_get(&s->alloc, 0, &pfn)) {
+		if (over_limit(s, 1) || rp_alloc_get(&s->alloc, 0, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			failed = 1;
 			break;
@@ -557,7 +396,8 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
-		if (rp_alloc_get(&s->alloc, k, &pfn)) {
+		/* the charge first (memory.max): the kernel allocates, then charges */
+		if (over_limit(s, 1ULL << k) || rp_alloc_get(&s->alloc, k, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
 				reason = FTDB_FB_ALLOC_FAILED;
@@ -574,7 +414,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	if (reason)
 		p->c.v[RP_M_FB_0 + reason]++;
 	pfn = alloc_page(s, p);
-	pg_set(l, i, PG_TOUCHED, 0, pfn);
+	pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
 	site_alloc(s, l, i, 1);
 	rss_add(s, p, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
@@ -590,7 +430,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i)
 {
 	release_page(s, l->st[i], l->pfn[i]);
-	l->st[i] = PG_TOUCHED;
+	l->st[i] = PG_TOUCHED | PG_WRITTEN;
 	l->ord[i] = 0;
 	l->pfn[i] = alloc_page(s, p);
 	p->c.v[RP_M_COW]++;
@@ -608,7 +448,7 @@ static __attribute__((noinline)) void touch_present_write(struct rp_sim *s, stru
 	uint8_t st = l->st[i];
 
 	if (st & PG_ZERO) {
-		l->st[i] = PG_TOUCHED;
+		l->st[i] = PG_TOUCHED | PG_WRITTEN;
 		l->ord[i] = 0;
 		l->pfn[i] = alloc_page(s, p);
 		site_alloc(s, l, i, 1);
@@ -625,7 +465,7 @@ static __attribute__((noinline)) void touch_present_write(struct rp_sim *s, stru
 		return;
 	}
 	/* private page, or the last mapping of a shared one: reused, no copy */
-	l->st[i] = PG_TOUCHED;
+	l->st[i] = (st & ~PG_COW) | PG_TOUCHED | PG_WRITTEN;
 }
 
 /*
@@ -678,6 +518,10 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 
 	p->c.v[RP_M_FAULTS]++;
 	site_fault(s);
+	if (s->mx) {		/* khugepaged's VMA of the range, and its list of mms */
+		l->vma = vma_id;
+		simx_enter(s, p, vma_id);
+	}
 	vma_of(s, vma_id, vpn, &f, &always4k);
 	f.proc_id = proc_id;
 	f.slot = s->slot;
@@ -942,6 +786,7 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 		struct leaf *l = leaf_get(s, p, v >> LEAF_SHIFT);
 
 		pg_set(l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
+		l->thp = 0;	/* a THP moved, or one moved into, is off the deferred list */
 		if (s->nr_slots)
 			l->site[v & LEAF_MASK] = s->mv[k].site;
 	}
@@ -1007,6 +852,8 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 		p->c.v[RP_M_CONTPTE_EXIT] += proc_contpte(p);
 		unmap_range(s, p, 0, UINT64_MAX);
 		proc_compact(s, p);
+		if (s->mx)
+			simx_exit(s, p);
 		break;
 	default:
 		unmap_range(s, p, lo, hi);
@@ -1029,7 +876,7 @@ static void dup_page(struct rp_sim *s, struct proc *child, struct leaf *pl, stru
 	}
 	pl->st[j] |= PG_COW;
 	shared_inc(&s->shared, pl->pfn[j]);
-	pg_set(cl, j, PG_COW | PG_TOUCHED, pl->ord[j], pl->pfn[j]);
+	pg_set(cl, j, PG_COW | PG_TOUCHED | (pl->st[j] & PG_WRITTEN), pl->ord[j], pl->pfn[j]);
 	if (s->nr_slots) {
 		/*
 		 * A shadow's pages are in the shadows' slot; a counted child's
@@ -1049,6 +896,8 @@ static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 
 	if (child == parent)
 		return;
+	if (s->mx)
+		simx_fork(s, child, parent);
 	for (si = 0; si < parent->cap; si++) {
 		struct leaf *pl = parent->slot[si], *cl;
 
@@ -1088,7 +937,9 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->alloc = alloc;
 	s->pol = *p;
 	s->large = !(p->ops->flags & RP_POL_4K);
-	s->plain4k = !s->large && !p->window && !p->ops->orders && !p->ops->mapped;
+	s->plain4k = !s->large && !p->window && !p->ops->orders && !p->ops->mapped &&
+		     !rp_mech_any(&p->mech);
+	s->slow_alloc = frag != RP_FRAG_NONE || p->mech.limit_pages;
 	s->pol_state = p->ops->state_new ? p->ops->state_new(p, t) : NULL;
 	s->vmas = t->vmas;
 	s->nr_vmas = t->nr_vmas;
@@ -1104,6 +955,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 		s->snap = xcalloc(s->nr_slots + 1, sizeof(*s->snap));
 		s->snap_ver = xcalloc(s->nr_slots + 1, sizeof(*s->snap_ver));
 	}
+	simx_new(s);
 	return s;
 }
 
@@ -1138,6 +990,7 @@ void rp_sim_free(struct rp_sim *s)
 	free(s->site);
 	free(s->snap);
 	free(s->snap_ver);
+	simx_free(s);
 	free(s);
 }
 
@@ -1183,6 +1036,10 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 	struct proc *p = NULL;
 	uint32_t pid = UINT32_MAX;	/* proc_id of p: consecutive events share it */
 
+	/*
+	 * s->now is the event's ts wherever RSS may change (rss_add() and rss_sub() time the
+	 * pages' lifetimes): not set for the touch of a present page that changes nothing
+	 */
 	for (e = ev; e < end; e++) {
 		if (e->ts >= s->ser_next)	/* never without a series */
 			series_sample(s, e->ts);
@@ -1203,6 +1060,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			p->c.v[RP_M_TOUCHES]++;
 			/* touch()'s rule, its common cases inline */
 			if (!pg_present(l, i)) {
+				s->now = e->ts;
 				if (!(e->flags & FTDB_EVF_WRITE) || !s->plain4k) {
 					first_touch(s, p, l, i, pid, vpn,
 						    e->flags & FTDB_EVF_WRITE, e->vma_id);
@@ -1210,7 +1068,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				}
 				/* first_touch() of a write under order0, inline */
 				p->c.v[RP_M_FAULTS]++;
-				pg_set(l, i, PG_TOUCHED, 0, alloc_page(s, p));
+				pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
 				if (s->nr_slots) {
 					site_fault(s);
 					site_alloc(s, l, i, 1);
@@ -1219,15 +1077,17 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 				p->c.v[RP_M_PTE_WRITES]++;
 			} else if (!(l->st[i] & (PG_ZERO | PG_COW))) {
-				l->st[i] |= PG_TOUCHED;
+				l->st[i] |= PG_TOUCHED | (e->flags & FTDB_EVF_WRITE) << 3;
 			} else if (!(e->flags & FTDB_EVF_WRITE)) {
 				if (!(l->st[i] & PG_ZERO))
 					l->st[i] |= PG_TOUCHED;
 			} else {
+				s->now = e->ts;
 				touch_present_write(s, p, l, i);
 			}
 			continue;
 		}
+		s->now = e->ts;
 		switch (e->kind) {
 		case FTDB_EV_ZERO_WP:
 		case FTDB_EV_COW:
@@ -1245,8 +1105,8 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 	}
 }
 
-void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
-		       size_t n)
+static void feed_part(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
+		      size_t n)
 {
 	if (s->nr_slots && slots)
 		feed(s, ev, slots, n, 1);
@@ -1254,6 +1114,45 @@ void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint
 		feed(s, ev, NULL, n, 0);
 }
 
+void rp_sim_feed_sites(struct rp_sim *s, const struct ftdb_event *ev, const uint32_t *slots,
+		       size_t n)
+{
+	size_t i = 0, j;
+	uint64_t t;
+
+	if (n)	/* the end of rss_byte_seconds: the last event's time */
+		s->end = ev[n - 1].ts;
+	if (!s->pol.mech.khugepaged) {
+		feed_part(s, ev, slots, n);
+		return;
+	}
+	/* khugepaged wakes between events: the batch is fed in parts, a wake between two */
+	while (i < n) {
+		t = simx_next_scan(s, ev[i].ts);
+		for (j = i; j < n && ev[j].ts < t; j++)
+			;
+		feed_part(s, ev + i, slots ? slots + i : NULL, j - i);
+		i = j;
+		if (i < n) {
+			s->now = t;
+			simx_scan(s);
+		}
+	}
+}
+
+/*
+ * rss_byte_seconds of p up to end (ns): the lifetimes of its pages, t_out - t_in, those
+ * still mapped living to end, in page-ns, as bytes x s rounded down (0 if the trace's
+ * time ran backwards enough to make it negative).
+ */
+static uint64_t byte_seconds(const struct proc *p, uint64_t end)
+{
+	unsigned __int128 out = p->t_out + (unsigned __int128)p->rss * end;
+
+	if (out <= p->t_in)
+		return 0;
+	return (uint64_t)((out - p->t_in) * RP_PAGE_SIZE / 1000000000u);
+}
 
 void rp_sim_finish(struct rp_sim *s)
 {
@@ -1295,6 +1194,7 @@ void rp_sim_finish(struct rp_sim *s)
 		/* an address space the trace does not see end ends with the trace */
 		p->c.v[RP_M_CONTPTE_EXIT] += p->c.v[RP_M_CONTPTE_FINAL];
 		p->c.v[RP_M_FINAL_RSS] = p->rss << RP_PAGE_SHIFT;
+		p->c.v[RP_M_RSS_SECONDS] = byte_seconds(p, s->end);
 		p->c.v[RP_M_PEAK_RSS] = p->peak << RP_PAGE_SHIFT;
 		if (p->shadow)
 			continue;

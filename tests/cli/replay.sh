@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/ and tests/data-packets/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 53
+plan 56
 SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
 check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
@@ -121,7 +121,8 @@ assert d[0]["policy"] == "order0" and d[0]["baseline"] and d[0]["faults_vs_basel
 for o in d:
     for k in ("policy", "faults", "peak_rss_bytes", "bloat_bytes", "zeroed_bytes", "fallbacks",
               "final_rss_bytes", "faults_vs_baseline", "alloc_by_order", "contpte_runs",
-              "pmd_maps", "fallbacks_total"):
+              "pmd_maps", "fallbacks_total", "rss_byte_seconds", "rss_byte_seconds_vs_baseline",
+              "collapses", "splits", "split_freed_pages"):
         assert k in o, k
     assert sum(o["fallbacks"].values()) == o["fallbacks_total"]
 PY
@@ -176,6 +177,18 @@ for cmd in replay compare report; do
 	check "$cmd: --help and the man page agree on the options" cmp "$T/h.opts" "$T/m.opts"
 done
 
+# --- +mechanisms (docs/policies.md, "Mechanisms") ---
+cp "$T/r.db" "$T/mech.db"
+"$FT" replay "$T/mech.db" -n --check-oracle -P thp+khugepaged:scan_ms=1 \
+	-P thp+shrinker:max_ptes_none=409+limit:4M -P mcpage:4+limit:2M > /dev/null 2> "$T/err"
+ok $? "+khugepaged, +shrinker, +limit: engine and oracle agree"
+"$FT" replay "$T/mech.db" -n -P thp+shrinker > /dev/null 2> "$T/err"
+check "+shrinker without +limit: exit 2, one line naming it" sh -c "test $? = 2 &&
+	test \$(wc -l < '$T/err') = 1 && grep -q 'shrinker needs +limit:SIZE' '$T/err'"
+"$FT" guest knob thp+khugepaged > /dev/null 2> "$T/err"
+check "guest knob of a spec with a mechanism: exit 1, simulation only" sh -c "test $? = 1 &&
+	grep -q 'simulation-only: its +mechanisms' '$T/err'"
+
 # --- every trace fixture: engine and oracle agree on every metric ---
 mkdir "$T/cons"
 ingest_fixtures
@@ -183,7 +196,9 @@ while read -r n; do
 	db="$T/fx-$n.db"
 	for frag in none buddyinfo; do
 		"$FT" replay "$db" -n --check-oracle --frag $frag $ALL -P mcpage:1 -P mcpage:8 \
-			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M > /dev/null 2> "$T/err" ||
+			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M \
+			-P thp+khugepaged:scan_ms=100+shrinker:max_ptes_none=409+limit:8M \
+			-P mcpage:4+limit:2M > /dev/null 2> "$T/err" ||
 			{ diag "$n frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
 	done
 	# inputs of the self-consistency check below (one python3 for all fixtures): the

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();	/* canonical specs are printable, no blank */
 		if (rp_policy_parse(p.spec, &q) || strcmp(p.spec, q.spec))
 			abort();	/* canonical form must be a fixed point */
-		if (p.ops != q.ops || p.window != q.window)
+		if (p.ops != q.ops || p.window != q.window || memcmp(&p.mech, &q.mech, sizeof(p.mech)))
 			abort();
 	}
 	free(spec);

@@ -35,14 +35,23 @@ struct tcase {
 	const char *frag;		/* NULL: none */
 	uint64_t blocks[RP_MAX_ORDER + 1];	/* buddyinfo seed */
 	struct vma vmas[3];		/* vma ids 1.. */
-	struct step steps[40];		/* until op 0 */
+	struct step steps[104];		/* until op 0 */
 	struct want want[12];		/* until metric NULL */
 	uint64_t movable;		/* buddyinfo: pages of the compaction pool */
+	uint64_t ns_step;		/* ns between events (their ts), 0: 1000 */
 };
 
 #define W(p, a) { 'W', p, a, 0, 0, 1 }
 #define Wv(p, a, v) { 'W', p, a, 0, 0, v }
 #define R(p, a) { 'R', p, a, 0, 0, 1 }
+/* writes of the 10 pages from a, of the 100 pages from a */
+#define SEQ10(p, a) W(p, (a)), W(p, (a) + 4 * K), W(p, (a) + 8 * K), W(p, (a) + 12 * K),       \
+	W(p, (a) + 16 * K), W(p, (a) + 20 * K), W(p, (a) + 24 * K), W(p, (a) + 28 * K),       \
+	W(p, (a) + 32 * K), W(p, (a) + 36 * K)
+#define SEQ100(p, a) SEQ10(p, a), SEQ10(p, (a) + 40 * K), SEQ10(p, (a) + 80 * K),              \
+	SEQ10(p, (a) + 120 * K), SEQ10(p, (a) + 160 * K), SEQ10(p, (a) + 200 * K),             \
+	SEQ10(p, (a) + 240 * K), SEQ10(p, (a) + 280 * K), SEQ10(p, (a) + 320 * K),             \
+	SEQ10(p, (a) + 360 * K)
 #define SEQ16(p) W(p, B), W(p, B + 4 * K), W(p, B + 8 * K), W(p, B + 12 * K), W(p, B + 16 * K), \
 	W(p, B + 20 * K), W(p, B + 24 * K), W(p, B + 28 * K), W(p, B + 32 * K),               \
 	W(p, B + 36 * K), W(p, B + 40 * K), W(p, B + 44 * K), W(p, B + 48 * K),              \
@@ -225,6 +234,45 @@ static const struct tcase cases[] = {
 	  "buddyinfo", { 8 }, { { B, B + 64 * K, 3 } },
 	  { W(1, B), { 'D', 1, B, B + 16 * K, 0, 0 }, W(1, B) },
 	  { { "alloc_order_2", 2 }, { "alloc_fails", 0 } }, .movable = 4 },
+	/*
+	 * +khugepaged (events 400us apart, a wake at 1ms, before the fourth): 3 of the 512
+	 * pages of a 2M range present, 509 none. rss_byte_seconds: 1 + 0.6 + 0.2 ms of the
+	 * three 4K pages, then 512 pages for 0.2 ms, 104.2e6 page-ns x 4096 / 1e9 = 426.8
+	 */
+	{ "khugepaged: 3 pages of a 2M range collapse under max_ptes_none=511",
+	  "order0+khugepaged:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { W(1, B), W(1, B + 4 * K), W(1, B + 8 * K), W(1, B) },
+	  { { "faults", 3 }, { "collapses", 1 }, { "final_rss_bytes", 2 * M },
+	    { "peak_rss_bytes", 2 * M }, { "bloat_bytes", 509 * 4 * K }, { "alloc_order_0", 3 },
+	    { "rss_byte_seconds", 426 } }, .ns_step = 400000 },
+	/* the same, 509 none > 0: no collapse; 1.2 + 0.8 + 0.4 ms x 4096 / 1e9 = 9.8 */
+	{ "khugepaged: ... and not under max_ptes_none=0",
+	  "order0+khugepaged:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { W(1, B), W(1, B + 4 * K), W(1, B + 8 * K), W(1, B) },
+	  { { "faults", 3 }, { "collapses", 0 }, { "final_rss_bytes", 12 * K },
+	    { "bloat_bytes", 0 }, { "rss_byte_seconds", 9 } }, .ns_step = 400000 },
+	/*
+	 * +shrinker: a THP with 100 of 512 pages written, then a write in the next 2M range:
+	 * 512 + 512 pages are over the 768 of limit:3M, so the shrinker splits the first (412
+	 * zero-filled > 409), freeing 412 pages: 100 + 512 fit
+	 */
+	{ "shrinker: a THP with 100 of 512 pages written is split at the limit under 409",
+	  "thp+shrinker:max_ptes_none=409+limit:3M", NULL, { 0 }, { { B, B + 4 * M, 3 } },
+	  { SEQ100(1, B), W(1, B + 2 * M) },
+	  { { "faults", 2 }, { "pmd_maps", 2 }, { "splits", 1 }, { "split_freed_pages", 412 },
+	    { "final_rss_bytes", (100 + 512) * 4 * K }, { "peak_rss_bytes", 612 * 4 * K },
+	    { "bloat_bytes", (412 + 511) * 4 * K }, { "fallback_alloc_failed", 0 } } },
+	/* ... and not under 511 (thp_underused() is false): the 2M charge fails, 4K instead */
+	{ "shrinker: ... and not under 511: the second THP's charge fails, 4K",
+	  "thp+shrinker+limit:3M", NULL, { 0 }, { { B, B + 4 * M, 3 } },
+	  { SEQ100(1, B), W(1, B + 2 * M) },
+	  { { "faults", 2 }, { "pmd_maps", 1 }, { "splits", 0 }, { "split_freed_pages", 0 },
+	    { "final_rss_bytes", 513 * 4 * K }, { "fallback_alloc_failed", 1 },
+	    { "alloc_fails", 1 }, { "alloc_order_0", 1 } } },
+	/* +limit alone: the third 4K page is over memory.max (memcg OOM), mapped anyway */
+	{ "limit: a 4K page over the limit is oom, mapped anyway", "order0+limit:8K", NULL,
+	  { 0 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 4 * K), W(1, B + 8 * K) },
+	  { { "faults", 3 }, { "oom", 1 }, { "alloc_fails", 1 }, { "final_rss_bytes", 12 * K } } },
 };
 
 static void build(const struct tcase *c, struct rp_stream *s)
@@ -244,7 +292,7 @@ static void build(const struct tcase *c, struct rp_stream *s)
 
 int main(void)
 {
-	size_t i, n = sizeof(cases) / sizeof(cases[0]);
+	size_t i, j, n = sizeof(cases) / sizeof(cases[0]);
 
 	plan((int)n * 2);
 	for (i = 0; i < n; i++) {
@@ -259,6 +307,8 @@ int main(void)
 		int good = 1, same;
 
 		build(c, &s);
+		for (j = 0; c->ns_step && j < s.nr; j++)
+			s.ev[j].ts = j * c->ns_step;
 		rp_stream_trace(&s, &t);
 		memcpy(t.free_blocks, c->blocks, sizeof(t.free_blocks));
 		t.movable_pages = c->movable;

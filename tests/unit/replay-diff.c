@@ -24,6 +24,10 @@
 static const char *policies[] = {
 	"order0", "mcpage:1", "mcpage:2", "mcpage:4", "mcpage:8", "mthp:16K,32K,64K",
 	"mthp:8K,1M", "faultaround:4", "faultaround:16", "thp", "adaptive", "adaptive:max=1M",
+	/* +mechanisms (the streams' events are 100us apart: a wake every 10 to 20 events) */
+	"thp+khugepaged:max_ptes_none=480,pages=2048,scan_ms=1", "mthp:16K,64K+khugepaged:scan_ms=2",
+	"thp+shrinker:max_ptes_none=409+limit:3M", "order0+limit:1M", "faultaround:16+limit:2M",
+	"thp+khugepaged:scan_ms=1+shrinker:max_ptes_none=256+limit:3M",
 	NULL,	/* persite:FILE, the site file main() writes */
 };
 
@@ -138,6 +142,12 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		error_clear();
 		return 0;
 	}
+	/*
+	 * time: 100us an event, every seventh 150us back (time that runs backwards, as
+	 * events of several cpus may), for rss_byte_seconds and khugepaged's wakes
+	 */
+	for (i = 0; i < s.nr; i++)
+		s.ev[i].ts = 1000000 + i * 100000 - (i % 7 == 3 ? 150000 : 0);
 	rp_stream_trace(&s, &t);
 	t.nr_site_slots = NSLOT;
 	t.slot_sites = slot_names;

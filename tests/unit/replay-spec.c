@@ -83,10 +83,62 @@ static const struct {
 	{ "adaptive:max=8K", "adaptive:max=8K", 0, 0, 0, 1 },
 };
 
+/* +mechanisms (docs/policies.md, "Mechanisms"): canonical form and fields */
+static const struct {
+	const char *spec;
+	const char *canon;
+	unsigned int khugepaged, shrinker, max_ptes_none, pages, scan_ms;
+	uint64_t limit_pages;
+} mech_valid[] = {
+	{ "thp+khugepaged", "thp+khugepaged", 1, 0, 511, 4096, 10000, 0 },
+	{ "thp+khugepaged:scan_ms=100,max_ptes_none=0,pages=512",
+	  "thp+khugepaged:max_ptes_none=0,pages=512,scan_ms=100", 1, 0, 0, 512, 100, 0 },
+	{ "thp+shrinker:max_ptes_none=409+limit:512M",
+	  "thp+shrinker:max_ptes_none=409+limit:512M", 0, 1, 409, 4096, 10000, 131072 },
+	/* any order of the mechanisms; the limit in its largest unit; one max_ptes_none */
+	{ "thp+limit:1024M+shrinker", "thp+shrinker+limit:1G", 0, 1, 511, 4096, 10000, 262144 },
+	{ "thp+khugepaged:max_ptes_none=409+shrinker+limit:1536K",
+	  "thp+khugepaged+shrinker:max_ptes_none=409+limit:1536K", 1, 1, 409, 4096, 10000, 384 },
+	{ "mthp:64K,16K+limit:65536", "mthp:16K,64K+limit:64K", 0, 0, 511, 4096, 10000, 16 },
+	{ "order0+khugepaged:max_ptes_none=511", "order0+khugepaged", 1, 0, 511, 4096, 10000, 0 },
+};
+
 static const struct {
 	const char *spec;
 	const char *err;
 } invalid[] = {
+	{ "thp+foo", "bad policy 'thp+foo': unknown mechanism 'foo' (known: "
+		     "+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], "
+		     "+limit:SIZE)" },
+	{ "thp+khugepaged+khugepaged", "bad policy 'thp+khugepaged+khugepaged': khugepaged "
+				       "given twice" },
+	{ "thp+khugepaged:pages=8,pages=8", "bad policy 'thp+khugepaged:pages=8,pages=8': "
+					    "khugepaged: option pages given twice" },
+	{ "thp+khugepaged:max_ptes_none=512", "bad policy 'thp+khugepaged:max_ptes_none=512': "
+					      "max_ptes_none=512 is out of range (0..511)" },
+	{ "thp+khugepaged:scan_ms=0", "bad policy 'thp+khugepaged:scan_ms=0': scan_ms=0 is out "
+				      "of range (1..86400000)" },
+	{ "thp+khugepaged:sleep=5", "bad policy 'thp+khugepaged:sleep=5': khugepaged: unknown "
+				    "option 'sleep'" },
+	{ "thp+khugepaged:", "bad policy 'thp+khugepaged:': khugepaged: empty argument after ':'" },
+	{ "thp+shrinker", "bad policy 'thp+shrinker': shrinker needs +limit:SIZE (the model's "
+			  "only memory pressure)" },
+	{ "thp+shrinker:max_ptes_none=4x+limit:1G", "bad policy 'thp+shrinker:max_ptes_none=4x+"
+						    "limit:1G': max_ptes_none: bad number '4x'" },
+	{ "thp+khugepaged:max_ptes_none=0+shrinker:max_ptes_none=409+limit:1G",
+	  "bad policy 'thp+khugepaged:max_ptes_none=0+shrinker:max_ptes_none=409+limit:1G': "
+	  "khugepaged max_ptes_none=0 and shrinker max_ptes_none=409 differ: the kernel has one "
+	  "knob (khugepaged/max_ptes_none)" },
+	{ "thp+limit", "bad policy 'thp+limit': limit needs a size: limit:SIZE (memory.max)" },
+	{ "thp+limit:6000", "bad policy 'thp+limit:6000': limit: size '6000' is not a whole "
+			    "number of 4K pages" },
+	{ "thp+limit:2T", "bad policy 'thp+limit:2T': limit: bad size '2T'" },
+	{ "thp+limit:1G+limit:2G", "bad policy 'thp+limit:1G+limit:2G': limit given twice" },
+	{ "+limit:1G", "bad policy '+limit:1G': no policy before '+'" },
+	{ "mcpage:12+limit:1G", "bad policy 'mcpage:12+limit:1G': order must be 1..8" },
+	{ "thp+khugepaged:max_ptes_none=1,pages=100,scan_ms=100+shrinker+limit:1536K",
+	  "bad policy 'thp+khugepaged:max_ptes_none=1,pages=100,scan_ms=100+shrinker+limit:1536K': "
+	  "canonical spec longer than 63 bytes" },
 	{ "", "bad policy '': empty spec" },
 	{ "mcpage:12", "bad policy 'mcpage:12': order must be 1..8" },
 	{ "mcpage:0", "bad policy 'mcpage:0': order must be 1..8" },
@@ -154,6 +206,8 @@ static const struct {
 	{ "faultaround:16", NULL },
 	{ "adaptive", NULL },
 	{ "adaptive:max=1M", NULL },
+	{ "thp+khugepaged", NULL },
+	{ "mcpage:2+limit:1G", NULL },
 };
 
 static const struct {
@@ -173,7 +227,30 @@ int main(void)
 
 	plan((int)(sizeof(valid) / sizeof(valid[0]) * 2 + sizeof(invalid) / sizeof(invalid[0]) +
 		   sizeof(frags) / sizeof(frags[0]) + sizeof(knobs) / sizeof(knobs[0]) + 12 +
-		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0])));
+		   sizeof(bad_buddyinfo) / sizeof(bad_buddyinfo[0]) +
+		   sizeof(mech_valid) / sizeof(mech_valid[0]) * 2));
+	for (i = 0; i < sizeof(mech_valid) / sizeof(mech_valid[0]); i++) {
+		struct rp_policy p, q;
+		int r = rp_policy_parse(mech_valid[i].spec, &p);
+
+		if (r)
+			diag("%s", error_text());
+		error_clear();
+		ok(!r && !strcmp(p.spec, mech_valid[i].canon) &&
+			   p.mech.khugepaged == mech_valid[i].khugepaged &&
+			   p.mech.shrinker == mech_valid[i].shrinker &&
+			   p.mech.max_ptes_none == mech_valid[i].max_ptes_none &&
+			   p.mech.pages_to_scan == mech_valid[i].pages &&
+			   p.mech.scan_ms == mech_valid[i].scan_ms &&
+			   p.mech.limit_pages == mech_valid[i].limit_pages,
+		   "valid '%s' -> '%s'", mech_valid[i].spec, mech_valid[i].canon);
+		if (!r && strcmp(p.spec, mech_valid[i].canon))
+			diag("  got '%s'", p.spec);
+		r = rp_policy_parse(p.spec, &q);
+		error_clear();
+		ok(!r && !strcmp(q.spec, p.spec) && !memcmp(&q.mech, &p.mech, sizeof(p.mech)),
+		   "canonical '%s' is a fixed point", p.spec);
+	}
 	for (i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
 		struct rp_policy p, q;
 		int r = rp_policy_parse(valid[i].spec, &p);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mech.h - the "+mechanism" part of a policy spec (docs/policies.md, "Mechanisms"):
+ * POLICY+khugepaged[:...]+shrinker[:...]+limit:SIZE, parsed into struct rp_mech
+ * (replay/replay.h) by replay/mech.c. The simulator runs them in replay/sim-mech.c, the
+ * oracle its own naive twin.
+ */
+#ifndef FT_REPLAY_MECH_H
+#define FT_REPLAY_MECH_H
+
+#include <stddef.h>
+
+#include "replay/replay.h"
+
+/* The kernel's defaults (mm/khugepaged.c, khugepaged_init(); 4K pages) */
+#define RP_MECH_MAX_PTES_NONE	511	/* HPAGE_PMD_NR - 1 */
+#define RP_MECH_PAGES_TO_SCAN	4096	/* HPAGE_PMD_NR * 8 */
+#define RP_MECH_SCAN_MS		10000	/* khugepaged_scan_sleep_millisecs */
+#define RP_MECH_MAX_PTES_SHARED	256	/* HPAGE_PMD_NR / 2: not a grammar option */
+
+/* "+khugepaged[...], +shrinker[...], +limit:SIZE": the "known:" part of errors */
+#define RP_MECH_GRAMMAR \
+	"+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], " \
+	"+limit:SIZE"
+
+/*
+ * Offset in spec of the '+' that starts its mechanisms, strlen(spec) if it has none: the
+ * first '+' followed by a mechanism's name and ':', '+' or the end, so a persite file name
+ * may hold a '+' elsewhere. A '+' after a policy name without arguments ("thp+x") starts
+ * them too, so that an unknown mechanism is named as one.
+ */
+size_t rp_mech_split(const char *spec);
+/*
+ * rp_mech_parse - tail ("+shrinker:max_ptes_none=409+limit:512M", starting with '+') into
+ * *m (zeroed first). Return: 0, or fail() naming the bad part (unknown, repeated or out of
+ * range), without the spec: the caller adds "bad policy 'SPEC': ".
+ */
+int rp_mech_parse(const char *tail, struct rp_mech *m);
+/*
+ * The canonical "+..." of m appended to the string in buf (len bytes in all): khugepaged,
+ * shrinker, limit in that order, options only where they differ from the kernel's default.
+ * Return: 0, or fail() if it does not fit.
+ */
+int rp_mech_format(const struct rp_mech *m, char *buf, size_t len);
+
+static inline int rp_mech_any(const struct rp_mech *m)
+{
+	return m->khugepaged || m->shrinker || m->limit_pages;
+}
+
+#endif /* FT_REPLAY_MECH_H */
