@@ -32,7 +32,6 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
-K=/sys/kernel/mm/transparent_hugepage
 T=/sys/kernel/tracing
 RUNS=3
 SIZES="16 32 64"
@@ -49,60 +48,25 @@ done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;; esac
 
-for s in $SIZES; do
-	[ -e "$K/hugepages-${s}kB/enabled" ] ||
-		die "this kernel ($(uname -r)) has no $K/hugepages-${s}kB/enabled (per-size mTHP: Linux 6.8+)"
-done
-if [ "$(id -u)" != 0 ]; then
-	echo "$me: skipped: writing $K needs root" >&2
-	exit 77
-fi
+. "$TOP/bench/host-lib.sh"
+# shellcheck disable=SC2086 # the sizes are split on purpose
+knobs_check $SIZES
 command -v /usr/bin/time > /dev/null || die "/usr/bin/time (GNU time) is missing"
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/host-mthp.XXXXXX")
 MOUNTED= CHILD= IZ= IL=
-cleanup() {
-	st=$?
-	trap '' INT TERM HUP
-	# the running command first, so that nothing runs under a knob being restored: every
-	# process of its session (QEMU's `timeout` makes a process group of its own)
-	[ -z "$CHILD" ] || { pkill -TERM -s "$CHILD" 2> /dev/null || :; wait "$CHILD" 2> /dev/null || :; }
-	if [ -s "$W/saved" ]; then
-		while read -r f v; do
-			echo "$v" > "$f" || { echo "$me: cannot restore $f to $v" >&2; st=1; }
-		done < "$W/saved"
-	fi
+cleanup_more() {
 	for i in $IZ $IL; do
 		[ -d "$i" ] || continue
 		echo 0 > "$i/events/kmem/mm_page_alloc/enable" 2> /dev/null || :
 		rmdir "$i" 2> /dev/null || :
 	done
 	[ -z "$MOUNTED" ] || umount "$T" 2> /dev/null || :
-	rm -rf "$W"
-	exit "$st"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+host_traps
 
-# Save every knob this script may write: "FILE VALUE" lines, written whole before any change.
-for f in "$K/enabled" "$K"/hugepages-*kB/enabled; do
-	[ -f "$f" ] || continue
-	v=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")
-	[ -n "$v" ] || die "cannot read the setting of $f"
-	echo "$f $v"
-done > "$W/saved.tmp"
-mv "$W/saved.tmp" "$W/saved"
-
-# knobs SIZE_KB: 4 = every size never; else only that size always
-knobs() {
-	echo never > "$K/enabled"
-	for f in "$K"/hugepages-*kB/enabled; do
-		echo never > "$f"
-	done
-	[ "$1" = 4 ] || echo always > "$K/hugepages-$1kB/enabled"
-}
+# Save every knob this script may write (bench/host-lib.sh).
+knobs_save
 
 # The tracepoint, in two private instances: IZ counts order-0 zeroed movable allocations,
 # IL large anonymous folios. Counting = the events in the buffer, so none may be lost.
@@ -162,12 +126,6 @@ host() {
 	echo "$((z + l)) $l $(cat "$W/minflt")"
 }
 
-# median FILE COLUMN: median of the column's values (RUNS lines)
-median() {
-	awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 }
-		END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-}
-
 # guest CMD: record under order0, replay the sizes; "POLICY allocating_faults" lines
 guest() {
 	rm -f "$W/g.db"
@@ -203,17 +161,7 @@ echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/load
 : > "$W/gaps"
 for cmd in "$@"; do
 	host 4 "$cmd" > /dev/null	# warm-up: page cache, dentries
-	: > "$W/h4"
-	for s in $SIZES; do
-		: > "$W/h$s"
-	done
-	r=0
-	while [ "$r" -lt "$RUNS" ]; do
-		for s in 4 $SIZES; do
-			host "$s" "$cmd" >> "$W/h$s"
-		done
-		r=$((r + 1))
-	done
+	interleave "$cmd"
 	guest "$cmd" > "$W/sim"
 	base=$(median "$W/h4" 1)
 	sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim")

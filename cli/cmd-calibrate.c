@@ -5,8 +5,12 @@
  * model per (arch, kernel, accelerator, clock), and store the models in one database, where replay
  * finds them to predict fault_time_ns.
  *
+ * With --host, the model of this machine's own kernel instead (vm/host-calibrate.h): root,
+ * per-size mTHP knobs, restored on every exit.
+ *
  * Exit status: 0; 1 if a trace is refused (jiffies clocksource, no clocksource) or a model
- * has too few samples, nothing stored then; 2 for a usage error.
+ * has too few samples, or the host cannot be calibrated (not root, no per-size mTHP),
+ * nothing stored then; 2 for a usage error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -15,20 +19,33 @@
 
 #include "cli/commands.h"
 #include "cli/args.h"
+#include "db/ftdb.h"
 #include "lib/error.h"
+#include "replay/policy.h"
 #include "replay/calibrate.h"
+#include "vm/host-calibrate.h"
+#include "vm/host-knobs.h"
 
 static const char usage_text[] =
 	"usage: foliotrace calibrate [--output DB] [--with-partial] [--format table|csv|json] DB...\n"
+	"       foliotrace calibrate --host [--runs N] [--verbose] [--format FMT] --output DB\n"
 	"\n"
 	"    -o, --output DB     database that stores the models (default: the first DB)\n"
 	"    -P, --with-partial  also read partial copies of traces stored complete\n"
+	"    -H, --host          fit this machine's kernel (root, per-size mTHP knobs)\n"
+	"    -r, --runs N        --host: runs per setting, median kept (default 5)\n"
+	"    -s, --sizes LIST    --host: mTHP sizes (16K,32K,...; default: each below PMD)\n"
+	"    -v, --verbose       --host: each setting's medians on stderr\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -h, --help          show this help\n";
 
 static const struct option options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "with-partial", no_argument, NULL, 'P' },
+	{ "host", no_argument, NULL, 'H' },
+	{ "runs", required_argument, NULL, 'r' },
+	{ "sizes", required_argument, NULL, 's' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -65,21 +82,86 @@ static void print(const struct rp_calibration *fs, enum out_format format)
 	out_release(&t);
 }
 
+static void on_point(unsigned int kb, unsigned int mib, const struct rp_host_point *p, void *arg)
+{
+	fprintf(stderr, "calibrate --host: %uK anon-touch %uM: minflt %.0f sys %.3f ms\n", kb,
+		mib, p->faults, p->sys_ns / 1e6);
+}
+
+/* "16K,32K,64K": sizes above 4K, KiB, into kb (at most VM_KNOBS_MAX). Return: 0 or -1. */
+static int parse_sizes(char *list, unsigned int *kb, size_t *n)
+{
+	unsigned int order;
+	char *tok, *save = NULL;
+
+	*n = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (rp_parse_size(tok, &order) || !order || *n == VM_KNOBS_MAX) {
+			error_clear();
+			return -1;
+		}
+		kb[(*n)++] = 4U << order;
+	}
+	return *n ? 0 : -1;
+}
+
+/* --host: calibrate this machine, store its one model in output. */
+static int calibrate_host(const struct vm_host_cal *o, const char *output,
+			  enum out_format format)
+{
+	struct rp_fit f = { 0 };
+	struct rp_calibration one = { .f = &f, .n = 1 };
+	sqlite3 *db;
+
+	/* refused before the database is created or a knob written; the database made
+	 * before the runs, so that a bad path does not waste them */
+	if (vm_host_calibrate_check(o) || ftdb_open(output, FTDB_CREATE, &db))
+		return 1;
+	ftdb_close(db);
+	if (vm_host_calibrate(o, &f.m) || rp_calibrate_store(&one, output))
+		return 1;
+	print(&one, format);
+	return 0;
+}
+
 int cmd_calibrate(int argc, char **argv)
 {
 	enum out_format format = OUT_TABLE;
 	const char *output = NULL;
 	struct rp_calibration fs = { 0 };
+	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS };
+	unsigned int kb[VM_KNOBS_MAX];
+	int64_t runs;
 	size_t i;
-	int c, ret = 1;
+	int c, ret = 1, is_host = 0;
 
-	while ((c = getopt_long(argc, argv, "+o:Pf:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:PHr:s:vf:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
 			break;
 		case 'P':
 			fs.with_partial = 1;
+			break;
+		case 'H':
+			is_host = 1;
+			break;
+		case 'r':
+			if (cli_parse_num("calibrate", "--runs", optarg, &runs))
+				return 2;
+			if (runs < 1 || runs > 1000)
+				return cli_usage_error("calibrate", usage_text,
+						       "--runs is 1 to 1000");
+			host.runs = (unsigned int)runs;
+			break;
+		case 's':
+			if (parse_sizes(optarg, kb, &host.nr_kb))
+				return cli_usage_error("calibrate", usage_text, "--sizes is a "
+						       "list of mTHP sizes: 16K,32K,64K");
+			host.kb = kb;
+			break;
+		case 'v':
+			host.point = on_point;
 			break;
 		case 'f':
 			if (out_parse_format(optarg, &format))
@@ -92,6 +174,12 @@ int cmd_calibrate(int argc, char **argv)
 		default:
 			return cli_usage_error("calibrate", usage_text, NULL);
 		}
+	}
+	if (is_host) {
+		if (optind < argc || !output)
+			return cli_usage_error("calibrate", usage_text, "--host takes no DB "
+					       "arguments, only --output DB");
+		return calibrate_host(&host, output, format);
 	}
 	if (optind >= argc)
 		return cli_usage_error("calibrate", usage_text, "no database given");

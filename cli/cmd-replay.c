@@ -26,7 +26,8 @@
 /* The usage text around the policy list, which comes from the policy table (usage()). */
 static const char usage_head[] =
 	"usage: foliotrace replay DB --policy P [--policy P ...] [--frag none|buddyinfo]\n"
-	"                         [--comm NAME] [--pid N] [--trace ID] [--format table|csv|json]\n"
+	"                         [--cost-model trace|native [--model-from DB]] [--comm NAME]\n"
+	"                         [--pid N] [--trace ID] [--format table|csv|json]\n"
 	"   or: foliotrace replay --list-policies\n"
 	"\n"
 	"    -P, --policy P      policy to replay (repeatable; order0 is always replayed too, as\n"
@@ -34,6 +35,11 @@ static const char usage_head[] =
 static const char usage_tail[] =
 	"    -F, --frag MODEL    allocation failure model: none (default) or buddyinfo (a buddy\n"
 	"                        allocator seeded from the recorded /proc/buddyinfo)\n"
+	"    -m, --cost-model M  fault_time_ns from: trace (default: the model of the trace's own\n"
+	"                        arch, kernel, accelerator, clock) or native (this arch's host\n"
+	"                        model, `calibrate --host`: the host kernel's system time)\n"
+	"    -M, --model-from DB with --cost-model native: the model of DB, not of the one\n"
+	"                        replayed\n"
 	"    -c, --comm NAME     only processes with this command name\n"
 	"    -p, --pid N         only processes with this tgid\n"
 	"    -t, --trace ID      trace to replay (default: the only or newest recorded one)\n"
@@ -82,6 +88,8 @@ enum { OPT_CHECK_ORACLE = 256, OPT_LIST_POLICIES };
 static const struct option options[] = {
 	{ "policy", required_argument, NULL, 'P' },
 	{ "frag", required_argument, NULL, 'F' },
+	{ "cost-model", required_argument, NULL, 'm' },
+	{ "model-from", required_argument, NULL, 'M' },
 	{ "comm", required_argument, NULL, 'c' },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "trace", required_argument, NULL, 't' },
@@ -223,6 +231,7 @@ int cmd_replay(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	int64_t want = 0, trace_id;
 	char warn[256];
+	const char *model_from = NULL;
 	struct cli_progress pr;
 	int c, given = 0, quiet = 0, rc;
 	unsigned int i;
@@ -232,7 +241,7 @@ int cmd_replay(int argc, char **argv)
 	rp_policy_parse("order0", &pol[0]);
 	o.nr_pol = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "P:F:c:p:t:f:nqh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:F:m:M:c:p:t:f:nqh", options, NULL)) != -1) {
 		switch (c) {
 		case 'P':
 			if (rp_policy_parse(optarg, &pol[o.nr_pol]))
@@ -251,6 +260,15 @@ int cmd_replay(int argc, char **argv)
 		case 'F':
 			if (rp_frag_parse(optarg, &o.frag))
 				return bad_value();
+			break;
+		case 'm':
+			if (!strcmp(optarg, "native"))
+				o.cost_native = 1;
+			else if (strcmp(optarg, "trace"))
+				return usage_error("--cost-model is trace or native");
+			break;
+		case 'M':
+			model_from = optarg;
 			break;
 		case 'c':
 			o.comm = optarg;
@@ -294,11 +312,18 @@ int cmd_replay(int argc, char **argv)
 		return usage_error(argc - optind ? "too many arguments" : "expected DB");
 	if (!given)
 		return usage_error("expected at least one --policy");
+	if (model_from && !o.cost_native)
+		return usage_error("--model-from goes with --cost-model native");
 
-	if (ftdb_open(argv[optind], o.store ? FTDB_WRITE : FTDB_READONLY, &db))
+	if (model_from && ftdb_open(model_from, FTDB_READONLY, &o.cost_db))
 		return 1;
+	if (ftdb_open(argv[optind], o.store ? FTDB_WRITE : FTDB_READONLY, &db)) {
+		ftdb_close(o.cost_db);
+		return 1;
+	}
 	if (ftdb_pick_trace(db, want, &trace_id)) {
 		ftdb_close(db);
+		ftdb_close(o.cost_db);
 		return 1;
 	}
 	cli_progress_start(&pr, "replay", "events", quiet);
@@ -306,11 +331,10 @@ int cmd_replay(int argc, char **argv)
 	o.progress_arg = &pr;
 	rc = rp_replay_db(db, trace_id, &o, res, &info);
 	cli_progress_end(&pr);
-	if (rc) {
-		ftdb_close(db);
-		return 1;
-	}
+	ftdb_close(o.cost_db);
 	ftdb_close(db);
+	if (rc)
+		return 1;
 	warn[0] = '\0';
 	if (!rp_policy_records_all(info.policy)) {
 		snprintf(warn, sizeof(warn), "warning: trace %lld was recorded under %s, not "

@@ -84,3 +84,26 @@ int ftdb_cost_other_clock(sqlite3 *db, const struct ftdb_cost_row *r, char *othe
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	return rc == SQLITE_ROW;
 }
+
+int ftdb_cost_latest_kernel(sqlite3 *db, const char *arch, const char *accel,
+			    const char *clock, char *kernel, size_t n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT kernel FROM cost_model WHERE arch = ?1 AND accel = ?2 "
+			       "AND clock = ?3 ORDER BY fitted_at DESC, kernel DESC LIMIT 1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, accel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, clock, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		snprintf(kernel, n, "%s", sqlite3_column_text(st, 0) ?
+			 (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_ROW;
+}

@@ -36,4 +36,11 @@ int ftdb_cost_get(sqlite3 *db, struct ftdb_cost_row *r);
  */
 int ftdb_cost_other_clock(sqlite3 *db, const struct ftdb_cost_row *r, char *other, size_t n);
 
+/*
+ * ftdb_cost_latest_kernel - the kernel of the row of (arch, accel, clock) fitted last
+ * (fitted_at, then kernel), into kernel (n bytes). Return: 1, 0 if there is none, or -1.
+ */
+int ftdb_cost_latest_kernel(sqlite3 *db, const char *arch, const char *accel,
+			    const char *clock, char *kernel, size_t n);
+
 #endif /* FT_DB_COSTS_H */

@@ -196,7 +196,7 @@ static double typical(struct vec *v, const struct rp_cost_key *key)
 }
 
 /* Solve the n x n system a x = b (n <= 3) by Gaussian elimination. Return: 0, -1 singular. */
-static int solve(double a[3][3], double b[3], unsigned int n, double x[3])
+int rp_cost_solve(double a[3][3], double b[3], unsigned int n, double x[3])
 {
 	unsigned int i, j, k, p;
 	double t, scale = 0;
@@ -281,7 +281,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		}
 		used += (int64_t)g->lat.n;
 	}
-	if (solve(a, b, n, x))
+	if (rp_cost_solve(a, b, n, x))
 		return fail("cannot fit the new-folio costs: the groups do not separate them");
 	out->c[RP_COST_NEW] = x[0];
 	out->c[RP_COST_BYTE] = x[1];
@@ -343,11 +343,36 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m)
 	return ftdb_cost_store(db, &r);
 }
 
+int rp_cost_get(sqlite3 *db, struct rp_cost *m)
+{
+	struct ftdb_cost_row r = row_of(m);
+	unsigned int k;
+	int rc;
+
+	rc = ftdb_cost_get(db, &r);
+	if (rc <= 0)
+		return rc;
+	for (k = 0; k < RP_COST_NR; k++) {
+		m->has[k] = r.has[k];
+		m->c[k] = r.c[k];
+	}
+	m->samples = r.samples;
+	m->traces = r.traces;
+	/* a row edited or damaged: inf or 1e300 would predict 2^63 ns (UB in the cast) */
+	for (k = 0; k < RP_COST_NR; k++)
+		if (m->has[k] && !(fabs(m->c[k]) <= coef_max[k]))
+			return fail("cost_model row %s %s %s %s: %s is %g, not a cost "
+				    "within +-%g %s", m->key.arch, m->key.kernel,
+				    m->key.accel, m->key.clock, rp_cost_coef_name(k),
+				    m->c[k], coef_max[k],
+				    k == RP_COST_BYTE ? "ns per byte" : "ns");
+	return 1;
+}
+
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 {
 	char other[sizeof(m->key.clock)];
 	struct ftdb_cost_row r;
-	unsigned int k;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
@@ -355,27 +380,10 @@ int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m)
 		error_clear();
 		return 0;	/* a trace a model cannot apply to has none */
 	}
+	rc = rp_cost_get(db, m);
+	if (rc)
+		return rc;
 	r = row_of(m);
-	rc = ftdb_cost_get(db, &r);
-	if (rc < 0)
-		return -1;
-	for (k = 0; rc && k < RP_COST_NR; k++) {
-		m->has[k] = r.has[k];
-		m->c[k] = r.c[k];
-	}
-	m->samples = r.samples;
-	m->traces = r.traces;
-	if (rc) {
-		/* a row edited or damaged: inf or 1e300 would predict 2^63 ns (UB in the cast) */
-		for (k = 0; k < RP_COST_NR; k++)
-			if (m->has[k] && !(fabs(m->c[k]) <= coef_max[k]))
-				return fail("cost_model row %s %s %s %s: %s is %g, not a cost "
-					    "within +-%g %s", m->key.arch, m->key.kernel,
-					    m->key.accel, m->key.clock, rp_cost_coef_name(k),
-					    m->c[k], coef_max[k],
-					    k == RP_COST_BYTE ? "ns per byte" : "ns");
-		return 1;
-	}
 	rc = ftdb_cost_other_clock(db, &r, other, sizeof(other));
 	if (rc < 0)
 		return -1;

@@ -87,6 +87,10 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
  */
 int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
 
+/* Solve the n x n system a x = b (n <= 3) by Gaussian elimination with partial pivoting
+ * (a and b are overwritten). Return: 0, or -1 if a is singular. */
+int rp_cost_solve(double a[3][3], double b[3], unsigned int n, double x[3]);
+
 /* rp_cost_store - replace cost_model's row of m->key, in its own transaction. */
 int rp_cost_store(sqlite3 *db, const struct rp_cost *m);
 
@@ -98,6 +102,13 @@ int rp_cost_store(sqlite3 *db, const struct rp_cost *m);
  * accel; -1 with fail() naming both clocks, or a database error.
  */
 int rp_cost_lookup(sqlite3 *db, int64_t trace_id, struct rp_cost *m);
+
+/*
+ * rp_cost_get - the stored model of m->key into m's coefficients, samples and traces; a
+ * coefficient beyond a plausible cost (a damaged row) is refused, naming it.
+ * Return: 1 found, 0 none, -1 with fail().
+ */
+int rp_cost_get(sqlite3 *db, struct rp_cost *m);
 
 /*
  * rp_cost_predict - predicted fault time, ns, of the faults a run counted in c (its

@@ -19,6 +19,7 @@
 #include "db/traces.h"
 #include "lib/error.h"
 #include "lib/xalloc.h"
+#include "replay/calibrate-host.h"
 #include "replay/cost.h"
 #include "replay/load.h"
 #include "replay/policy.h"
@@ -418,7 +419,9 @@ int rp_replay_db(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o,
 	ps = xcalloc(1, sizeof(*ps));
 	ps->opts = o;
 	ps->l = &l;
-	has_cost = rp_cost_lookup(db, trace_id, &cost);
+	has_cost = o->cost_native ? rp_cost_lookup_native(o->cost_db ? o->cost_db : db, db,
+							   trace_id, &cost) :
+				    rp_cost_lookup(db, trace_id, &cost);
 	if (has_cost < 0)
 		goto out;
 	if (load_trace(db, trace_id, o, &l, &t, ps, info) || load_span(db, trace_id, &span))

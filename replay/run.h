@@ -20,6 +20,10 @@ struct rp_run_opts {
 	const char *comm;		/* only processes with this comm, or NULL */
 	int64_t pid;			/* only processes with this tgid, or -1 */
 	int check_oracle;		/* also run the oracle and fail unless it agrees */
+	int cost_native;		/* fault_time_ns from the host model of the trace's
+					 * arch (replay/calibrate-host.h), not the trace's key */
+	sqlite3 *cost_db;		/* with cost_native: the model's database, NULL: the
+					 * replayed one */
 	int store;			/* write replay_run + replay_metric */
 	int sites;			/* fill res[].sites (rp_run_result_release() them) */
 	/*

@@ -1,0 +1,178 @@
+#!/bin/sh
+# bench/host-time.sh - the host cost model against this host's own kernel time (issue 24
+# item 4): each command runs on the host under 4K and under 16K, 32K and 64K mTHP and its
+# system time (getrusage of its process tree) is measured; the same command recorded in the
+# guest under order0 and replayed as mthp:16K, mthp:32K, mthp:64K with the host model
+# (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
+# command and size the measured and the predicted change of system time, and their gap.
+#
+#   sh bench/host-time.sh [-n RUNS] [-d DIR] [CMD ...]      (root; each CMD a `sh -c` string)
+#	default: the commands of bench/host-mthp.sh (xz -6 of 4 MiB of linux-source-6.1,
+#	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
+#	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
+#
+# DIR (default build/host-time) keeps what is slow to make, reused when present: the host
+# model (DIR/model.db: `calibrate --host --sizes 16K,32K,64K`, made again when its kernel is
+# not this one), the guest recordings (DIR/rec-CKSUM.db, CKSUM the command's `cksum`), the
+# input and the kbuild tree. Delete a file to make it again.
+#
+# Host: RUNS runs per setting (default 5), the settings interleaved (4K, 16K, 32K, 64K, then
+# again) so that the load moves all alike, after one warm-up run; the median system time
+# (and minor faults) per setting. Knobs: bench/host-lib.sh, every one restored on exit,
+# on failure and on INT, TERM and HUP. Predicted change at size S: (fault_time_ns of
+# mthp:S - fault_time_ns of order0) of the replay, over the host's median system time at
+# 4K: the model predicts the fault work that changes, the rest of the kernel's time (exec,
+# file faults, syscalls) is the host's measured one.
+#
+# Per command and size one line
+#	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% pred_delta_ms=X pred=-P% gap=P
+# after HOST lines with each setting's runs. Last line: worst_time_gap_points=X
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+FT=$TOP/build/foliotrace
+RUNS=5
+CPU_S=${FT_HOST_TIME_CPU_S:-3}	# CPU seconds a host run takes at least (REP below)
+SIZES="16 32 64"
+DIR=$TOP/build/host-time
+
+me=bench/host-time.sh
+die() { echo "$me: $*" >&2; exit 1; }
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [CMD ...]" >&2; exit 2; }
+while getopts n:d: o; do
+	case $o in
+	n) RUNS=$OPTARG ;;
+	d) DIR=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
+. "$TOP/bench/host-lib.sh"
+# shellcheck disable=SC2086 # the sizes are split on purpose
+knobs_check $SIZES
+command -v python3 > /dev/null || die "python3 is missing (it measures the runs' rusage)"
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+W=$(mktemp -d "$DIR/run.XXXXXX")
+CHILD=
+cleanup_more() { :; }
+host_traps
+
+make -s -C "$TOP" >&2
+[ $# -gt 0 ] || {
+	[ -s "$DIR/input.tar" ] || { xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null |
+		head -c 4M > "$DIR/input.tar.tmp" || [ -s "$DIR/input.tar.tmp" ]; } &&
+		mv "$DIR/input.tar.tmp" "$DIR/input.tar" ||
+		die "cannot read /usr/src/linux-source-6.1.tar.xz"
+	tree=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}/kbuild-x86_64
+	[ -f "$DIR/kb/mk-key" ] || { [ -f "$tree/mk-key" ] && cp -a "$tree" "$DIR/kb.tmp" &&
+		mv "$DIR/kb.tmp" "$DIR/kb"; } ||
+		die "no kbuild tree in $tree (foliotrace record -- kbuild prepares it)"
+	set -- "xz -6 -T1 -c $DIR/input.tar > /dev/null" \
+		"/usr/bin/python3 -c 'x = [str(i) for i in range(1000000)]'" \
+		"gcc -O2 -pipe -std=gnu11 -D_GNU_SOURCE -I$TOP -I$TOP/build/gen -c $TOP/replay/sim.c -o /dev/null" \
+		"rm -f $DIR/kb/obj/mm/*.o; FT_KBUILD_TREE=$DIR/kb sh $TOP/workloads/kbuild.sh -j 2"
+}
+
+# The host model, before any knob of ours is written (calibrate saves and restores its own).
+if [ ! -s "$DIR/model.db" ] || [ "$(cat "$DIR/model.kernel" 2> /dev/null)" != "$(uname -r)" ]; then
+	rm -f "$DIR/model.db.tmp"
+	"$FT" calibrate --host --sizes 16K,32K,64K -o "$DIR/model.db.tmp" > "$W/model" ||
+		die "calibrate --host failed"
+	mv "$DIR/model.db.tmp" "$DIR/model.db"
+	uname -r > "$DIR/model.kernel"
+	cat "$W/model"
+fi
+knobs_save
+
+# host SIZE_KB CMD: one run under the knobs of SIZE_KB: CMD run $REP times in a row,
+# "sys_us user_us minflt" per invocation (the rusage of its process trees: every process
+# they waited for, summed, divided by REP)
+RUSAGE='import os, sys
+sys_us = user_us = minflt = 0
+rep = int(sys.argv[3])
+for k in range(rep):
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open("/dev/null", os.O_RDWR)
+        for i in (0, 1, 2):
+            os.dup2(fd, i)
+        os.execv("/bin/sh", ["sh", "-c", sys.argv[1]])
+    _, st, ru = os.wait4(pid, 0)
+    if not (os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0):
+        sys.exit(1)
+    sys_us += ru.ru_stime * 1e6
+    user_us += ru.ru_utime * 1e6
+    minflt += ru.ru_minflt
+with open(sys.argv[2], "w") as f:
+    f.write("%d %d %d\n" % (round(sys_us / rep), round(user_us / rep), round(minflt / rep)))'
+host() {
+	knobs "$1"
+	setsid python3 -c "$RUSAGE" "$2" "$W/ru" "$REP" < /dev/null &
+	CHILD=$!
+	wait "$CHILD" || { CHILD=; die "host run failed: $2"; }
+	CHILD=
+	knobs 4
+	cat "$W/ru"
+}
+
+# predict CMD: the guest recording (made if absent), replayed with the host model:
+# "POLICY fault_time_ns" lines
+predict() {
+	k=$(printf %s "$1" | cksum | cut -d' ' -f1)
+	if [ ! -s "$DIR/rec-$k.db" ]; then
+		rm -f "$DIR/rec-$k.db.tmp"
+		setsid "$FT" record -o "$DIR/rec-$k.db.tmp" -- sh -c "$1" > "$W/rec.out" 2>&1 < /dev/null &
+		CHILD=$!
+		wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording failed: $1"; }
+		CHILD=
+		mv "$DIR/rec-$k.db.tmp" "$DIR/rec-$k.db"
+	fi
+	policies=
+	for s in $SIZES; do
+		policies="$policies -P mthp:${s}K"
+	done
+	# shellcheck disable=SC2086 # the policy options are split on purpose
+	"$FT" replay "$DIR/rec-$k.db" $policies --cost-model native --model-from "$DIR/model.db" \
+		--format json -q -n > "$W/replay.json" || die "replay failed: $1"
+	awk -v RS='"policy":"' 'NR > 1 {
+		p = substr($0, 1, index($0, "\"") - 1)
+		match($0, /"fault_time_ns":[0-9]+/); print p, substr($0, RSTART + 16, RLENGTH - 16) }' \
+		"$W/replay.json"
+}
+
+echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
+	"$RUNS runs per setting"
+: > "$W/gaps"
+for cmd in "$@"; do
+	predict "$cmd" > "$W/pred"
+	# warm-up (page cache, dentries), which also sets REP: the invocations per run that
+	# make it CPU_S seconds of CPU at least, since the kernel splits a task's time into
+	# user and system by the timer tick that finds it running (CONFIG_TICK_CPU_ACCOUNTING,
+	# 4 ms at HZ=250): a run of 40 ms of system time is 10 samples
+	REP=1
+	host 4 "$cmd" > "$W/warm"
+	read -r ws wu _ < "$W/warm"
+	REP=$(awk -v s="$ws" -v u="$wu" -v c="$CPU_S" 'BEGIN { r = int(c * 1e6 / (s + u + 1)) + 1;
+		print (r > 1000 ? 1000 : r) }')
+	interleave "$cmd"
+	base=$(median "$W/h4" 1)
+	[ "$base" -gt 0 ] || die "no system time measured: $cmd"
+	for s in 4 $SIZES; do
+		echo "HOST cmd=\"$cmd\" ${s}K rep=$REP sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $1 / 1000 }' "$W/h$s")" \
+			"minflt=$(median "$W/h$s" 3)"
+	done
+	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
+	[ -n "$p0" ] && [ "$p0" -gt 0 ] || die "replay predicted no fault time (no host model?): $cmd"
+	for s in $SIZES; do
+		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
+			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" 'BEGIN {
+			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
+			gap = real - pred; if (gap < 0) gap = -gap
+			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
+			       "pred_fault_4k_ms=%.1f pred_delta_ms=%.1f pred=%.1f%% gap=%.1f\n",
+			       c, s, b / 1e3, n / 1e3, real, p0 / 1e6, d / 1e3, pred, gap
+			print gap >> g }'
+	done
+done
+awk 'BEGIN { w = 0 } $1 > w { w = $1 } END { printf "worst_time_gap_points=%.1f\n", w }' "$W/gaps"

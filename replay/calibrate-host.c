@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* calibrate-host.c - the host cost model's fit and lookup; see calibrate-host.h. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "db/costs.h"
+#include "lib/error.h"
+#include "replay/calibrate-host.h"
+
+int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *out,
+		     double *base_ns)
+{
+	double a[3][3] = { { 0 } }, b[3] = { 0 }, x[3] = { 0 }, row[3], w;
+	unsigned int j, k;
+	size_t i;
+
+	memset(out->c, 0, sizeof(out->c));
+	memset(out->has, 0, sizeof(out->has));
+	if (n < 3)
+		return fail("too few calibration runs: %zu settings, the fit needs 3", n);
+	for (i = 0; i < n; i++) {
+		if (!(p[i].sys_ns > 0))
+			return fail("a calibration run took no system time (%.0f faults, %.0f "
+				    "bytes): the workload is too small to measure", p[i].faults,
+				    p[i].bytes);
+		w = 1 / (p[i].sys_ns * p[i].sys_ns);
+		row[0] = 1;
+		row[1] = p[i].faults;
+		row[2] = p[i].bytes;
+		for (j = 0; j < 3; j++) {
+			for (k = 0; k < 3; k++)
+				a[j][k] += w * row[j] * row[k];
+			b[j] += w * row[j] * p[i].sys_ns;
+		}
+	}
+	if (rp_cost_solve(a, b, 3, x))
+		return fail("cannot fit the host costs: the runs do not separate faults from "
+			    "bytes (the mTHP sizes did not change the fault counts?)");
+	if (!(x[1] > 0) || !(x[2] > 0))
+		return fail("the fit gives a cost %s of %.3g: these system times do not follow "
+			    "the model", x[1] > 0 ? "byte_ns" : "new_ns", x[1] > 0 ? x[2] : x[1]);
+	out->c[RP_COST_NEW] = x[1];
+	out->c[RP_COST_BYTE] = x[2];
+	out->has[RP_COST_NEW] = out->has[RP_COST_BYTE] = 1;
+	if (base_ns)
+		*base_ns = x[0];
+	return 0;
+}
+
+int rp_cost_host_key(struct rp_cost_key *key)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		return fail("uname: cannot name this machine's arch and kernel");
+	snprintf(key->arch, sizeof(key->arch), "%.31s",
+		 strcmp(u.machine, "aarch64") ? u.machine : "arm64");
+	snprintf(key->kernel, sizeof(key->kernel), "%.63s", u.release);
+	snprintf(key->accel, sizeof(key->accel), RP_COST_NATIVE);
+	snprintf(key->clock, sizeof(key->clock), RP_COST_NATIVE);
+	return 0;
+}
+
+int rp_cost_lookup_native(sqlite3 *mdb, sqlite3 *db, int64_t trace_id, struct rp_cost *m)
+{
+	struct rp_cost_key tk;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (rp_cost_trace_key(db, trace_id, &tk))
+		return -1;
+	snprintf(m->key.arch, sizeof(m->key.arch), "%s", tk.arch);
+	snprintf(m->key.accel, sizeof(m->key.accel), RP_COST_NATIVE);
+	snprintf(m->key.clock, sizeof(m->key.clock), RP_COST_NATIVE);
+	rc = ftdb_cost_latest_kernel(mdb, m->key.arch, RP_COST_NATIVE, RP_COST_NATIVE,
+				     m->key.kernel, sizeof(m->key.kernel));
+	if (rc == 0)
+		return fail("--cost-model native: no host model of %s in the database "
+			    "(foliotrace calibrate --host -o DB on a %s machine)", tk.arch, tk.arch);
+	if (rc < 0)
+		return -1;
+	rc = rp_cost_get(mdb, m);
+	return rc == 0 ? fail("cost_model: the native row of %s vanished", tk.arch) : rc;
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# calibrate-host.sh - `foliotrace calibrate --host` on a FAKE sysfs tree ($FT_HOST_THP_SYSFS,
+# $FT_HOST_UID: vm/host-knobs.h, for tests): the refusals (a kernel without per-size mTHP,
+# not root, a size the kernel lacks) end with one line on stderr and store nothing (no
+# database created); usage errors exit 2; a calibration interrupted by INT, TERM or HUP
+# dies of the signal with every knob as it was and no model stored. The real knobs are
+# never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
+. "$(dirname "$0")/../test-lib.sh"
+
+plan 27
+# fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
+mktree() {
+	mkdir -p "$1"
+	echo "always [madvise] never" > "$1/enabled"
+	for s in 16 32 64 2048; do
+		mkdir -p "$1/hugepages-${s}kB"
+		echo "always inherit madvise [never]" > "$1/hugepages-${s}kB/enabled"
+	done
+	echo "always [inherit] madvise never" > "$1/hugepages-2048kB/enabled"
+}
+# the setting of every knob of tree $1, one "FILE VALUE" line each: the bracketed word, or
+# a plain file's word (what a write left)
+settings() {
+	for f in "$1/enabled" "$1"/hugepages-*kB/enabled; do
+		v=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")
+		echo "${f#"$1"/} ${v:-$(cat "$f")}"
+	done
+}
+cal() { FT_HOST_THP_SYSFS=$TREE FT_HOST_CALIBRATE_MIB=1,2 "$FT" calibrate --host "$@"; }
+
+# refused NAME DB PATTERN: the last command exited 1 ($st) with one stderr line matching
+# PATTERN, printed nothing, and DB was not created (3 tests)
+refused() {
+	check "$1: exit 1" test "$st" = 1
+	check "$1: one line on stderr naming the problem" sh -c \
+		'test "$(wc -l < "$1")" = 1 && grep -q -- "$2" "$1" && ! test -s "$3"' sh \
+		"$T/err" "$3" "$T/out"
+	check "$1: nothing stored (no database)" test ! -e "$2"
+	[ "$st" = 1 ] || sed 's/^/# /' "$T/err"
+}
+
+# 1. no per-size mTHP (Linux before 6.8): only the top-level knob
+TREE=$T/old
+mkdir -p "$TREE"
+echo "always [madvise] never" > "$TREE/enabled"
+cal -o "$T/old.db" > "$T/out" 2> "$T/err"; st=$?
+refused "no per-size mTHP" "$T/old.db" "per-size mTHP needs Linux 6.8"
+
+# 2. not root
+TREE=$T/thp
+mktree "$TREE"
+settings "$TREE" > "$T/before"
+FT_HOST_UID=1000 cal -o "$T/user.db" > "$T/out" 2> "$T/err"; st=$?
+refused "not root" "$T/user.db" "needs root (effective uid 1000)"
+
+# 3. a size this kernel has no knob for
+FT_HOST_UID=0 cal --sizes 16K,128K -o "$T/size.db" > "$T/out" 2> "$T/err"; st=$?
+refused "--sizes 128K, no such knob" "$T/size.db" "hugepages-128kB/enabled"
+check "the refusals wrote no knob" cmp "$T/before" "$(settings "$TREE" > "$T/after"; echo "$T/after")"
+
+# 4. usage errors
+for args in "--host $T/a.db" "--host" "--host --runs 0 -o $T/u.db" "--host --sizes 3K -o $T/u.db"; do
+	# shellcheck disable=SC2086 # the arguments are split on purpose
+	FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 "$FT" calibrate $args > /dev/null 2>&1
+	check "calibrate $args: usage error, exit 2" test $? = 2
+done
+
+# 5. interrupted: the calibration is stopped by each signal while a size is on (a knob
+# reads always); it dies of the signal, every knob as before, no model stored
+n=0
+for sig in INT TERM HUP; do
+	n=$((n + 1))
+	rm -f "$T/int.db"
+	# exec: $! is calibrate itself, not a subshell
+	(FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 FT_HOST_CALIBRATE_MIB=1,2 exec "$FT" calibrate \
+		--host --runs 1000 -o "$T/int.db" > /dev/null 2> "$T/err") &
+	pid=$!
+	# wait (3000 polls at most, not a time bound) until a size is on, then signal at once
+	i=0 on=1
+	while [ $i -lt 3000 ]; do
+		grep -qx always "$TREE"/hugepages-*kB/enabled 2> /dev/null && { on=0; break; }
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -s "$sig" "$pid"
+	ok $on "$sig: a size was switched on before the signal"
+	wait "$pid"
+	st=$?
+	case $sig in INT) num=2 ;; TERM) num=15 ;; HUP) num=1 ;; esac
+	check "$sig: calibrate died of the signal (status $st)" test "$st" = $((128 + num))
+	settings "$TREE" > "$T/after"
+	check "$sig: every knob restored" cmp "$T/before" "$T/after"
+	[ -e "$T/int.db" ] && rows=$("$FT" query "$T/int.db" --format csv sql \
+		"SELECT count(*) FROM cost_model" | tail -n 1) || rows=0
+	check "$sig: no model stored" test "$rows" = 0
+done
+ps -eo pid=,args= | grep -F -- "-o $T/int.db" | grep -v grep > "$T/left" || :
+check "no calibration process left" test ! -s "$T/left"
+done_testing

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cost-host.c - the host cost model's fit (replay/calibrate-host.c): points made from known
+ * coefficients are fitted back to them, noise within its bound moves them little, and the
+ * fit refuses what cannot be fitted (too few points, faults proportional to bytes, a
+ * negative cost, a run without system time). The expected values are the coefficients the
+ * points were generated from, not the fit's.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "lib/error.h"
+#include "replay/calibrate-host.h"
+#include "tap.h"
+
+/* anon-touch 256M and 1G under 4K, 16K, 32K, 64K: faults = bytes / folio + 30 (exec) */
+static size_t points(struct rp_host_point *p, double base, double nw, double by, int noise)
+{
+	static const double kb[] = { 4, 16, 32, 64 }, mib[] = { 256, 1024 };
+	size_t n = 0, i, j;
+
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 2; j++, n++) {
+			p[n].bytes = mib[j] * 1048576;
+			p[n].faults = p[n].bytes / (kb[i] * 1024) + 30;
+			p[n].sys_ns = base + nw * p[n].faults + by * p[n].bytes;
+			/* +-1% alternating: a noisy machine's medians */
+			if (noise)
+				p[n].sys_ns *= n % 2 ? 1.01 : 0.99;
+		}
+	return n;
+}
+
+int main(void)
+{
+	struct rp_host_point p[8];
+	struct rp_cost m;
+	double base = 0;
+	size_t n;
+	int rc;
+
+	plan(11);
+	n = points(p, 2e6, 1300, 0.23, 0);
+	ok(rp_cost_fit_host(p, n, &m, &base) == 0, "exact points fit");
+	ok(fabs(m.c[RP_COST_NEW] - 1300) < 1e-3, "new_ns 1300 recovered (%.6f)", m.c[RP_COST_NEW]);
+	ok(fabs(m.c[RP_COST_BYTE] - 0.23) < 1e-9, "byte_ns 0.23 recovered (%.9f)",
+	   m.c[RP_COST_BYTE]);
+	ok(fabs(base - 2e6) < 1, "base 2 ms recovered (%.3f ns)", base);
+	ok(m.has[RP_COST_NEW] && m.has[RP_COST_BYTE] && !m.has[RP_COST_PTE] &&
+	   !m.has[RP_COST_ZERO] && !m.has[RP_COST_COW], "only new_ns and byte_ns are fitted");
+
+	n = points(p, 2e6, 1300, 0.23, 1);
+	rc = rp_cost_fit_host(p, n, &m, NULL);
+	ok(rc == 0 && fabs(m.c[RP_COST_NEW] / 1300 - 1) < 0.1 &&
+	   fabs(m.c[RP_COST_BYTE] / 0.23 - 1) < 0.1,
+	   "1%% noise: both within 10%% (%.1f, %.4f)", m.c[RP_COST_NEW], m.c[RP_COST_BYTE]);
+
+	ok(rp_cost_fit_host(p, 2, &m, NULL) == -1 && strstr(error_text(), "too few"),
+	   "two points refused: %s", error_text());
+	error_clear();
+
+	/* one folio size only: faults are bytes / 4K + 30, the fault and byte terms collinear
+	 * with the base */
+	n = points(p, 2e6, 1300, 0.23, 0);
+	p[2] = p[0], p[3] = p[1], p[4] = p[0], p[5] = p[1], p[6] = p[0], p[7] = p[1];
+	ok(rp_cost_fit_host(p, n, &m, NULL) == -1 && strstr(error_text(), "separate"),
+	   "one folio size refused: %s", error_text());
+	error_clear();
+
+	n = points(p, 2e6, -500, 0.3, 0);
+	ok(rp_cost_fit_host(p, n, &m, NULL) == -1 && strstr(error_text(), "new_ns"),
+	   "a negative per-fault cost refused, named: %s", error_text());
+	error_clear();
+
+	n = points(p, 2e6, 1300, 0.23, 0);
+	p[3].sys_ns = 0;
+	ok(rp_cost_fit_host(p, n, &m, NULL) == -1 && strstr(error_text(), "no system time"),
+	   "a run without system time refused: %s", error_text());
+	error_clear();
+
+	n = points(p, 0, 1300, 0.23, 0);
+	rc = rp_cost_fit_host(p, n, &m, &base);
+	ok(rc == 0 && fabs(base) < 1,
+	   "zero base: fitted as 0 (%.3f ns)", base);
+	return done_testing();
+}
