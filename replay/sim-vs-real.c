@@ -86,6 +86,8 @@ static void guest_rows(struct rp_svr *o, const char *policy, const struct rp_cou
  * the order-0 ones, oom); the simulator does not keep refusals per order. And
  * anon_fault_fallback_charge, which the simulator cannot produce (no memory cgroup).
  */
+_Static_assert(RP_PMD_ORDER < RP_MEASURE_ORDERS, "a measurement keeps every mTHP order");
+
 static int kernel_rows(struct rp_svr *o, sqlite3 *db, const char *policy,
 		       const struct rp_counters *s, const struct rp_measured *r,
 		       int64_t guest_id)
@@ -112,8 +114,7 @@ static int kernel_rows(struct rp_svr *o, sqlite3 *db, const char *policy,
 		other = all.c.v[RP_M_ALLOC_0 + ord] - r->c.v[RP_M_ALLOC_0 + ord];
 		fb += k.delta[ord][RP_MTHP_ANON_FAULT_FALLBACK];
 		charge += k.delta[ord][RP_MTHP_ANON_FAULT_FALLBACK_CHARGE];
-		if (ord < RP_MEASURE_ORDERS)
-			fb_other += all.alloc_failed[ord] - r->alloc_failed[ord];
+		fb_other += all.alloc_failed[ord] - r->alloc_failed[ord];
 		if (!ka && !s->v[RP_M_ALLOC_0 + ord])
 			continue;
 		snprintf(name, sizeof(name), "kernel_anon_fault_alloc_%llukB",

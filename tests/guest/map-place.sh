@@ -17,20 +17,22 @@
 
 plan 8
 cp "$TOP/build/testprogs/$ARCH/map-place" "$T/map-place" || diag "run make first"
+# vma LEN: the trace's VMA of map-place with that length, as start,end (hex), from
+# $T/vmas-$k.csv
+vma() {
+	awk -F, -v len="$1" '$4 == "map-place" && $7 == len { print $5 "," $6 }' \
+		"$T/vmas-$k.csv" | head -n 1
+}
+hexv() { printf '%d' "$1"; }
 for k in 6.1 6.12; do
 	db=$T/place-$k.db
 	"$FT" record --arch "$ARCH" --kernel "$k" -o "$db" -- "$T/map-place" > "$T/out" 2> "$T/err"
 	rc=$?
 	ok $rc "record of map-place on the $ARCH $k guest"
 	[ $rc = 0 ] || sed 's/^/#   /' "$T/err" | tail -5
-	# the trace's VMAs of the process, by length: A, B, C as start,end (hex)
+	# the trace's VMAs of the process, by length: A, B, C
 	"$FT" query "$db" vmas --format csv > "$T/vmas-$k.csv"
-	vma() {
-		awk -F, -v len="$1" '$4 == "map-place" && $7 == len { print $5 "," $6 }' \
-			"$T/vmas-$k.csv" | head -n 1
-	}
 	A=$(vma 1048576) B=$(vma 4194304) C=$(vma 4198400)
-	hexv() { printf '%d' "$1"; }
 	diag "$k: A $A, B $B, C $C; the program printed: $(grep '^MAP' "$db".ctf/*/workload.out | cut -d' ' -f2- | tr '\n' ';')"
 	ok $([ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] &&
 		grep -q "^MAP B ${B%,*} ${B#*,}$" "$db".ctf/*/workload.out; echo $?) \
