@@ -4,10 +4,10 @@
 #   4K = the top-level enabled and every hugepages-*kB/enabled `never`; size S = the same
 #   but hugepages-SkB/enabled `always` (per-size `always` acts whatever the top-level says,
 #   which only serves `inherit` sizes; with PMD THP off khugepaged sleeps).
-# The caller sets `me`, W (its work directory), RUNS and SIZES, defines die(), host
-# SIZE_KB CMD (one run, one line of numbers) and cleanup_more (its own cleanup, run after
-# the knobs are restored), keeps the pid of the running command's session in CHILD, and
-# calls host_traps once W exists.
+# The caller sets `me`, TOP, FT, W (its work directory), DIR (what is kept between runs),
+# RUNS and SIZES, defines die(), host SIZE_KB CMD (one run, one line of numbers) and
+# cleanup_more (its own cleanup, run after the knobs are restored), keeps the pid of the
+# running command's session in CHILD, and calls host_traps once W exists.
 K=/sys/kernel/mm/transparent_hugepage
 
 # knobs_check SIZE_KB...: each size has a per-size knob (else die); not root: exit 77
@@ -22,8 +22,16 @@ knobs_check() {
 	fi
 }
 
-# knobs_save: every knob as "FILE VALUE" lines in $W/saved, written whole before any change
+# knobs_save: every knob as "FILE VALUE" lines in $W/saved, written whole before any change,
+# under the knobs' lock (vm/host-knobs.h: one writer at a time; the lock's descriptor 9 is
+# held until this shell exits, after the restore), waited for if another writer holds it
 knobs_save() {
+	lock=${FT_HOST_KNOBS_LOCK:-/run/lock/foliotrace-thp-knobs}
+	exec 9>> "$lock" || die "cannot open the mTHP knobs' lock $lock"
+	flock -n 9 || {
+		echo "$me: waiting for another program changing the mTHP knobs (it holds $lock)" >&2
+		flock 9 || die "cannot lock $lock"
+	}
 	for f in "$K/enabled" "$K"/hugepages-*kB/enabled; do
 		[ -f "$f" ] || continue
 		v=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$f")
@@ -90,4 +98,42 @@ host_traps() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	trap 'exit 129' HUP
+}
+
+# default_cmds: the benches' default commands, in CMD_XZ CMD_PY CMD_GCC CMD_KBUILD (`sh -c`
+# strings): xz -6 of 4 MiB of linux-source-6.1, python3 building a list of 1e6 strings,
+# gcc -O2 -c replay/sim.c, and the bundled kbuild's 6 objects of mm/ in a copy of its
+# prepared tree (DIR/kb, so that host runs do not write the cache's). The input and the
+# copy are made in DIR once.
+default_cmds() {
+	[ -s "$DIR/input.tar" ] || { xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null |
+		head -c 4M > "$DIR/input.tar.tmp" || [ -s "$DIR/input.tar.tmp" ]; } &&
+		mv "$DIR/input.tar.tmp" "$DIR/input.tar" ||
+		die "cannot read /usr/src/linux-source-6.1.tar.xz"
+	tree=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}/kbuild-x86_64
+	[ -f "$DIR/kb/mk-key" ] || { [ -f "$tree/mk-key" ] && rm -rf "$DIR/kb.tmp" &&
+		cp -a "$tree" "$DIR/kb.tmp" && mv "$DIR/kb.tmp" "$DIR/kb"; } ||
+		die "no kbuild tree in $tree (foliotrace record -- kbuild prepares it)"
+	CMD_XZ="xz -6 -T1 -c $DIR/input.tar > /dev/null"
+	CMD_PY="/usr/bin/python3 -c 'x = [str(i) for i in range(1000000)]'"
+	CMD_GCC="gcc -O2 -pipe -std=gnu11 -D_GNU_SOURCE -I$TOP -I$TOP/build/gen -c $TOP/replay/sim.c -o /dev/null"
+	CMD_KBUILD="rm -f $DIR/kb/obj/mm/*.o; FT_KBUILD_TREE=$DIR/kb sh $TOP/workloads/kbuild.sh -j 2"
+}
+
+# recording KERNEL CMD: the x86_64 guest recording of `sh -c CMD` on guest kernel KERNEL
+# (6.1 or 6.12) under order0, made if absent and kept as DIR/rec-KERNEL-CKSUM.db (CKSUM the
+# command's cksum: delete the file to record again); its path in REC. Recorded in a
+# session of its own (CHILD), so that an interrupted recording is ended whole: not to be
+# called in a subshell, whose CHILD the EXIT trap would not see.
+recording() {
+	REC=$DIR/rec-$1-$(printf %s "$2" | cksum | cut -d' ' -f1).db
+	if [ ! -s "$REC" ]; then
+		rm -f "$REC.tmp"
+		setsid "$FT" record --kernel "$1" -o "$REC.tmp" -- sh -c "$2" \
+			> "$W/rec.out" 2>&1 < /dev/null 9>&- &
+		CHILD=$!
+		wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording on $1 failed: $2"; }
+		CHILD=
+		mv "$REC.tmp" "$REC"
+	fi
 }

@@ -113,10 +113,15 @@ static int calibrate_host(const struct vm_host_cal *o, const char *output,
 	struct rp_calibration one = { .f = &f, .n = 1 };
 	sqlite3 *db;
 
-	/* refused before the database is created or a knob written; the database made
-	 * before the runs, so that a bad path does not waste them */
-	if (vm_host_calibrate_check(o) || ftdb_open(output, FTDB_CREATE, &db))
+	/* refused before the database is created or a knob written (another writer of the
+	 * knobs too); the database made before the runs, so that a bad path does not waste
+	 * them */
+	if (vm_host_calibrate_check(o) || vm_knobs_lock())
 		return 1;
+	if (ftdb_open(output, FTDB_CREATE, &db)) {
+		vm_knobs_unlock();
+		return 1;
+	}
 	ftdb_close(db);
 	if (vm_host_calibrate(o, &f.m) || rp_calibrate_store(&one, output))
 		return 1;

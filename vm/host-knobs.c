@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ static char knob_saved[VM_KNOBS_MAX][VALUE_MAX];
 static unsigned int knob_kb[VM_KNOBS_MAX];	/* 0 for TOP/enabled */
 static volatile sig_atomic_t nr_saved;		/* knobs saved: the handler restores these */
 static volatile pid_t child;
+static int lock_fd = -1;			/* VM_KNOBS_LOCK, held while saved */
 static struct sigaction old_act[3];
 static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -152,6 +154,34 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* The knobs' lock, not waited for: a second writer is refused, not queued. */
+int vm_knobs_lock(void)
+{
+	const char *p = getenv("FT_HOST_KNOBS_LOCK");
+
+	if (lock_fd >= 0)
+		return 0;
+	if (!p || !*p)
+		p = VM_KNOBS_LOCK;
+	lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock_fd < 0)
+		return fail("cannot open the mTHP knobs' lock %s: %s", p, strerror(errno));
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	close(lock_fd);
+	lock_fd = -1;
+	if (errno == EWOULDBLOCK)
+		return fail("another program is changing this machine's mTHP knobs (it holds %s)", p);
+	return fail("cannot lock %s: %s", p, strerror(errno));
+}
+
+void vm_knobs_unlock(void)
+{
+	if (lock_fd >= 0)
+		close(lock_fd);	/* closing the only descriptor releases the flock */
+	lock_fd = -1;
+}
+
 int vm_knobs_save(void)
 {
 	unsigned int kb[VM_KNOBS_MAX - 1];
@@ -159,6 +189,8 @@ int vm_knobs_save(void)
 	int n = sizes(kb, VM_KNOBS_MAX - 1), i;
 
 	nr_saved = 0;
+	if (vm_knobs_lock())
+		return -1;
 	for (i = 0; i <= n; i++) {
 		if (i == 0)
 			snprintf(knob_path[i], PATH_MAX, "%s/enabled", vm_knobs_top());
@@ -166,8 +198,10 @@ int vm_knobs_save(void)
 			snprintf(knob_path[i], PATH_MAX, "%s/hugepages-%ukB/enabled",
 				 vm_knobs_top(), kb[i - 1]);
 		knob_kb[i] = i ? kb[i - 1] : 0;
-		if (read_knob(knob_path[i], knob_saved[i], VALUE_MAX))
+		if (read_knob(knob_path[i], knob_saved[i], VALUE_MAX)) {
+			vm_knobs_unlock();
 			return -1;
+		}
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -216,5 +250,6 @@ int vm_knobs_restore(void)
 	nr_saved = 0;
 	for (i = 0; i < 3; i++)
 		sigaction(sigs[i], &old_act[i], NULL);
+	vm_knobs_unlock();
 	return bad >= 0 ? -1 : 0;
 }

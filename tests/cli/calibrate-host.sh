@@ -3,11 +3,13 @@
 # $FT_HOST_UID: vm/host-knobs.h, for tests): the refusals (a kernel without per-size mTHP,
 # not root, a size the kernel lacks) end with one line on stderr and store nothing (no
 # database created); usage errors exit 2; a calibration interrupted by INT, TERM or HUP
-# dies of the signal with every knob as it was and no model stored. The real knobs are
+# dies of the signal with every knob as it was and no model stored; a second writer is
+# refused while another holds the knobs' lock ($FT_HOST_KNOBS_LOCK), and a calibration
+# releases it. The real knobs are
 # never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 27
+plan 32
 # fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
 mktree() {
 	mkdir -p "$1"
@@ -26,6 +28,7 @@ settings() {
 		echo "${f#"$1"/} ${v:-$(cat "$f")}"
 	done
 }
+export FT_HOST_KNOBS_LOCK="$T/knobs.lock"
 cal() { FT_HOST_THP_SYSFS=$TREE FT_HOST_CALIBRATE_MIB=1,2 "$FT" calibrate --host "$@"; }
 
 # refused NAME DB PATTERN: the last command exited 1 ($st) with one stderr line matching
@@ -96,4 +99,20 @@ for sig in INT TERM HUP; do
 done
 ps -eo pid=,args= | grep -F -- "-o $T/int.db" | grep -v grep > "$T/left" || :
 check "no calibration process left" test ! -s "$T/left"
+
+# 6. another writer holds the knobs' lock (as bench/host-lib.sh does, flock(1)): refused at
+# once, nothing written; once it is gone, the next one is not refused for the lock
+flock -o "$FT_HOST_KNOBS_LOCK" sleep 60 &
+holder=$!
+i=0
+while [ $i -lt 3000 ] && flock -n "$FT_HOST_KNOBS_LOCK" true; do sleep 0.1; i=$((i + 1)); done
+FT_HOST_UID=0 cal -o "$T/locked.db" > "$T/out" 2> "$T/err"; st=$?
+refused "the knobs' lock held by another writer" "$T/locked.db" "another program is changing this machine's mTHP knobs"
+check "the refused calibration wrote no knob" cmp "$T/before" "$(settings "$TREE" > "$T/after"; echo "$T/after")"
+kill "$holder"; wait "$holder" 2> /dev/null
+# (on the fake tree the 1-2 MiB runs may be too short to time: refused or not for that)
+FT_HOST_UID=0 cal --runs 1 --sizes 16K -o "$T/free.db" > "$T/out" 2> "$T/err"
+check "with the holder gone, calibrate is not refused for the lock" sh -c \
+	'! grep -q "another program is changing" "$1" && flock -n "$2" true' sh "$T/err" \
+	"$FT_HOST_KNOBS_LOCK"
 done_testing
