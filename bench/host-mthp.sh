@@ -4,9 +4,15 @@
 # 64K mTHP, and is recorded in the guest under order0 and replayed as mthp:16K, mthp:32K and
 # mthp:64K; per size the real and the simulated reduction of anonymous faults (issue 13).
 #
-#   sh bench/host-mthp.sh [-n RUNS] [CMD ...]      (root; each CMD a `sh -c` string)
-#	default: xz -6 of 4 MiB of linux-source-6.1, python3 building a list of 1e6
-#	strings, gcc -O2 -c replay/sim.c, and kbuild when this tree has the workload
+#   sh bench/host-mthp.sh [-n RUNS] [-d DIR] [--kernel LIST] [CMD ...]
+#	(root; each CMD a `sh -c` string) default: xz -6 of 4 MiB of linux-source-6.1,
+#	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c, and the bundled
+#	kbuild's 6 objects (bench/host-lib.sh, default_cmds)
+#
+# --kernel LIST (default 6.1): the guest kernels to record on, comma-separated (6.1,
+# 6.12): each command is recorded on each and set against the same host runs. DIR
+# (default build/host-mthp) keeps the recordings (DIR/rec-KERNEL-CKSUM.db), the input and
+# the kbuild tree's copy between runs; delete a file to make it again.
 #
 # What is compared (docs/benchmarks.md): anonymous faults that allocate a folio, i.e.
 # write faults on absent pages of anonymous mappings plus writes to a zero-page PTE (read
@@ -25,35 +31,49 @@
 # which only serves `inherit` sizes; with PMD THP off khugepaged sleeps). Every knob is
 # saved first and restored on exit, on failure and on INT, TERM or HUP.
 #
-# Per command and size one line
-#	MTHP cmd="..." size=16K host_4k=N host=N folios=N real=-P% sim=-P% gap=P
-# and the cross-check lines HOST (minor faults, median) before them. Last line:
-#	worst_gap_points=X
+# Per command, kernel and size one line
+#	MTHP cmd="..." kernel=K size=16K host_4k=N host=N folios=N guest_order0=N guest=N
+#	     real=-P% sim=-P% gap=P
+# and the cross-check lines HOST (minor faults, median) before them; per kernel
+#	KERNEL kernel=K worst_gap_points=X
+# and last the worst over every kernel: worst_gap_points=X
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
 T=/sys/kernel/tracing
 RUNS=3
 SIZES="16 32 64"
+KERNELS=6.1
+DIR=$TOP/build/host-mthp
 TRACE_KB=${FT_TRACE_KB:-131072}	# per-cpu trace buffer, KiB: must hold every order-0 event
 
 me=bench/host-mthp.sh
 die() { echo "$me: $*" >&2; exit 1; }
-while getopts n: o; do
-	case $o in
-	n) RUNS=$OPTARG ;;
-	*) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;;
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [--kernel 6.1|6.12[,...]] [CMD ...]" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) [ $# -ge 2 ] || usage; RUNS=$2; shift 2 ;;
+	-d) [ $# -ge 2 ] || usage; DIR=$2; shift 2 ;;
+	--kernel) [ $# -ge 2 ] || usage; KERNELS=$(echo "$2" | tr , ' '); shift 2 ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
 	esac
 done
-shift $((OPTIND - 1))
-case $RUNS in '' | *[!0-9]* | 0) echo "usage: sh $me [-n RUNS] [CMD ...]" >&2; exit 2 ;; esac
+case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
+for k in $KERNELS; do
+	case $k in 6.1 | 6.12) ;; *) echo "$me: --kernel: no guest kernel $k (6.1, 6.12)" >&2; exit 2 ;; esac
+done
+[ -n "$KERNELS" ] || usage
 
 . "$TOP/bench/host-lib.sh"
 # shellcheck disable=SC2086 # the sizes are split on purpose
 knobs_check $SIZES
 command -v /usr/bin/time > /dev/null || die "/usr/bin/time (GNU time) is missing"
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/host-mthp.XXXXXX")
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+W=$(mktemp -d "$DIR/run.XXXXXX")
 MOUNTED= CHILD= IZ= IL=
 cleanup_more() {
 	for i in $IZ $IL; do
@@ -114,7 +134,7 @@ host() {
 			echo $$ > "$i/set_event_pid"
 			echo 1 > "$i/events/kmem/mm_page_alloc/enable"
 		done
-		exec sh -c "$1"' sh "$2" > /dev/null 2> "$W/host.err" < /dev/null &
+		exec sh -c "$1"' sh "$2" > /dev/null 2> "$W/host.err" < /dev/null 9>&- &
 	CHILD=$!
 	wait "$CHILD" || { CHILD=; cat "$W/host.err" >&2; die "host run failed: $2"; }
 	CHILD=
@@ -126,35 +146,26 @@ host() {
 	echo "$((z + l)) $l $(cat "$W/minflt")"
 }
 
-# guest CMD: record under order0, replay the sizes; "POLICY allocating_faults" lines
+# guest KERNEL CMD: the recording on KERNEL (bench/host-lib.sh) replayed under the sizes;
+# "POLICY allocating_faults" lines in $W/sim
 guest() {
-	rm -f "$W/g.db"
+	recording "$1" "$2"
 	policies=
 	for s in $SIZES; do
 		policies="$policies -P mthp:${s}K"
 	done
-	setsid "$FT" record -o "$W/g.db" -- sh -c "$1" > "$W/rec.out" 2>&1 < /dev/null &
-	CHILD=$!
-	wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording failed: $1"; }
-	CHILD=
 	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$W/g.db" $policies --format json -q -n > "$W/replay.json" ||
-		die "replay failed: $1"
+	"$FT" replay "$REC" $policies --format json -q -n > "$W/replay.json" ||
+		die "replay failed: $2"
 	awk -v RS='"policy":"' 'NR > 1 {
 		p = substr($0, 1, index($0, "\"") - 1)
 		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)
 		match($0, /"zero_page_maps":[0-9]+/); z = substr($0, RSTART + 17, RLENGTH - 17)
-		print p, f - z }' "$W/replay.json"
+		print p, f - z }' "$W/replay.json" > "$W/sim"
 }
 
-[ $# -gt 0 ] || {
-	xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null | head -c 4M > "$W/input.tar" ||
-		[ -s "$W/input.tar" ] || die "cannot read /usr/src/linux-source-6.1.tar.xz"
-	set -- "xz -6 -T1 -c input.tar > /dev/null" \
-		"/usr/bin/python3 -c 'x = [str(i) for i in range(1000000)]'" \
-		"gcc -O2 -pipe -std=gnu11 -D_GNU_SOURCE -I$TOP -I$TOP/build/gen -c $TOP/replay/sim.c -o /dev/null"
-}
 make -s -C "$TOP" >&2
+[ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 cd "$W"
 echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"$RUNS runs per setting"
@@ -162,26 +173,35 @@ echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/load
 for cmd in "$@"; do
 	host 4 "$cmd" > /dev/null	# warm-up: page cache, dentries
 	interleave "$cmd"
-	guest "$cmd" > "$W/sim"
 	base=$(median "$W/h4" 1)
-	sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim")
-	[ "$base" -gt 0 ] && [ -n "$sbase" ] && [ "$sbase" -gt 0 ] ||
-		die "no anonymous faults counted (host $base, guest ${sbase:-none}): $cmd"
+	[ "$base" -gt 0 ] || die "no anonymous faults counted on the host: $cmd"
 	echo "HOST cmd=\"$cmd\" 4K allocating_faults=$base minflt=$(median "$W/h4" 3)" \
 		"runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h4")"
 	for s in $SIZES; do
-		n=$(median "$W/h$s" 1)
-		echo "HOST cmd=\"$cmd\" ${s}K allocating_faults=$n folios=$(median "$W/h$s" 2)" \
+		echo "HOST cmd=\"$cmd\" ${s}K allocating_faults=$(median "$W/h$s" 1) folios=$(median "$W/h$s" 2)" \
 			"minflt=$(median "$W/h$s" 3) minflt_saved=$(($(median "$W/h4" 3) - $(median "$W/h$s" 3)))" \
-			"allocs_saved=$((base - n)) runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h$s")"
-		sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim")
-		awk -v c="$cmd" -v s="$s" -v b="$base" -v n="$n" -v sb="$sbase" -v sn="$sim" \
-			-v f="$(median "$W/h$s" 2)" 'BEGIN {
-			real = 100 * (n / b - 1); sim = 100 * (sn / sb - 1)
-			gap = real - sim; if (gap < 0) gap = -gap
-			printf "MTHP cmd=\"%s\" size=%sK host_4k=%d host=%d folios=%d guest_order0=%d " \
-			       "guest=%d real=%.1f%% sim=%.1f%% gap=%.1f\n", c, s, b, n, f, sb, sn, real, sim, gap
-			print gap >> "gaps" }'
+			"allocs_saved=$((base - $(median "$W/h$s" 1))) runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h$s")"
+	done
+	for k in $KERNELS; do
+		guest "$k" "$cmd"
+		sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim")
+		[ -n "$sbase" ] && [ "$sbase" -gt 0 ] ||
+			die "no anonymous faults in the $k recording: $cmd"
+		for s in $SIZES; do
+			sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim")
+			awk -v c="$cmd" -v k="$k" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" \
+				-v sb="$sbase" -v sn="$sim" -v f="$(median "$W/h$s" 2)" 'BEGIN {
+				real = 100 * (n / b - 1); sim = 100 * (sn / sb - 1)
+				gap = real - sim; if (gap < 0) gap = -gap
+				printf "MTHP cmd=\"%s\" kernel=%s size=%sK host_4k=%d host=%d folios=%d " \
+				       "guest_order0=%d guest=%d real=%.1f%% sim=%.1f%% gap=%.1f\n",
+				       c, k, s, b, n, f, sb, sn, real, sim, gap
+				print k, gap >> "gaps" }'
+		done
 	done
 done
-awk 'BEGIN { w = 0 } $1 > w { w = $1 } END { printf "worst_gap_points=%.1f\n", w }' "$W/gaps"
+for k in $KERNELS; do
+	awk -v k="$k" 'BEGIN { w = 0 } $1 == k && $2 > w { w = $2 }
+		END { printf "KERNEL kernel=%s worst_gap_points=%.1f\n", k, w }' "$W/gaps"
+done
+awk 'BEGIN { w = 0 } $2 > w { w = $2 } END { printf "worst_gap_points=%.1f\n", w }' "$W/gaps"

@@ -13,7 +13,7 @@
 #
 # DIR (default build/host-time) keeps what is slow to make, reused when present: the host
 # model (DIR/model.db: `calibrate --host --sizes 16K,32K,64K`, made again when its kernel is
-# not this one), the guest recordings (DIR/rec-CKSUM.db, CKSUM the command's `cksum`), the
+# not this one), the guest recordings (DIR/rec-6.1-CKSUM.db, CKSUM the command's `cksum`), the
 # input and the kbuild tree. Delete a file to make it again.
 #
 # Host: RUNS runs per setting (default 5), the settings interleaved (4K, 16K, 32K, 64K, then
@@ -59,20 +59,7 @@ cleanup_more() { :; }
 host_traps
 
 make -s -C "$TOP" >&2
-[ $# -gt 0 ] || {
-	[ -s "$DIR/input.tar" ] || { xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null |
-		head -c 4M > "$DIR/input.tar.tmp" || [ -s "$DIR/input.tar.tmp" ]; } &&
-		mv "$DIR/input.tar.tmp" "$DIR/input.tar" ||
-		die "cannot read /usr/src/linux-source-6.1.tar.xz"
-	tree=${FOLIOTRACE_CACHE:-$HOME/.cache/foliotrace}/kbuild-x86_64
-	[ -f "$DIR/kb/mk-key" ] || { [ -f "$tree/mk-key" ] && cp -a "$tree" "$DIR/kb.tmp" &&
-		mv "$DIR/kb.tmp" "$DIR/kb"; } ||
-		die "no kbuild tree in $tree (foliotrace record -- kbuild prepares it)"
-	set -- "xz -6 -T1 -c $DIR/input.tar > /dev/null" \
-		"/usr/bin/python3 -c 'x = [str(i) for i in range(1000000)]'" \
-		"gcc -O2 -pipe -std=gnu11 -D_GNU_SOURCE -I$TOP -I$TOP/build/gen -c $TOP/replay/sim.c -o /dev/null" \
-		"rm -f $DIR/kb/obj/mm/*.o; FT_KBUILD_TREE=$DIR/kb sh $TOP/workloads/kbuild.sh -j 2"
-}
+[ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 
 # The host model, before any knob of ours is written (calibrate saves and restores its own).
 if [ ! -s "$DIR/model.db" ] || [ "$(cat "$DIR/model.kernel" 2> /dev/null)" != "$(uname -r)" ]; then
@@ -108,7 +95,7 @@ with open(sys.argv[2], "w") as f:
     f.write("%d %d %d\n" % (round(sys_us / rep), round(user_us / rep), round(minflt / rep)))'
 host() {
 	knobs "$1"
-	setsid python3 -c "$RUSAGE" "$2" "$W/ru" "$REP" < /dev/null &
+	setsid python3 -c "$RUSAGE" "$2" "$W/ru" "$REP" < /dev/null 9>&- &
 	CHILD=$!
 	wait "$CHILD" || { CHILD=; die "host run failed: $2"; }
 	CHILD=
@@ -116,24 +103,16 @@ host() {
 	cat "$W/ru"
 }
 
-# predict CMD: the guest recording (made if absent), replayed with the host model:
+# predict CMD: the guest recording (made if absent, bench/host-lib.sh), replayed with the host model:
 # "POLICY fault_time_ns" lines
 predict() {
-	k=$(printf %s "$1" | cksum | cut -d' ' -f1)
-	if [ ! -s "$DIR/rec-$k.db" ]; then
-		rm -f "$DIR/rec-$k.db.tmp"
-		setsid "$FT" record -o "$DIR/rec-$k.db.tmp" -- sh -c "$1" > "$W/rec.out" 2>&1 < /dev/null &
-		CHILD=$!
-		wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording failed: $1"; }
-		CHILD=
-		mv "$DIR/rec-$k.db.tmp" "$DIR/rec-$k.db"
-	fi
+	recording 6.1 "$1"
 	policies=
 	for s in $SIZES; do
 		policies="$policies -P mthp:${s}K"
 	done
 	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$DIR/rec-$k.db" $policies --cost-model native --model-from "$DIR/model.db" \
+	"$FT" replay "$REC" $policies --cost-model native --model-from "$DIR/model.db" \
 		--format json -q -n > "$W/replay.json" || die "replay failed: $1"
 	awk -v RS='"policy":"' 'NR > 1 {
 		p = substr($0, 1, index($0, "\"") - 1)
