@@ -39,6 +39,11 @@ struct tcase {
 	struct want want[12];		/* until metric NULL */
 	uint64_t movable;		/* buddyinfo: pages of the compaction pool */
 	uint64_t ns_step;		/* ns between events (their ts), 0: 1000 */
+	/*
+	 * +collapse: orders added to the policy's (the PMD order beside mTHP sizes, as THP
+	 * always and an mTHP size enable them, which no fault-time policy expresses)
+	 */
+	unsigned int orders;
 };
 
 #define W(p, a) { 'W', p, a, 0, 0, 1 }
@@ -277,6 +282,23 @@ static const struct tcase cases[] = {
 	    { "collapses", 1 }, { "collapse_order_4", 1 }, { "final_rss_bytes", 64 * K },
 	    { "peak_rss_bytes", 64 * K }, { "bloat_bytes", 0 }, { "alloc_order_4", 0 } },
 	  .ns_step = 31250 },
+	/*
+	 * The same 16 pages with 2M enabled too: the walk tries (0, 2M) first. Under 511 it
+	 * needs 512 - 511 = 1 page: a 2M collapse, 496 pages never touched; under 0 all 512,
+	 * so it goes down to (0, 64K), 16 >= 16 - 0, as above
+	 */
+	{ "collapse: with 2M enabled too, 16 pages collapse to 2M under 511",
+	  "mthp:64K+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD16(1, B), SEQ16(1), R(1, B) },
+	  { { "collapses", 1 }, { "collapse_order_9", 1 }, { "collapse_order_4", 0 },
+	    { "final_rss_bytes", 2 * M }, { "bloat_bytes", 496 * 4 * K }, { "pmd_maps", 0 } },
+	  .ns_step = 31250, .orders = 1U << RP_PMD_ORDER },
+	{ "collapse: ... and to 64K under 0",
+	  "mthp:64K+collapse:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD16(1, B), SEQ16(1), R(1, B) },
+	  { { "collapses", 1 }, { "collapse_order_9", 0 }, { "collapse_order_4", 1 },
+	    { "final_rss_bytes", 64 * K }, { "bloat_bytes", 0 } },
+	  .ns_step = 31250, .orders = 1U << RP_PMD_ORDER },
 	/* 15 of 16 (31 events 33334 ns apart: the wake before the 31st): 15 < 16 - 0 */
 	{ "collapse: ... with 15 of 16 it does not under max_ptes_none=0",
 	  "mthp:64K+collapse:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
@@ -411,6 +433,7 @@ int main(void)
 			ok(0, "%s: oracle", c->name);
 			continue;
 		}
+		p.mech.collapse_orders |= (uint16_t)c->orders;
 		sim = rp_sim_new(&p, frag, &t);
 		o = rp_oracle_new(&p, frag, &t);
 		rp_sim_feed(sim, s.ev, s.nr);
