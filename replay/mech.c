@@ -12,7 +12,7 @@
 #include "lib/error.h"
 #include "replay/mech.h"
 
-static const char *const names[] = { "khugepaged", "shrinker", "limit", NULL };
+static const char *const names[] = { "khugepaged", "collapse", "shrinker", "limit", NULL };
 
 /* Length of the mechanism name at s ("+" already skipped), 0 if none is there. */
 static size_t name_at(const char *s)
@@ -156,14 +156,22 @@ int rp_mech_parse(const char *tail, struct rp_mech *m)
 		n = args ? (size_t)(end - args) : 0;
 		if (args && !n)
 			return fail("%.*s: empty argument after ':'", (int)l, start);
-		if (!strncmp(start, "khugepaged", l)) {
+		if (!strncmp(start, "khugepaged", l) || !strncmp(start, "collapse", l)) {
+			const char *what = start[0] == 'k' ? "khugepaged" : "collapse";
 			uint32_t v[3] = { 0 };
 			int seen[3] = { 0 };
 
+			if (m->khugepaged && m->mthp == (what[0] == 'c'))
+				return fail("%s given twice", what);
+			/* one khugepaged: +collapse is it, with the mTHP orders */
 			if (m->khugepaged)
-				return fail("khugepaged given twice");
+				return fail("khugepaged and collapse given together: +collapse is "
+					    "khugepaged collapsing to the policy's sizes");
 			m->khugepaged = 1;
-			if (args && options("khugepaged", args, n, kh_keys, kh_lo, kh_hi, v, seen))
+			/* +collapse's orders are the policy's: rp_mech_collapse() */
+			m->mthp = what[0] == 'c';
+			m->collapse_orders = m->mthp ? 0 : 1U << RP_PMD_ORDER;
+			if (args && options(what, args, n, kh_keys, kh_lo, kh_hi, v, seen))
 				return -1;
 			kh_none = seen[0], kh_none_v = v[0];
 			if (seen[1])
@@ -203,6 +211,30 @@ int rp_mech_parse(const char *tail, struct rp_mech *m)
 	return 0;
 }
 
+int rp_mech_collapse(struct rp_mech *m, unsigned int orders)
+{
+	unsigned int none = m->max_ptes_none;
+
+	if (!m->mthp)
+		return 0;
+	orders &= ((1U << (RP_PMD_ORDER + 1)) - 1) & ~((1U << RP_MIN_COLLAPSE_ORDER) - 1);
+	if (!orders)
+		return fail("collapse: the policy enables no THP size to collapse to (the sizes "
+			    "of mthp, mcpage:N or thp, 16K and up)");
+	m->collapse_orders = (uint16_t)orders;
+	/* the PMD size alone is 6.12's khugepaged: its canonical name is +khugepaged */
+	m->mthp = orders != 1U << RP_PMD_ORDER;
+	/*
+	 * collapse_max_ptes_none() of the series: an mTHP order honours 0 and 511 only (other
+	 * values warn and act as 0); refused, so that a run name never holds a value the
+	 * kernel does not apply to every order it names
+	 */
+	if (m->mthp && none && none != RP_MECH_MAX_PTES_NONE)
+		return fail("collapse: max_ptes_none=%u: mTHP collapse takes 0 or %u only (the "
+			    "kernel would use 0 for the mTHP sizes)", none, RP_MECH_MAX_PTES_NONE);
+	return 0;
+}
+
 /* The limit as the largest binary unit dividing it: "512M", "1G", "1536K". */
 static void format_limit(uint64_t pages, char *buf, size_t len)
 {
@@ -223,6 +255,8 @@ int rp_mech_format(const struct rp_mech *m, char *buf, size_t len)
 	char opt[96] = "", lim[32];
 
 	if (m->khugepaged) {
+		const char *name = m->mthp ? "collapse" : "khugepaged";
+
 		/* the knob is printed once: on the shrinker when there is one */
 		if (none && !m->shrinker)
 			snprintf(opt, sizeof(opt), ",max_ptes_none=%u", m->max_ptes_none);
@@ -232,7 +266,7 @@ int rp_mech_format(const struct rp_mech *m, char *buf, size_t len)
 		if (m->scan_ms != RP_MECH_SCAN_MS)
 			snprintf(opt + strlen(opt), sizeof(opt) - strlen(opt), ",scan_ms=%u",
 				 m->scan_ms);
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "+khugepaged%s%s",
+		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "+%s%s%s", name,
 				      *opt ? ":" : "", *opt ? opt + 1 : "");
 	}
 	if (m->shrinker && n < len) {

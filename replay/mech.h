@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * mech.h - the "+mechanism" part of a policy spec (docs/policies.md, "Mechanisms"):
- * POLICY+khugepaged[:...]+shrinker[:...]+limit:SIZE, parsed into struct rp_mech
- * (replay/replay.h) by replay/mech.c. The simulator runs them in replay/sim-mech.c, the
- * oracle its own naive twin.
+ * POLICY+khugepaged[:...]+shrinker[:...]+limit:SIZE, or +collapse[:...] in khugepaged's
+ * place, parsed into struct rp_mech (replay/replay.h) by replay/mech.c. The simulator
+ * runs them in replay/sim-mech.c, the oracle its own naive twin.
  */
 #ifndef FT_REPLAY_MECH_H
 #define FT_REPLAY_MECH_H
@@ -18,9 +18,10 @@
 #define RP_MECH_SCAN_MS		10000	/* khugepaged_scan_sleep_millisecs */
 #define RP_MECH_MAX_PTES_SHARED	256	/* HPAGE_PMD_NR / 2: not a grammar option */
 
-/* "+khugepaged[...], +shrinker[...], +limit:SIZE": the "known:" part of errors */
+/* "+khugepaged[...], +collapse[...], +shrinker[...], +limit:SIZE": the "known:" of errors */
 #define RP_MECH_GRAMMAR \
-	"+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], " \
+	"+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], " \
+	"+collapse[:max_ptes_none=0|511,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], " \
 	"+limit:SIZE"
 
 /*
@@ -36,6 +37,15 @@ size_t rp_mech_split(const char *spec);
  * range), without the spec: the caller adds "bad policy 'SPEC': ".
  */
 int rp_mech_parse(const char *tail, struct rp_mech *m);
+/*
+ * rp_mech_collapse - the orders of a +collapse (m->mthp set by rp_mech_parse) from the
+ * fault-time policy's enabled sizes (orders, bit N = order N: the kernel's per-size
+ * "enabled", which khugepaged collapses to): those of RP_MIN_COLLAPSE_ORDER and up into
+ * m->collapse_orders; the PMD order alone is +khugepaged (m->mthp cleared). Nothing
+ * without +collapse. Return: 0, or fail() if no order is left or max_ptes_none is not 0
+ * or 511 with an mTHP order.
+ */
+int rp_mech_collapse(struct rp_mech *m, unsigned int orders);
 /*
  * The canonical "+..." of m appended to the string in buf (len bytes in all): khugepaged,
  * shrinker, limit in that order, options only where they differ from the kernel's default.

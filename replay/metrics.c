@@ -28,6 +28,8 @@
 #define FB(r, n) { RP_M_FB_0 + (r), "fallback_" n, NULL, "fallbacks", n, NULL, C | J | T | R }
 #define AO(k) { RP_M_ALLOC_0 + (k), "alloc_order_" #k, NULL, "alloc_by_order", #k, NULL, \
 		 J | R | RP_SHOW_REAL_NONZERO }
+#define CO(k) { RP_M_COLLAPSE_MIN + (k) - RP_MIN_COLLAPSE_ORDER, "collapse_order_" #k, NULL, \
+		 "collapse_by_order", #k, NULL, J }
 
 static const struct rp_metric_info table[] = {
 	{ RP_M_FAULTS, "faults", NULL, NULL, NULL, NULL, A | C | V | J | R | S },
@@ -57,6 +59,7 @@ static const struct rp_metric_info table[] = {
 	{ RP_M_CONTPTE_EXIT, "contpte_runs_exit", NULL, NULL, NULL, NULL, J },
 	{ RP_M_PMD_MAPS, "pmd_maps", NULL, NULL, NULL, NULL, A | C | J },
 	{ RP_M_COLLAPSES, "collapses", NULL, NULL, NULL, NULL, C | J },
+	CO(2), CO(3), CO(4), CO(5), CO(6), CO(7), CO(8), CO(9),
 	{ RP_M_SPLITS, "splits", NULL, NULL, NULL, NULL, C | J },
 	{ RP_M_SPLIT_FREED, "split_freed_pages", "split_freed", NULL, NULL, NULL, C | J },
 	{ RP_M_ZERO_MAPS, "zero_page_maps", NULL, NULL, NULL, NULL, 0 },
@@ -69,6 +72,8 @@ static const struct rp_metric_info table[] = {
 };
 
 #define NR_ROWS (sizeof(table) / sizeof(table[0]))
+
+_Static_assert(RP_MIN_COLLAPSE_ORDER == 2 && RP_PMD_ORDER == 9, "CO() rows: orders 2..9");
 
 _Static_assert(NR_ROWS == RP_NR_METRICS, "one row per metric in replay/metrics.c");
 

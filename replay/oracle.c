@@ -897,21 +897,36 @@ static int charge(struct rp_oracle *o, uint64_t n)
 	return (uint64_t)o->rss + n > limit;
 }
 
-/* khugepaged may collapse in VMA id: anonymous, not NOHUGEPAGE, not exec's stack, 2M inside */
+/*
+ * khugepaged may collapse in VMA id: anonymous, not NOHUGEPAGE, not exec's stack, and the
+ * whole 2M range key inside, or (key UINT64_MAX: may its process enter khugepaged's list)
+ * an aligned block of some order khugepaged collapses to inside
+ */
 static int collapsible(struct rp_oracle *o, uint32_t id, uint64_t key)
 {
 	const struct rp_vma *v;
-	uint64_t first, last;
+	uint64_t first, last, size;
+	unsigned int k;
 
 	if (id >= o->nr_vmas || o->vmas[id].end <= o->vmas[id].start)
 		return 0;
 	v = &o->vmas[id];
 	if ((v->flags & RP_VM_NOHUGEPAGE) || rp_vm_exec_stack(v->flags))
 		return 0;
-	/* the whole 2M range key, or (key UINT64_MAX) some 2M range, in the VMA */
-	first = (v->start + (2ULL << 20) - 1) / (2ULL << 20);
-	last = v->end / (2ULL << 20);	/* ranges [first, last) are inside */
-	return key == UINT64_MAX ? first < last : key >= first && key < last;
+	if (key != UINT64_MAX) {
+		first = (v->start + (2ULL << 20) - 1) / (2ULL << 20);
+		last = v->end / (2ULL << 20);	/* ranges [first, last) are inside */
+		return key >= first && key < last;
+	}
+	for (k = 2; k <= 9; k++) {
+		if (!(o->pol.mech.collapse_orders & (1U << k)))
+			continue;
+		size = 4096ULL << k;
+		first = (v->start + size - 1) / size;
+		if (first < v->end / size)
+			return 1;
+	}
+	return 0;
 }
 
 static struct orange *range_find(struct rp_oracle *o, uint32_t proc, uint64_t key)
@@ -962,24 +977,56 @@ static void mech_exit(struct rp_oracle *o, uint32_t proc)
 	}
 }
 
+/* What a collapse attempt says: go on with the next block, try the halves, or stop. */
+#define NEXT_BLOCK	0
+#define HALVES		1
+#define STOP_RANGE	2
+
 /*
- * Collapse 2M range key of proc: a new order-9 block (charged, allocated), each page of
- * the range one of its pages, the old ones' memory released; a page that had memory keeps
- * whether it was touched and written, the others (absent, zero page) are neither.
- * Every page gets the site slot of the lowest page that had memory.
+ * Collapse the 2^k pages of proc from page b: a new order-k block (charged: a failure stops
+ * the range; allocated: a failure tries the halves), each page of the range one of its
+ * pages, the old ones' memory released; a page that had memory keeps whether it was
+ * touched and written, the others (absent, zero page) are neither. Every page gets the
+ * site slot of the lowest page that had memory. Below order 9 the kernel then looks at the
+ * pages one by one, after allocating: a page whose block is of order k or more means this
+ * block is left alone (NEXT_BLOCK), a page another process maps means HALVES, and no
+ * writable page means STOP_RANGE; the new block is given back then.
  */
-static void collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t key)
+static int collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t b, unsigned int k)
 {
 	struct oproc *p = P(o, proc);
-	uint64_t pfn, v, b = key * 512;
+	uint64_t pfn, v, n = 1ULL << k;
 	uint32_t slot = 0;
-	int have = 0;
+	int have = 0, writable = 0, verdict = -1;
 
-	if (charge(o, 512) || get(o, 9, &pfn)) {
+	if (charge(o, n)) {
 		p->c.v[RP_M_ALLOC_FAILS]++;
-		return;
+		return STOP_RANGE;
 	}
-	for (v = b; v < b + 512; v++) {
+	if (get(o, k, &pfn)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		return HALVES;
+	}
+	for (v = b; v < b + n && k < 9 && verdict < 0; v++) {
+		struct opage *pg = find(o, proc, v);
+
+		if (!has_page(pg))
+			continue;
+		if (pg->ord >= k)
+			verdict = NEXT_BLOCK;
+		else if (pg->cow && mapcount(o, pg->pfn) >= 2)
+			verdict = HALVES;
+		else if (!pg->cow)
+			writable = 1;
+	}
+	if (k < 9 && verdict < 0 && !writable)
+		verdict = STOP_RANGE;
+	if (verdict >= 0) {
+		for (v = 0; v < n; v++)
+			put(o, pfn + v);
+		return verdict;
+	}
+	for (v = b; v < b + n; v++) {
 		struct opage *pg = find(o, proc, v);
 
 		if (has_page(pg)) {
@@ -996,25 +1043,76 @@ static void collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t key)
 			pg->written = 0;
 		}
 	}
-	for (v = b; v < b + 512; v++) {
+	for (v = b; v < b + n; v++) {
 		struct opage *pg = find(o, proc, v);
 
 		pg->cow = 0;
-		pg->ord = 9;
+		pg->ord = k;
 		pg->pfn = pfn + (v - b);
 		pg->slot = slot;
 		ref_get(o, pg->pfn);
 		rss(o, proc, slot, 1);
 	}
 	p->c.v[RP_M_COLLAPSES]++;
-	thp_queue(o, proc, b);
+	p->c.v[rp_m_collapse(k)]++;
+	if (k == 9)
+		thp_queue(o, proc, b);
+	return NEXT_BLOCK;
+}
+
+/*
+ * How many PTEs of a 2^k-page block may be none or the zero page for a collapse: none in a
+ * userfaultfd VMA; max_ptes_none at order 9; below, all but one if it is 511, else none.
+ */
+static uint64_t none_allowed(struct rp_oracle *o, uint32_t vma, unsigned int k)
+{
+	if (o->vmas[vma].flags & RP_VM_UFFD)
+		return 0;
+	if (k == 9)
+		return o->pol.mech.max_ptes_none;
+	if (o->pol.mech.max_ptes_none == 511)
+		return (1ULL << k) - 1;
+	return 0;
+}
+
+/*
+ * The mTHP collapse of the 2^k pages of proc from page b, read as a recursion: an order
+ * khugepaged collapses to, with at most none_allowed() pages without memory, is tried;
+ * if it is not, or the try says HALVES, the left half then the right half are, one order
+ * down, while some order below k is enabled. Return: 1 if the whole range must stop.
+ */
+static int mthp_naive(struct rp_oracle *o, uint32_t proc, uint32_t vma, uint64_t b,
+		      unsigned int k)
+{
+	uint64_t v, have = 0, n = 1ULL << k;
+	unsigned int lower;
+
+	if (o->pol.mech.collapse_orders & (1U << k)) {
+		for (v = b; v < b + n; v++)
+			have += has_page(find(o, proc, v));
+		if (have + none_allowed(o, vma, k) >= n) {
+			int r = collapse_naive(o, proc, b, k);
+
+			if (r == STOP_RANGE)
+				return 1;
+			if (r == NEXT_BLOCK)
+				return 0;
+		}
+	}
+	for (lower = 0; lower < k; lower++)
+		if (o->pol.mech.collapse_orders & (1U << lower))
+			break;
+	if (lower == k)
+		return 0;
+	return mthp_naive(o, proc, vma, b, k - 1) || mthp_naive(o, proc, vma, b + n / 2, k - 1);
 }
 
 /*
  * khugepaged looks at 2M range key of proc: skipped when a PMD THP maps it already; not
- * collapsed when more than max_ptes_none of its pages are absent or the zero page (one is
- * too many in a userfaultfd VMA), more than 256 are shared with another process, or none
- * is writable.
+ * collapsed when more than 256 of its pages are shared with another process, or none is
+ * writable, or (6.12, the PMD order alone) more than max_ptes_none of its pages are
+ * absent or the zero page (one is too many in a userfaultfd VMA). With +collapse's mTHP
+ * orders the empty pages do not stop the look: mthp_naive() decides.
  */
 static void look_at(struct rp_oracle *o, uint32_t proc, uint64_t key, uint32_t vma)
 {
@@ -1029,6 +1127,8 @@ static void look_at(struct rp_oracle *o, uint32_t proc, uint64_t key, uint32_t v
 
 		if (!has_page(pg)) {
 			empty++;
+			if (o->pol.mech.mthp)
+				continue;
 			if ((o->vmas[vma].flags & RP_VM_UFFD) || empty > o->pol.mech.max_ptes_none)
 				return;
 		} else if (!pg->cow) {
@@ -1039,8 +1139,12 @@ static void look_at(struct rp_oracle *o, uint32_t proc, uint64_t key, uint32_t v
 				return;
 		}
 	}
-	if (writable)
-		collapse_naive(o, proc, key);
+	if (!writable)
+		return;
+	if (o->pol.mech.mthp)
+		mthp_naive(o, proc, vma, key * 512, 9);
+	else
+		collapse_naive(o, proc, key * 512, 9);
 }
 
 /*

@@ -176,6 +176,29 @@ void rp_format_size(unsigned int order, char *buf, size_t len)
 		snprintf(buf, len, "%lluK", b >> 10);
 }
 
+/*
+ * The orders p enables in the kernel, bit N = order N, from its guest knob ("2,3,4",
+ * "thp", "none"): the sizes whose per-size "enabled" khugepaged collapses to (+collapse).
+ * 0 for a policy that is simulation only.
+ */
+static unsigned int enabled_orders(const struct rp_policy *p)
+{
+	unsigned int orders = 0;
+	char buf[64], *s, *end;
+
+	if (!p->ops->knob || p->ops->knob(p, buf, sizeof(buf)))
+		return 0;
+	if (!strcmp(buf, "thp"))
+		return 1U << RP_PMD_ORDER;
+	for (s = buf; *s >= '0' && *s <= '9'; s = *end == ',' ? end + 1 : end) {
+		unsigned long o = strtoul(s, &end, 10);
+
+		if (o <= RP_PMD_ORDER)
+			orders |= 1U << o;
+	}
+	return orders;
+}
+
 /* The fault-time policy spec[0..len) (the part before any "+mechanism"): into p. */
 static int parse_base(const char *spec, size_t len, struct rp_policy *p);
 
@@ -209,6 +232,7 @@ int rp_policy_parse(const char *spec, struct rp_policy *p)
 	if (parse_base(spec, blen, p))
 		return -1;
 	if (spec[blen] && (rp_mech_parse(spec + blen, &p->mech) ||
+			   rp_mech_collapse(&p->mech, enabled_orders(p)) ||
 			   rp_mech_format(&p->mech, p->spec, sizeof(p->spec))))
 		return fail_spec(spec, p);
 	return 0;

@@ -33,6 +33,11 @@
 #define RP_MAX_FOLIO_ORDER 8
 #define RP_MAX_FOLIO_SIZE "1M"
 #define RP_MAX_ORDER	10		/* buddy orders 0..10, as /proc/buddyinfo */
+/*
+ * Smallest order khugepaged collapses to (+collapse): KHUGEPAGED_MIN_MTHP_ORDER of the
+ * mTHP collapse series, the smallest anonymous mTHP (THP_ORDERS_ALL_ANON has no order 1)
+ */
+#define RP_MIN_COLLAPSE_ORDER 2
 #define RP_VM_NOHUGEPAGE 0x40000000ULL	/* vm_flags: MADV_NOHUGEPAGE */
 /* vm_flags: userfaultfd-armed (VM_UFFD_MISSING | VM_UFFD_WP | VM_UFFD_MINOR, 6.1 x86_64/arm64) */
 #define RP_VM_UFFD	(0x200ULL | 0x1000ULL | (1ULL << 37))
@@ -59,7 +64,14 @@ struct rp_plugin;
  * does after the fault, driven by the trace's time and by a memory limit. All zero: none.
  */
 struct rp_mech {
-	uint8_t khugepaged;		/* +khugepaged: PMD collapse scans (6.12 khugepaged) */
+	uint8_t khugepaged;		/* khugepaged scans: +khugepaged or +collapse */
+	uint8_t mthp;			/* +collapse with an mTHP order: the mTHP collapse
+					 * series' bitmap collapse (sim-mech.c); 0: 6.12's
+					 * PMD collapse (+khugepaged, or +collapse of thp) */
+	uint16_t collapse_orders;	/* orders khugepaged collapses to, bit N = order N:
+					 * 1 << RP_PMD_ORDER for +khugepaged; for +collapse
+					 * the policy's enabled sizes of RP_MIN_COLLAPSE_ORDER
+					 * and up (rp_mech_collapse()); 0 without khugepaged */
 	uint8_t shrinker;		/* +shrinker: underused THPs split under pressure */
 	uint16_t max_ptes_none;		/* khugepaged/max_ptes_none, 0..511: one kernel knob,
 					 * khugepaged's and the shrinker's (thp_underused()) */
@@ -215,15 +227,24 @@ enum rp_metric {
 	RP_M_ALLOC_FAILS,	/* allocation attempts that failed (frag model) */
 	RP_M_OOM,		/* order-0 allocations that failed: mapped anyway, counted */
 	RP_M_RSS_SECONDS,	/* byte-seconds: RSS integrated over the trace's time */
-	RP_M_COLLAPSES,		/* 2M ranges khugepaged collapsed (+khugepaged) */
+	RP_M_COLLAPSES,		/* folios khugepaged collapsed, any order (+khugepaged,
+				 * +collapse) */
 	RP_M_SPLITS,		/* underused THPs the shrinker split (+shrinker) */
 	RP_M_SPLIT_FREED,	/* pages: their zero-filled subpages freed */
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
 	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ftdb_fallback */
-	RP_NR_METRICS = RP_M_FB_0 + FTDB_FB_NR
+	/* collapses by order, RP_MIN_COLLAPSE_ORDER .. RP_PMD_ORDER: rp_m_collapse() */
+	RP_M_COLLAPSE_MIN = RP_M_FB_0 + FTDB_FB_NR,
+	RP_NR_METRICS = RP_M_COLLAPSE_MIN + RP_PMD_ORDER - RP_MIN_COLLAPSE_ORDER + 1
 };
+
+/* collapses of order k count in RP_M_COLLAPSE_MIN + k - RP_MIN_COLLAPSE_ORDER */
+static inline unsigned int rp_m_collapse(unsigned int order)
+{
+	return RP_M_COLLAPSE_MIN + order - RP_MIN_COLLAPSE_ORDER;
+}
 
 /*
  * How a metric is shown (its row in replay/metrics.c). compare's table and CSV columns,

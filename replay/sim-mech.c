@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sim-mech.c - the fast engine's +mechanisms (docs/policies.md, "Mechanisms"): the memory
- * limit and its reclaim, the shrinker of underused THPs, khugepaged's PMD collapse. What
+ * limit and its reclaim, the shrinker of underused THPs, khugepaged's PMD collapse and its
+ * mTHP collapse (the bitmap collapse of the series aimed at 7.2, +collapse). What
  * each models of Linux 6.12 is cited there; oracle.c has the naive twin of each.
  *
  * A policy without mechanisms has s->mx NULL and never comes here: its cost is the tests
@@ -139,10 +140,15 @@ int simx_charge(struct rp_sim *s, uint64_t n)
 
 /* ---- khugepaged: khugepaged_do_scan() of PMD ranges ---- */
 
-/* 1 if VMA v may be collapsed in (thp_vma_allowable_order() for the PMD): pages [lo, hi) */
-static int vma_collapsible(const struct rp_sim *s, uint32_t vma_id, uint64_t *lo, uint64_t *hi)
+/*
+ * 1 if VMA v may be collapsed in (thp_vma_allowable_orders()): a naturally aligned block
+ * of 2^order pages lies inside (thp_vma_suitable_order()); its pages [lo, hi)
+ */
+static int vma_collapsible(const struct rp_sim *s, uint32_t vma_id, unsigned int order,
+			   uint64_t *lo, uint64_t *hi)
 {
 	const struct rp_vma *v;
+	uint64_t mask = (1ULL << order) - 1;
 
 	if (vma_id >= s->nr_vmas || s->vmas[vma_id].end <= s->vmas[vma_id].start)
 		return 0;
@@ -151,8 +157,7 @@ static int vma_collapsible(const struct rp_sim *s, uint32_t vma_id, uint64_t *lo
 		return 0;
 	*lo = v->start >> RP_PAGE_SHIFT;
 	*hi = (v->end + RP_PAGE_SIZE - 1) >> RP_PAGE_SHIFT;
-	/* an aligned 2M range inside (thp_vma_suitable_order()) */
-	return ((*lo + LEAF_MASK) & ~(uint64_t)LEAF_MASK) + LEAF_PAGES <= (*hi & ~(uint64_t)LEAF_MASK);
+	return ((*lo + mask) & ~mask) + mask + 1 <= (*hi & ~mask);
 }
 
 static void mm_add(struct sim_mech *x, struct proc *p)
@@ -164,9 +169,11 @@ static void mm_add(struct sim_mech *x, struct proc *p)
 
 void simx_enter(struct rp_sim *s, struct proc *p, uint32_t vma_id)
 {
+	/* some enabled order fits: then the smallest does */
+	unsigned int order = (unsigned int)__builtin_ctz(s->pol.mech.collapse_orders | 1U << 15);
 	uint64_t lo, hi;
 
-	if (s->pol.mech.khugepaged && !p->kh && vma_collapsible(s, vma_id, &lo, &hi))
+	if (s->pol.mech.khugepaged && !p->kh && vma_collapsible(s, vma_id, order, &lo, &hi))
 		mm_add(s->mx, p);
 }
 
@@ -193,26 +200,80 @@ uint64_t simx_next_scan(struct rp_sim *s, uint64_t ts)
 	return x->next_scan;
 }
 
-/*
- * collapse_huge_page() of leaf l of p: a new 2M folio, charged, the present pages copied
- * into it (their touched and written state kept) and released, the rest zero-filled and
- * untouched; one PMD. Its pages are the site slot of its lowest non-zero page.
- */
-static void collapse(struct rp_sim *s, struct proc *p, struct leaf *l)
+/* What a collapse attempt tells mthp_collapse() to do next (the series' switch) */
+enum attempt {
+	COLLAPSED,	/* SCAN_SUCCEED: the next block */
+	SKIPPED,	/* SCAN_PTE_MAPPED_HUGEPAGE: the next block, no smaller order here */
+	SMALLER,	/* SCAN_ALLOC_HUGE_PAGE_FAIL, SCAN_EXCEED_SHARED_PTE: its halves */
+	STOP,		/* SCAN_CGROUP_CHARGE_FAIL, SCAN_PAGE_RO: no more in this range */
+};
+
+static int pg_has_memory(const struct leaf *l, unsigned int j)
 {
+	return pg_present(l, j) && !(l->st[j] & PG_ZERO);
+}
+
+/*
+ * __collapse_huge_page_isolate() of an mTHP block [off, off + 2^order) of leaf l, in
+ * address order: a page of a folio of this order or larger is not collapsed again
+ * (SKIPPED), a page shared with another process fails the order (max_ptes_shared is 0
+ * for mTHP), and one writable page is needed (else STOP). COLLAPSED: it may go ahead.
+ */
+static enum attempt isolate(struct rp_sim *s, const struct leaf *l, unsigned int off,
+			    unsigned int order)
+{
+	unsigned int j, writable = 0;
+
+	for (j = off; j < off + (1U << order); j++) {
+		if (!pg_has_memory(l, j))
+			continue;
+		if (l->ord[j] >= order)
+			return SKIPPED;
+		if (!(l->st[j] & PG_COW))
+			writable = 1;
+		else if (shared_get(&s->shared, l->pfn[j]) >= 2)
+			return SMALLER;
+	}
+	return writable ? COLLAPSED : STOP;
+}
+
+/*
+ * collapse_huge_page() of the block [off, off + 2^order) of leaf l of p: a new folio,
+ * charged and allocated (a failure counts in alloc_fails: the charge's ends the range,
+ * the allocation's tries the halves), the present pages copied into it (their touched
+ * and written state kept) and released, the rest zero-filled and untouched; one PMD for
+ * the PMD order, PTEs for an mTHP. Its pages are the site slot of its lowest non-zero
+ * page. The PMD order's isolation checks are the scan's, on the same range.
+ */
+static enum attempt collapse(struct rp_sim *s, struct proc *p, struct leaf *l,
+			     unsigned int off, unsigned int order)
+{
+	unsigned int j, n = 1U << order, added = 0;
 	uint64_t pfn, old = 0;
 	uint32_t slot = 0;
-	unsigned int j;
+	enum attempt r;
 	int have = 0;
 
-	if (over_limit(s, LEAF_PAGES) || rp_alloc_get(&s->alloc, RP_PMD_ORDER, &pfn)) {
+	if (over_limit(s, n)) {
 		p->c.v[RP_M_ALLOC_FAILS]++;
-		return;
+		return STOP;
 	}
-	for (j = 0; j < LEAF_PAGES; j++) {
+	if (rp_alloc_get(&s->alloc, order, &pfn)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		return SMALLER;
+	}
+	/* the kernel allocates before it isolates: a block refused gives its folio back */
+	r = order < RP_PMD_ORDER ? isolate(s, l, off, order) : COLLAPSED;
+	if (r != COLLAPSED) {
+		for (j = 0; j < n; j++)
+			rp_alloc_put(&s->alloc, pfn + j);
+		return r;
+	}
+	for (j = off; j < off + n; j++) {
 		uint8_t st = l->st[j];
 
-		if (!pg_present(l, j) || (st & PG_ZERO)) {
+		if (!pg_has_memory(l, j)) {
+			added += !pg_present(l, j);
 			l->st[j] = 0;
 		} else {
 			if (s->nr_slots) {
@@ -224,48 +285,125 @@ static void collapse(struct rp_sim *s, struct proc *p, struct leaf *l)
 			l->st[j] = st & (PG_TOUCHED | PG_WRITTEN);
 			old++;
 		}
-		l->ord[j] = RP_PMD_ORDER;
-		l->pfn[j] = pfn + j;
+		l->present[j >> 6] |= 1ULL << (j & 63);
+		l->ord[j] = (uint8_t)order;
+		l->pfn[j] = pfn + j - off;
 	}
-	memset(l->present, 0xff, sizeof(l->present));
-	l->nr_present = LEAF_PAGES;
+	l->nr_present += added;
 	if (s->nr_slots) {
-		for (j = 0; j < LEAF_PAGES; j++)
+		for (j = off; j < off + n; j++)
 			l->site[j] = slot;
-		site_rss(s, slot, LEAF_PAGES);
+		site_rss(s, slot, n);
 	}
 	rss_sub(s, p, old);
-	rss_add(s, p, LEAF_PAGES);
+	rss_add(s, p, n);
 	p->c.v[RP_M_COLLAPSES]++;
-	simx_thp(s, p, l);
+	p->c.v[rp_m_collapse(order)]++;
+	if (order == RP_PMD_ORDER)
+		simx_thp(s, p, l);
+	return COLLAPSED;
 }
 
 /*
- * hpage_collapse_scan_pmd() of leaf l: not if already a PMD THP, if more than
- * max_ptes_none PTEs are none or the zero page (any in a userfaultfd-armed VMA), if more
- * than max_ptes_shared pages are shared after fork, or if none is writable (not
- * copy-on-write). The trace has no access bits: every page counts as referenced.
+ * collapse_max_ptes_none() of the series for a block of 2^order pages: none in a
+ * userfaultfd-armed VMA; the knob for the PMD order; for an mTHP order, 2^order - 1 when
+ * the knob is 511 (any block holding a page), else 0 (only full blocks)
+ */
+static unsigned int max_none(const struct rp_sim *s, const struct leaf *l, unsigned int order)
+{
+	unsigned int knob = s->pol.mech.max_ptes_none;
+
+	if (s->vmas[l->vma].flags & RP_VM_UFFD)
+		return 0;
+	if (order == RP_PMD_ORDER)
+		return knob;
+	return knob == RP_MECH_MAX_PTES_NONE ? (1U << order) - 1 : 0;
+}
+
+/* Pages of [off, off + n) with memory: set bits of the occupancy bitmap occ. */
+static unsigned int occupied(const uint64_t *occ, unsigned int off, unsigned int n)
+{
+	unsigned int c = 0, w;
+
+	if (n < 64)
+		return (unsigned int)__builtin_popcountll((occ[off >> 6] >> (off & 63)) &
+							  ((1ULL << n) - 1));
+	for (w = off >> 6; w < (off + n) >> 6; w++)
+		c += (unsigned int)__builtin_popcountll(occ[w]);
+	return c;
+}
+
+/*
+ * mthp_collapse() of the series: a depth-first walk of (offset, order) blocks from the
+ * PMD order down, on a stack as the kernel's (left half first). An enabled order whose
+ * block holds at least 2^order - max_none pages is attempted; a block not attempted, or
+ * whose attempt says SMALLER, gives its two halves one order lower while an enabled
+ * order remains below.
+ */
+static void mthp_collapse(struct rp_sim *s, struct proc *p, struct leaf *l, const uint64_t *occ)
+{
+	unsigned int orders = s->pol.mech.collapse_orders, n = 1;
+	/* a DFS of a tree of height PMD - MIN needs that plus one entries */
+	struct { uint16_t off; uint8_t order; } st[RP_PMD_ORDER - RP_MIN_COLLAPSE_ORDER + 1];
+
+	st[0].off = 0;
+	st[0].order = RP_PMD_ORDER;
+	while (n) {
+		unsigned int off = st[--n].off, order = st[n].order, size = 1U << order;
+
+		if ((orders & (1U << order)) &&
+		    occupied(occ, off, size) >= size - max_none(s, l, order)) {
+			enum attempt r = collapse(s, p, l, off, order);
+
+			if (r == STOP)
+				return;
+			if (r != SMALLER)
+				continue;
+		}
+		if (orders & ((1U << order) - 1)) {
+			st[n].off = (uint16_t)(off + size / 2);
+			st[n++].order = (uint8_t)(order - 1);
+			st[n].off = (uint16_t)off;
+			st[n++].order = (uint8_t)(order - 1);
+		}
+	}
+}
+
+/*
+ * hpage_collapse_scan_pmd() (collapse_scan_pmd() in the series) of leaf l: not if already
+ * a PMD THP, if more than max_ptes_shared pages are shared after fork, or if none is
+ * writable (not copy-on-write). With the PMD order alone (6.12), not if more than
+ * max_ptes_none PTEs are none or the zero page (any in a userfaultfd-armed VMA), else the
+ * PMD collapse; with an mTHP order, the none PTEs are not limited here: the bitmap of
+ * pages with memory goes to mthp_collapse(). No access bits in a trace: every page counts
+ * as referenced.
  */
 static void scan_pmd(struct rp_sim *s, struct proc *p, struct leaf *l)
 {
 	unsigned int j, none = 0, shared = 0, writable = 0;
-	int uffd = !!(s->vmas[l->vma].flags & RP_VM_UFFD);
+	int uffd = !!(s->vmas[l->vma].flags & RP_VM_UFFD), mthp = s->pol.mech.mthp;
+	uint64_t occ[LEAF_PAGES / 64] = { 0 };
 
 	if (pg_present(l, 0) && !(l->st[0] & PG_ZERO) && l->ord[0] == RP_PMD_ORDER)
 		return;
 	for (j = 0; j < LEAF_PAGES; j++) {
-		if (!pg_present(l, j) || (l->st[j] & PG_ZERO)) {
-			if (uffd || ++none > s->pol.mech.max_ptes_none)
+		if (!pg_has_memory(l, j)) {
+			if (!mthp && (uffd || ++none > s->pol.mech.max_ptes_none))
 				return;
 			continue;
 		}
+		occ[j >> 6] |= 1ULL << (j & 63);
 		if (!(l->st[j] & PG_COW))
 			writable++;
 		else if (shared_get(&s->shared, l->pfn[j]) >= 2 && ++shared > RP_MECH_MAX_PTES_SHARED)
 			return;
 	}
-	if (writable)
-		collapse(s, p, l);
+	if (!writable)
+		return;
+	if (mthp)
+		mthp_collapse(s, p, l, occ);
+	else
+		collapse(s, p, l, 0, RP_PMD_ORDER);
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -303,7 +441,8 @@ static uint64_t scan_mm(struct rp_sim *s, struct proc *p, uint64_t budget, int *
 
 		x->addr = x->keys[k] + 1;
 		base = l->key << LEAF_SHIFT;
-		if (!vma_collapsible(s, l->vma, &lo, &hi) || base < lo || base + LEAF_PAGES > hi)
+		if (!vma_collapsible(s, l->vma, RP_PMD_ORDER, &lo, &hi) || base < lo ||
+		    base + LEAF_PAGES > hi)
 			continue;
 		scan_pmd(s, p, l);
 		progress += LEAF_PAGES;

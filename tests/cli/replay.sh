@@ -4,7 +4,7 @@
 # (--check-oracle) on every trace fixture under tests/data/ and tests/data-packets/.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 56
+plan 58
 SYNTH=$BUILD/testprogs/synth-db	# built by make from tests/cli/synth-db.c
 check "synth-db is built (make)" test -x "$SYNTH"
 ALL="-P mcpage:2 -P mcpage:4 -P mthp:16K,32K,64K -P faultaround:16 -P thp -P adaptive"
@@ -180,8 +180,25 @@ done
 # --- +mechanisms (docs/policies.md, "Mechanisms") ---
 cp "$T/r.db" "$T/mech.db"
 "$FT" replay "$T/mech.db" -n --check-oracle -P thp+khugepaged:scan_ms=1 \
-	-P thp+shrinker:max_ptes_none=409+limit:4M -P mcpage:4+limit:2M > /dev/null 2> "$T/err"
-ok $? "+khugepaged, +shrinker, +limit: engine and oracle agree"
+	-P thp+shrinker:max_ptes_none=409+limit:4M -P mcpage:4+limit:2M \
+	-P mthp:16K,64K+collapse:scan_ms=1 -P mcpage:4+collapse:max_ptes_none=0,scan_ms=1 \
+	> /dev/null 2> "$T/err"
+ok $? "+khugepaged, +collapse, +shrinker, +limit: engine and oracle agree"
+"$FT" replay "$T/mech.db" -P mthp:16K,32K,64K+collapse:scan_ms=1 > /dev/null 2> "$T/err" &&
+	"$FT" compare "$T/mech.db" --format json > "$T/mj" 2> "$T/err" &&
+	python3 - "$T/mj" <<'PY'
+import json, sys
+o = [r for r in json.load(open(sys.argv[1])) if r["policy"] == "mthp:16K,32K,64K+collapse:scan_ms=1"]
+assert len(o) == 1, o
+c = o[0]["collapse_by_order"]
+assert sorted(c) == [str(k) for k in range(2, 10)], c
+assert o[0]["collapses"] > 0 and sum(c.values()) == o[0]["collapses"], o[0]
+assert c["4"] > 0 and c["9"] == 0 and c["8"] == 0, c
+PY
+ok $? "+collapse: compare JSON's collapse_by_order, its sum the collapses, orders enabled only"
+"$FT" replay "$T/mech.db" -n -P order0+collapse > /dev/null 2> "$T/err"
+check "+collapse on a policy without a size to collapse to: exit 2, one line" sh -c "test $? = 2 &&
+	test \$(wc -l < '$T/err') = 1 && grep -q 'enables no THP size to collapse to' '$T/err'"
 "$FT" replay "$T/mech.db" -n -P thp+shrinker > /dev/null 2> "$T/err"
 check "+shrinker without +limit: exit 2, one line naming it" sh -c "test $? = 2 &&
 	test \$(wc -l < '$T/err') = 1 && grep -q 'shrinker needs +limit:SIZE' '$T/err'"
@@ -198,7 +215,8 @@ while read -r n; do
 		"$FT" replay "$db" -n --check-oracle --frag $frag $ALL -P mcpage:1 -P mcpage:8 \
 			-P mthp:8K,1M -P faultaround:2 -P adaptive:max=1M \
 			-P thp+khugepaged:scan_ms=100+shrinker:max_ptes_none=409+limit:8M \
-			-P mcpage:4+limit:2M > /dev/null 2> "$T/err" ||
+			-P mthp:16K,64K+collapse:scan_ms=100 -P mcpage:4+limit:2M \
+			> /dev/null 2> "$T/err" ||
 			{ diag "$n frag=$frag: $(cat "$T/err")"; bad=$((bad + 1)); }
 	done
 	# inputs of the self-consistency check below (one python3 for all fixtures): the

@@ -39,6 +39,11 @@ struct tcase {
 	struct want want[12];		/* until metric NULL */
 	uint64_t movable;		/* buddyinfo: pages of the compaction pool */
 	uint64_t ns_step;		/* ns between events (their ts), 0: 1000 */
+	/*
+	 * +collapse: orders added to the policy's (the PMD order beside mTHP sizes, as THP
+	 * always and an mTHP size enable them, which no fault-time policy expresses)
+	 */
+	unsigned int orders;
 };
 
 #define W(p, a) { 'W', p, a, 0, 0, 1 }
@@ -56,6 +61,17 @@ struct tcase {
 	W(p, B + 20 * K), W(p, B + 24 * K), W(p, B + 28 * K), W(p, B + 32 * K),               \
 	W(p, B + 36 * K), W(p, B + 40 * K), W(p, B + 44 * K), W(p, B + 48 * K),              \
 	W(p, B + 52 * K), W(p, B + 56 * K), W(p, B + 60 * K)
+
+/* reads of the first 8, 15, 16 pages from a; writes of the first 8, 15 pages from B */
+#define RD8(p, a) R(p, (a)), R(p, (a) + 4 * K), R(p, (a) + 8 * K), R(p, (a) + 12 * K),         \
+	R(p, (a) + 16 * K), R(p, (a) + 20 * K), R(p, (a) + 24 * K), R(p, (a) + 28 * K)
+#define RD15(p, a) RD8(p, a), R(p, (a) + 32 * K), R(p, (a) + 36 * K), R(p, (a) + 40 * K),       \
+	R(p, (a) + 44 * K), R(p, (a) + 48 * K), R(p, (a) + 52 * K), R(p, (a) + 56 * K)
+#define RD16(p, a) RD15(p, a), R(p, (a) + 60 * K)
+#define SEQ8(p) W(p, B), W(p, B + 4 * K), W(p, B + 8 * K), W(p, B + 12 * K), W(p, B + 16 * K),  \
+	W(p, B + 20 * K), W(p, B + 24 * K), W(p, B + 28 * K)
+#define SEQ15(p) SEQ8(p), W(p, B + 32 * K), W(p, B + 36 * K), W(p, B + 40 * K),                 \
+	W(p, B + 44 * K), W(p, B + 48 * K), W(p, B + 52 * K), W(p, B + 56 * K)
 
 static const struct tcase cases[] = {
 	{ "16 sequential writes, 64K VMA, order0", "order0", NULL, { 0 },
@@ -252,6 +268,104 @@ static const struct tcase cases[] = {
 	  { { "faults", 3 }, { "collapses", 0 }, { "final_rss_bytes", 12 * K },
 	    { "bloat_bytes", 0 }, { "rss_byte_seconds", 9 } }, .ns_step = 400000 },
 	/*
+	 * +collapse (mTHP collapse). 16 reads map the zero page, 16 writes then take 4K pages
+	 * (zero_wp): the 64K block B..B+64K holds 16 pages with memory, the rest of the 2M
+	 * range none. Events 31250 ns apart: the wake at 1 ms comes before the 33rd, a read of
+	 * a present page. mthp:64K's walk: orders 9..5 not enabled, (0, 64K): 16 occupied >=
+	 * 16 - 0 (max_ptes_none 0 at an mTHP order) -> collapsed; the other 64K blocks hold 0
+	 * < 16, and no enabled order below 64K: nothing else. RSS 16 pages out, 16 in.
+	 */
+	{ "collapse: a 64K block with 16 of 16 pages collapses to 64K under max_ptes_none=0",
+	  "mthp:64K+collapse:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD16(1, B), SEQ16(1), R(1, B) },
+	  { { "faults", 32 }, { "zero_wp_faults", 16 }, { "alloc_order_0", 16 },
+	    { "collapses", 1 }, { "collapse_order_4", 1 }, { "final_rss_bytes", 64 * K },
+	    { "peak_rss_bytes", 64 * K }, { "bloat_bytes", 0 }, { "alloc_order_4", 0 } },
+	  .ns_step = 31250 },
+	/*
+	 * The same 16 pages with 2M enabled too: the walk tries (0, 2M) first. Under 511 it
+	 * needs 512 - 511 = 1 page: a 2M collapse, 496 pages never touched; under 0 all 512,
+	 * so it goes down to (0, 64K), 16 >= 16 - 0, as above
+	 */
+	{ "collapse: with 2M enabled too, 16 pages collapse to 2M under 511",
+	  "mthp:64K+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD16(1, B), SEQ16(1), R(1, B) },
+	  { { "collapses", 1 }, { "collapse_order_9", 1 }, { "collapse_order_4", 0 },
+	    { "final_rss_bytes", 2 * M }, { "bloat_bytes", 496 * 4 * K }, { "pmd_maps", 0 } },
+	  .ns_step = 31250, .orders = 1U << RP_PMD_ORDER },
+	{ "collapse: ... and to 64K under 0",
+	  "mthp:64K+collapse:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD16(1, B), SEQ16(1), R(1, B) },
+	  { { "collapses", 1 }, { "collapse_order_9", 0 }, { "collapse_order_4", 1 },
+	    { "final_rss_bytes", 64 * K }, { "bloat_bytes", 0 } },
+	  .ns_step = 31250, .orders = 1U << RP_PMD_ORDER },
+	/* 15 of 16 (31 events 33334 ns apart: the wake before the 31st): 15 < 16 - 0 */
+	{ "collapse: ... with 15 of 16 it does not under max_ptes_none=0",
+	  "mthp:64K+collapse:max_ptes_none=0,scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD15(1, B), SEQ15(1), R(1, B) },
+	  { { "faults", 30 }, { "collapses", 0 }, { "final_rss_bytes", 60 * K },
+	    { "bloat_bytes", 0 } }, .ns_step = 33334 },
+	/*
+	 * ... but does under 511: an mTHP order then allows 2^4 - 1 = 15 none, 15 >= 16 - 15;
+	 * the 16th page is zero-filled and never touched: 4K of bloat at the end
+	 */
+	{ "collapse: ... and does under max_ptes_none=511, the 16th page bloat",
+	  "mthp:64K+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD15(1, B), SEQ15(1), R(1, B) },
+	  { { "faults", 30 }, { "collapses", 1 }, { "collapse_order_4", 1 },
+	    { "final_rss_bytes", 64 * K }, { "bloat_bytes", 4 * K } }, .ns_step = 33334 },
+	/*
+	 * thp+collapse is thp+khugepaged (the PMD size alone): the read maps the huge zero
+	 * page, three writes take 4K pages (zero_wp), the wake (1 ms, before the 5th event)
+	 * sees 509 none or zero PTEs <= 511 and collapses the 2M range
+	 */
+	{ "collapse: thp+collapse collapses a 2M range as +khugepaged does",
+	  "thp+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { R(1, B), W(1, B), W(1, B + 4 * K), W(1, B + 8 * K), R(1, B) },
+	  { { "faults", 4 }, { "huge_zero_maps", 1 }, { "zero_wp_faults", 3 },
+	    { "collapses", 1 }, { "collapse_order_9", 1 }, { "final_rss_bytes", 2 * M },
+	    { "bloat_bytes", 509 * 4 * K }, { "pmd_maps", 0 } }, .ns_step = 250000 },
+	/* a 64K folio the fault mapped is not collapsed again (SCAN_PTE_MAPPED_HUGEPAGE) */
+	{ "collapse: a 64K folio is left alone, nor split into 16K ones",
+	  "mthp:16K,64K+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { W(1, B), R(1, B) },
+	  { { "faults", 1 }, { "alloc_order_4", 1 }, { "collapses", 0 },
+	    { "final_rss_bytes", 64 * K } }, .ns_step = 1000000 },
+	/*
+	 * An allocation that fails tries the halves: 8 pages B..B+32K (8 reads, 8 zero_wp
+	 * writes on the 8 free 4K pages), no free block of 32K, two of 16K: (0, 32K) fails
+	 * (alloc_fails 1), (0, 16K) and (16K, 16K) collapse. 17 events, 62500 ns apart.
+	 */
+	{ "collapse: a failed 32K allocation collapses the two 16K halves", "mthp:16K,32K+collapse:"
+	  "scan_ms=1", "buddyinfo", { 8, 0, 2 }, { { B, B + 2 * M, 3 } },
+	  { RD8(1, B), SEQ8(1), R(1, B) },
+	  { { "faults", 16 }, { "alloc_order_0", 8 }, { "alloc_fails", 1 }, { "collapses", 2 },
+	    { "collapse_order_2", 2 }, { "collapse_order_3", 0 }, { "final_rss_bytes", 32 * K } },
+	  .ns_step = 62500 },
+	/*
+	 * Fork. Process 1 maps pages 0..11 (12 reads, 12 zero_wp writes) and forks 2; 1 writes
+	 * pages 1..7 (7 COW copies), 2 writes 8..11 (4 COW copies) and page 20, a first touch
+	 * (a 32K fault, 16..23; its range's VMA for khugepaged). Then page 0 is shared by both,
+	 * 1's 8..11 and 2's 1..7 are copy-on-write but no longer shared. The wake (before the
+	 * 38th and last event, 27028 ns apart) scans 1 then 2, max_ptes_none 511 (one page
+	 * suffices). 1: (0, 32K) fails on the shared page 0 (mTHP: max_ptes_shared 0), so does
+	 * (0, 16K); (16K, 16K) collapses; (32K, 32K) has no writable page: the range stops
+	 * (SCAN_PAGE_RO). 2: (0, 32K) and (0, 16K) fail on page 0, (16K, 16K) has no writable
+	 * page: stop, so its 8..11, private and writable, are not collapsed (were they, 2
+	 * collapses). One collapse, of 16K. RSS: 1 maps 12 pages, 2 maps 12 + 8: 32 pages.
+	 */
+	{ "collapse: a shared page fails its blocks, a block without a writable page stops",
+	  "mthp:16K,32K+collapse:scan_ms=1", NULL, { 0 }, { { B, B + 2 * M, 3 } },
+	  { RD8(1, B), R(1, B + 32 * K), R(1, B + 36 * K), R(1, B + 40 * K), R(1, B + 44 * K),
+	    SEQ8(1), W(1, B + 32 * K), W(1, B + 36 * K), W(1, B + 40 * K), W(1, B + 44 * K),
+	    { 'K', 2, 1, 0, 0, 0 }, W(1, B + 4 * K), W(1, B + 8 * K), W(1, B + 12 * K),
+	    W(1, B + 16 * K), W(1, B + 20 * K), W(1, B + 24 * K), W(1, B + 28 * K),
+	    W(2, B + 32 * K), W(2, B + 36 * K), W(2, B + 40 * K), W(2, B + 44 * K),
+	    W(2, B + 80 * K), R(1, B) },
+	  { { "faults", 25 }, { "cow_faults", 11 }, { "alloc_order_0", 23 },
+	    { "alloc_order_3", 1 }, { "collapses", 1 }, { "collapse_order_2", 1 },
+	    { "collapse_order_3", 0 }, { "final_rss_bytes", 32 * 4 * K } }, .ns_step = 27028 },
+	/*
 	 * +shrinker: a THP with 100 of 512 pages written, then a write in the next 2M range:
 	 * 512 + 512 pages are over the 768 of limit:3M, so the shrinker splits the first (412
 	 * zero-filled > 409), freeing 412 pages: 100 + 512 fit
@@ -319,6 +433,7 @@ int main(void)
 			ok(0, "%s: oracle", c->name);
 			continue;
 		}
+		p.mech.collapse_orders |= (uint16_t)c->orders;
 		sim = rp_sim_new(&p, frag, &t);
 		o = rp_oracle_new(&p, frag, &t);
 		rp_sim_feed(sim, s.ev, s.nr);

@@ -28,6 +28,9 @@ static const char *policies[] = {
 	"thp+khugepaged:max_ptes_none=480,pages=2048,scan_ms=1", "mthp:16K,64K+khugepaged:scan_ms=2",
 	"thp+shrinker:max_ptes_none=409+limit:3M", "order0+limit:1M", "faultaround:16+limit:2M",
 	"thp+khugepaged:scan_ms=1+shrinker:max_ptes_none=256+limit:3M",
+	/* +collapse: mTHP orders, both knob values, one with the limit (a charge stops) */
+	"mthp:16K,32K,64K,128K,256K,512K,1M+collapse:scan_ms=1",
+	"mthp:16K,64K+collapse:max_ptes_none=0,scan_ms=1", "mcpage:3+collapse:scan_ms=2+limit:2M",
 	NULL,	/* persite:FILE, the site file main() writes */
 };
 
@@ -43,6 +46,13 @@ static const uint64_t seed_blocks[RP_MAX_ORDER + 1] = { 300, 80, 40, 20, 8, 4, 2
 static uint64_t seed_movable = 64;
 
 static int covered[RP_NR_METRICS];	/* metrics seen non-zero in some run */
+/*
+ * Orders added to a +collapse run's after parsing: the PMD order beside mTHP sizes, as the
+ * kernel has them with THP always and an mTHP size enabled, which no fault-time policy of
+ * the grammar expresses; pmd_in_walk counts the 2M collapses of those runs
+ */
+static unsigned int extra_orders;
+static uint64_t pmd_in_walk;
 static uint64_t persite_allocs[RP_PMD_ORDER + 1];	/* by order, over the persite runs */
 
 /*
@@ -142,6 +152,8 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 		error_clear();
 		return 0;
 	}
+	if (p.mech.mthp)
+		p.mech.collapse_orders |= (uint16_t)extra_orders;
 	/*
 	 * time: 100us an event, every seventh 150us back (time that runs backwards, as
 	 * events of several cpus may), for rss_byte_seconds and khugepaged's wakes
@@ -176,9 +188,12 @@ static int run(const char *gen, uint64_t seed, size_t faults, const char *spec,
 	}
 	rp_sim_finish(sim);
 	rp_oracle_finish(o);
-	snprintf(what, sizeof(what), "%s seed %llu %s frag=%s%s", gen, (unsigned long long)seed,
-		 spec, rp_frag_name(frag), shadows ? " shadows" : "");
+	snprintf(what, sizeof(what), "%s seed %llu %s%s frag=%s%s", gen, (unsigned long long)seed,
+		 spec, p.mech.mthp && extra_orders ? " (and 2M)" : "", rp_frag_name(frag),
+		 shadows ? " shadows" : "");
 	r = compare(what, sim, o, s.nr_procs);
+	if (p.mech.mthp && extra_orders)
+		pmd_in_walk += rp_sim_total(sim)->v[rp_m_collapse(RP_PMD_ORDER)];
 	r = compare_sites(what, sim, o) && r;
 	if (fails)
 		*fails = rp_sim_total(sim)->v[RP_M_ALLOC_FAILS];
@@ -265,7 +280,7 @@ int main(void)
 		return fprintf(stderr, "cannot write a site file\n"), 1;
 	close(fd);
 	policies[np - 1] = persite_spec(path);
-	plan((int)(np * 2 + 9));
+	plan((int)(np * 2 + 10));
 	for (j = 0; j < np; j++) {
 		for (f = 0; f < 2; f++) {
 			good = 0;
@@ -276,6 +291,16 @@ int main(void)
 			   f ? "buddyinfo" : "none");
 		}
 	}
+	/* the walk with the PMD order among the mTHP ones: 2M collapses in it too */
+	extra_orders = 1U << RP_PMD_ORDER;
+	for (f = 0, good = 0; f < 2; f++)
+		for (i = 0; i < seeds; i++)
+			good += run("random", i + 1, 300 + i * 40, "mthp:16K,64K+collapse:scan_ms=1",
+				    f ? RP_FRAG_BUDDYINFO : RP_FRAG_NONE, 0, NULL);
+	extra_orders = 0;
+	ok(good == 2 * seeds && pmd_in_walk > 0, "random x %u seeds, both frags: "
+	   "mthp:16K,64K+collapse with 2M enabled too (THP always), %llu 2M collapses", seeds,
+	   (unsigned long long)pmd_in_walk);
 	/* the file's orders of the slots' sites: [untraced] 5 (*), a 3, [no call] 1, b 0 */
 	ok(persite_allocs[5] && persite_allocs[3] && persite_allocs[1] && !persite_allocs[2] &&
 	   !persite_allocs[4], "persite: blocks of orders 5, 3 and 1 (%llu, %llu, %llu), none "

@@ -89,18 +89,33 @@ static const struct {
 	const char *canon;
 	unsigned int khugepaged, shrinker, max_ptes_none, pages, scan_ms;
 	uint64_t limit_pages;
+	unsigned int orders;		/* collapse_orders */
 } mech_valid[] = {
-	{ "thp+khugepaged", "thp+khugepaged", 1, 0, 511, 4096, 10000, 0 },
+	{ "thp+khugepaged", "thp+khugepaged", 1, 0, 511, 4096, 10000, 0, 0x200 },
 	{ "thp+khugepaged:scan_ms=100,max_ptes_none=0,pages=512",
-	  "thp+khugepaged:max_ptes_none=0,pages=512,scan_ms=100", 1, 0, 0, 512, 100, 0 },
+	  "thp+khugepaged:max_ptes_none=0,pages=512,scan_ms=100", 1, 0, 0, 512, 100, 0, 0x200 },
 	{ "thp+shrinker:max_ptes_none=409+limit:512M",
-	  "thp+shrinker:max_ptes_none=409+limit:512M", 0, 1, 409, 4096, 10000, 131072 },
+	  "thp+shrinker:max_ptes_none=409+limit:512M", 0, 1, 409, 4096, 10000, 131072, 0 },
 	/* any order of the mechanisms; the limit in its largest unit; one max_ptes_none */
-	{ "thp+limit:1024M+shrinker", "thp+shrinker+limit:1G", 0, 1, 511, 4096, 10000, 262144 },
+	{ "thp+limit:1024M+shrinker", "thp+shrinker+limit:1G", 0, 1, 511, 4096, 10000, 262144, 0 },
 	{ "thp+khugepaged:max_ptes_none=409+shrinker+limit:1536K",
-	  "thp+khugepaged+shrinker:max_ptes_none=409+limit:1536K", 1, 1, 409, 4096, 10000, 384 },
-	{ "mthp:64K,16K+limit:65536", "mthp:16K,64K+limit:64K", 0, 0, 511, 4096, 10000, 16 },
-	{ "order0+khugepaged:max_ptes_none=511", "order0+khugepaged", 1, 0, 511, 4096, 10000, 0 },
+	  "thp+khugepaged+shrinker:max_ptes_none=409+limit:1536K", 1, 1, 409, 4096, 10000, 384,
+	  0x200 },
+	{ "mthp:64K,16K+limit:65536", "mthp:16K,64K+limit:64K", 0, 0, 511, 4096, 10000, 16, 0 },
+	{ "order0+khugepaged:max_ptes_none=511", "order0+khugepaged", 1, 0, 511, 4096, 10000, 0,
+	  0x200 },
+	/* +collapse: the policy's sizes of 16K and up; the PMD size alone is +khugepaged */
+	{ "mthp:16K,64K+collapse", "mthp:16K,64K+collapse", 1, 0, 511, 4096, 10000, 0, 0x14 },
+	{ "mthp:64K,16K,8K+collapse:scan_ms=5,max_ptes_none=0",
+	  "mthp:8K,16K,64K+collapse:max_ptes_none=0,scan_ms=5", 1, 0, 0, 4096, 5, 0, 0x14 },
+	{ "mcpage:4+limit:1G+collapse:pages=512", "mcpage:4+collapse:pages=512+limit:1G", 1, 0,
+	  511, 512, 10000, 262144, 0x10 },
+	{ "thp+collapse:scan_ms=1", "thp+khugepaged:scan_ms=1", 1, 0, 511, 4096, 1, 0, 0x200 },
+	{ "thp+collapse:max_ptes_none=409", "thp+khugepaged:max_ptes_none=409", 1, 0, 409, 4096,
+	  10000, 0, 0x200 },
+	{ "mthp:1M+collapse:max_ptes_none=0+shrinker:max_ptes_none=0+limit:4M",
+	  "mthp:1M+collapse+shrinker:max_ptes_none=0+limit:4M", 1, 1, 0, 4096, 10000, 1024,
+	  0x100 },
 };
 
 static const struct {
@@ -108,8 +123,30 @@ static const struct {
 	const char *err;
 } invalid[] = {
 	{ "thp+foo", "bad policy 'thp+foo': unknown mechanism 'foo' (known: "
-		     "+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], "
-		     "+limit:SIZE)" },
+	  "+khugepaged[:max_ptes_none=N,pages=N,scan_ms=N], "
+	  "+collapse[:max_ptes_none=0|511,pages=N,scan_ms=N], +shrinker[:max_ptes_none=N], "
+	  "+limit:SIZE)" },
+	{ "order0+collapse", "bad policy 'order0+collapse': collapse: the policy enables no THP "
+	  "size to collapse to (the sizes of mthp, mcpage:N or thp, 16K and up)" },
+	{ "mthp:8K+collapse", "bad policy 'mthp:8K+collapse': collapse: the policy enables no THP "
+	  "size to collapse to (the sizes of mthp, mcpage:N or thp, 16K and up)" },
+	{ "adaptive+collapse", "bad policy 'adaptive+collapse': collapse: the policy enables no "
+	  "THP size to collapse to (the sizes of mthp, mcpage:N or thp, 16K and up)" },
+	{ "mthp:16K+collapse:max_ptes_none=256", "bad policy 'mthp:16K+collapse:max_ptes_none=256'"
+	  ": collapse: max_ptes_none=256: mTHP collapse takes 0 or 511 only (the kernel would use "
+	  "0 for the mTHP sizes)" },
+	{ "mthp:16K+collapse+shrinker:max_ptes_none=409+limit:1G",
+	  "bad policy 'mthp:16K+collapse+shrinker:max_ptes_none=409+limit:1G': collapse: "
+	  "max_ptes_none=409: mTHP collapse takes 0 or 511 only (the kernel would use 0 for the "
+	  "mTHP sizes)" },
+	{ "thp+khugepaged+collapse", "bad policy 'thp+khugepaged+collapse': khugepaged and "
+	  "collapse given together: +collapse is khugepaged collapsing to the policy's sizes" },
+	{ "mthp:16K+collapse+collapse", "bad policy 'mthp:16K+collapse+collapse': collapse given "
+	  "twice" },
+	{ "mthp:16K+collapse:sizes=64K", "bad policy 'mthp:16K+collapse:sizes=64K': collapse: "
+	  "unknown option 'sizes'" },
+	{ "mthp:16K+collapse:pages=0", "bad policy 'mthp:16K+collapse:pages=0': pages=0 is out of "
+	  "range (1..16777216)" },
 	{ "thp+khugepaged+khugepaged", "bad policy 'thp+khugepaged+khugepaged': khugepaged "
 				       "given twice" },
 	{ "thp+khugepaged:pages=8,pages=8", "bad policy 'thp+khugepaged:pages=8,pages=8': "
@@ -208,6 +245,7 @@ static const struct {
 	{ "adaptive:max=1M", NULL },
 	{ "thp+khugepaged", NULL },
 	{ "mcpage:2+limit:1G", NULL },
+	{ "mthp:16K,64K+collapse", NULL },
 };
 
 static const struct {
@@ -242,7 +280,8 @@ int main(void)
 			   p.mech.max_ptes_none == mech_valid[i].max_ptes_none &&
 			   p.mech.pages_to_scan == mech_valid[i].pages &&
 			   p.mech.scan_ms == mech_valid[i].scan_ms &&
-			   p.mech.limit_pages == mech_valid[i].limit_pages,
+			   p.mech.limit_pages == mech_valid[i].limit_pages &&
+			   p.mech.collapse_orders == mech_valid[i].orders,
 		   "valid '%s' -> '%s'", mech_valid[i].spec, mech_valid[i].canon);
 		if (!r && strcmp(p.spec, mech_valid[i].canon))
 			diag("  got '%s'", p.spec);
