@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vm/runner.h"
 #include "vm/tracedir.h"
@@ -156,9 +157,17 @@ char *vm_runner_value(const char *out, const char *name)
  */
 static void oom_error(const char *out)
 {
-	char *ev = out ? vm_runner_value(out, "header/memcg.events") : NULL;
-	char *k = ev ? strstr(ev, "oom_kill ") : NULL;
-	char *n, *mem;
+	struct strbuf f = STRBUF_INIT;
+	char *ev = NULL, *k, *n, *mem;
+
+	/* vm_runner_value() of a missing file would clear the error this one adds to */
+	if (out) {
+		strbuf_addf(&f, "%s/header/memcg.events", out);
+		if (!access(f.buf, R_OK))
+			ev = vm_runner_value(out, "header/memcg.events");
+		strbuf_release(&f);
+	}
+	k = ev ? strstr(ev, "oom_kill ") : NULL;
 
 	if (k && atoll(k + 9) > 0) {
 		mem = vm_runner_value(out, "header/memcg.max");
