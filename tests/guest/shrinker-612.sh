@@ -100,12 +100,14 @@ ok $([ "$(kv "$T/t409.db" thp_knobs khugepaged/max_ptes_none)" = 409 ] &&
 	"the guest set max_ptes_none 409, shrink_underused 1 and memory.max 64M"
 ks=$(delta "$T/t409.db" thp_split_page) ku=$(delta "$T/t409.db" thp_underused_split_page)
 kd=$(delta "$T/t409.db" thp_deferred_split_page) kp=$(pmd_split "$T/t409.db")
-kc=$(delta "$T/t409.db" thp_collapse_alloc) kf=$(delta "$T/t409.db" thp_fault_alloc)
+# the workload's own THPs: its cgroup's thp_fault_alloc (vmstat's counts every process)
+kc=$(delta "$T/t409.db" thp_collapse_alloc) kf=$(kv "$T/t409.db" memcg.stat thp_fault_alloc)
 kpeak=$(meta "$T/t409.db" memcg.peak)
 ss=$(sim "$S409" splits) sfr=$(sim "$S409" split_freed_pages) speak=$(sim "$S409" peak_rss_bytes)
 sf=$(sim "$S409" pmd_maps) sc=$(sim "thp+khugepaged+shrinker:max_ptes_none=409+limit:64M" collapses)
 diag "kernel (409): thp_split_page $ks, thp_underused_split_page $ku, thp_deferred_split_page" \
-	"$kd, 2048kB split $kp, thp_collapse_alloc $kc, thp_fault_alloc $kf, memory.peak $kpeak;" \
+	"$kd, 2048kB split $kp, thp_collapse_alloc $kc, thp_fault_alloc $kf (the cgroup's;" \
+	"vmstat's $(delta "$T/t409.db" thp_fault_alloc)), memory.peak $kpeak;" \
 	"memory.events: $(meta "$T/t409.db" memcg.events | tr '\n' ' ')"
 diag "simulator (409): splits $ss, split_freed_pages $sfr, pmd_maps $sf, peak_rss_bytes" \
 	"$speak; with +khugepaged: collapses $sc"
@@ -145,7 +147,7 @@ ok $([ "$(kv "$T/t511.db" memcg.events oom_kill)" -ge 1 ] && [ "${so5:-0}" -gt 0
 	"511: the limit cannot be kept: the kernel's cgroup OOM-killed, the simulator counts oom $so5"
 
 # --- --zeros: page contents the trace does not hold ---
-ksz=$(delta "$T/zeros.db" thp_split_page) kfz=$(delta "$T/zeros.db" thp_fault_alloc)
+ksz=$(delta "$T/zeros.db" thp_split_page) kfz=$(kv "$T/zeros.db" memcg.stat thp_fault_alloc)
 kfrz=$(( ${kfz:-0} * 512 - ${writes:-0} - (${rz:-0} - ${r0:-0}) / 4 ))
 diag "--zeros: thp_split_page $ksz, freed $kfrz pages (non-zero bytes: $kfr; simulator $sfr" \
 	"either way): the written zeros freed too, $((kfrz - kfr)) pages for $writes written"
