@@ -34,10 +34,10 @@ S511="thp+shrinker+limit:64M"
 LIMIT=67108864
 # rec NAME SPEC ARGS...: record anon-touch ARGS under SPEC into $T/NAME.db; its status
 rec() {
-	_n=$1 _p=$2
+	_rn=$1 _rp=$2
 	shift 2
-	timeout 1500 "$FT" record --arch "$ARCH" --kernel 6.12 --policy "$_p" -o "$T/$_n.db" \
-		-- "$@" > "$T/$_n.out" 2> "$T/$_n.err"
+	timeout 1500 "$FT" record --arch "$ARCH" --kernel 6.12 --policy "$_rp" -o "$T/$_rn.db" \
+		-- "$@" > "$T/$_rn.out" 2> "$T/$_rn.err"
 }
 # meta DB KEY: a trace_meta value of DB's trace
 meta() {
