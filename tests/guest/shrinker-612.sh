@@ -39,9 +39,12 @@ rec() {
 	timeout 1500 "$FT" record --arch "$ARCH" --kernel 6.12 --policy "$_rp" -o "$T/$_rn.db" \
 		-- "$@" > "$T/$_rn.out" 2> "$T/$_rn.err"
 }
-# meta DB KEY: a trace_meta value of DB's trace
+# meta DB KEY: a trace_meta value of DB's trace, as stored (several lines for a file)
 meta() {
-	sql_rows "$1" "SELECT value FROM trace_meta WHERE key = '$2'"
+	python3 -c "import sqlite3, sys
+for (v,) in sqlite3.connect(sys.argv[1]).execute(
+        'SELECT value FROM trace_meta WHERE key = ?', (sys.argv[2],)):
+    print(v.rstrip('\\n'))" "$1" "$2"
 }
 # kv DB KEY NAME: NAME's value in the "NAME VALUE" lines of trace_meta KEY
 kv() {
