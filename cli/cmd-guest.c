@@ -22,6 +22,7 @@
 #include "vm/spawn.h"
 #include "lib/error.h"
 #include "lib/strbuf.h"
+#include "replay/mech.h"
 #include "replay/replay.h"
 
 static const char guest_usage[] =
@@ -46,14 +47,16 @@ static int wants_help(int argc, char **argv)
 /*
  * guest knob [--kernel K] P: what the guest runner sets for the policy P: on 6.1 the
  * orders written to /sys/kernel/mm/anon_folio/orders ("none", "2", "1,2,3,4"; "thp" for
- * the kernel's THP), on 6.12 the same orders, whose mTHP sizes are set `always`. Exit 2
- * for a spec that does not parse, 1 for a policy the kernel cannot run.
+ * the kernel's THP), on 6.12 the same orders, whose mTHP sizes are set `always`, and for a
+ * spec with +mechanisms (6.12 only) one more line per knob of theirs ("NAME VALUE":
+ * rp_mech_guest_knobs()). Exit 2 for a spec that does not parse, 1 for a policy the
+ * kernel cannot run.
  */
 static int guest_knob(int argc, char **argv)
 {
 	const char *kernel = NULL;
 	struct rp_policy p;
-	char knob[64];
+	char knob[64], mech[256];
 
 	if (argc == 4 && !strcmp(argv[1], "--kernel")) {
 		kernel = argv[2];
@@ -68,9 +71,10 @@ static int guest_knob(int argc, char **argv)
 		error_print("foliotrace");
 		return 2;
 	}
-	if (rp_policy_kernel_knob(&p, kernel, knob, sizeof(knob)))
+	if (rp_policy_kernel_knob(&p, kernel, knob, sizeof(knob)) ||
+	    (rp_mech_any(&p.mech) && rp_mech_guest_knobs(&p.mech, mech, sizeof(mech))))
 		return 1;
-	printf("%s\n", knob);
+	printf("%s\n%s", knob, rp_mech_any(&p.mech) ? mech : "");
 	return 0;
 }
 

@@ -47,7 +47,10 @@ static const char usage_text[] =
 	"--clock icount counts guest time in instructions (1 ns each, idle skipped): times\n"
 	"that repeat; x86_64 then runs 1 cpu (docs/guest.md, \"Clock\"). Default: tcg.\n"
 	"--kernel 6.12 records in the Linux 6.12 guest under upstream's own mTHP (the policy\n"
-	"sets hugepages-*kB/enabled; docs/guest.md). Default: 6.1.\n"
+	"sets hugepages-*kB/enabled; docs/guest.md). Default: 6.1. There P may carry\n"
+	"+mechanisms: +limit:SIZE runs CMD in a memory cgroup with memory.max SIZE, +shrinker\n"
+	"and max_ptes_none=, pages=, scan_ms= set the THP shrinker's and khugepaged's knobs\n"
+	"(e.g. thp+shrinker:max_ptes_none=409+limit:64M; docs/guest.md).\n"
 	"On a terminal a line follows the guest (elapsed time, booting, running, tracing\n"
 	"stopped, trace bytes written), rewritten every second; --quiet leaves it out.\n";
 

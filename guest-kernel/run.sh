@@ -12,6 +12,10 @@
 # /sys/kernel/mm/anon_folio/orders; 6.12 runs upstream's own mTHP, the policy's sizes
 # `always` in /sys/kernel/mm/transparent_hugepage/hugepages-*kB/enabled and the others
 # `never` (thp: the PMD size), and refuses before booting a policy that cannot be put so.
+# A policy's +mechanisms (docs/policies.md) run on 6.12 only: `+limit:SIZE` runs the
+# workload in a memory cgroup with memory.max SIZE, and the khugepaged and shrinker knobs
+# (khugepaged/max_ptes_none, shrink_underused, ...) are set in the guest; the header gets
+# the cgroup's memory.peak, memory.events and memory.stat (docs/guest.md).
 # --mode record (default) traces CMD; run runs it untraced; ready starts LTTng's session
 # daemon with the probes loaded and records nothing: CMD drives LTTng itself
 # (bench/overhead.sh).
@@ -102,7 +106,12 @@ FT=${FOLIOTRACE_BIN:-$HERE/../build/foliotrace}
 # 4K << N; `pmd` for thp). What a 6.12 guest can run is the policy table's rule
 # (`guest knob --kernel 6.12`: no simulation-only policy, no 8K, which upstream's
 # anonymous mTHP leaves out); it prints the one line that says why.
-ORDERS=$("$FT" guest knob --kernel "$KERNEL" "$POLICY") || exit 2
+KNOBS=$("$FT" guest knob --kernel "$KERNEL" "$POLICY") || exit 2
+# line 1: the orders; then, for a spec with +mechanisms (6.12 only), one "NAME VALUE" line
+# per knob of theirs: a file under transparent_hugepage/, or memory.max, the workload's
+# cgroup (rp_mech_guest_knobs(), docs/guest.md "Memory limit and THP knobs")
+ORDERS=$(printf '%s\n' "$KNOBS" | sed -n 1p)
+MECH=$(printf '%s\n' "$KNOBS" | sed 1d)
 THP=never
 [ "$ORDERS" = thp ] && { ORDERS=none; THP=always; }
 MTHP=
@@ -205,6 +214,7 @@ FT_ROOT=$([ -n "$ROOTSHARE" ] && echo 1 || echo 0)
 FT_SITES=$SITES
 FT_FRAGMENT='$FRAGMENT'
 FT_PAGEMAP=$PAGEMAP
+FT_MECH='$MECH'
 EOF
 }
 
@@ -306,8 +316,12 @@ if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")
 	[ "$st" = 0 ] && exit 0
 	echo "run.sh: the workload exited with status $st" >&2
-	[ "$(cat "$H/oom_kills" 2>/dev/null || echo 0)" = 0 ] ||
+	cgk=$(awk '$1 == "oom_kill" { print $2 }' "$H/memcg.events" 2>/dev/null)
+	if [ -n "$cgk" ] && [ "$cgk" != 0 ]; then
+		echo "run.sh: the workload's cgroup reached its memory.max ($(cat "$H/memcg.max") bytes, the policy's +limit): the OOM killer ended $cgk processes" >&2
+	elif [ "$(cat "$H/oom_kills" 2>/dev/null || echo 0)" != 0 ]; then
 		echo "run.sh: the guest ran out of memory ($MEM): the OOM killer ended $(cat "$H/oom_kills") processes" >&2
+	fi
 	exit 3
 fi
 # The guest did not finish: say why, mark the trace partial, keep what came out.

@@ -284,3 +284,21 @@ int rp_mech_format(const struct rp_mech *m, char *buf, size_t len)
 		return fail("canonical spec longer than %zu bytes", len - 1);
 	return 0;
 }
+
+int rp_mech_guest_knobs(const struct rp_mech *m, char *buf, size_t len)
+{
+	int n;
+
+	n = snprintf(buf, len,
+		     "khugepaged/max_ptes_none %u\n"
+		     "khugepaged/pages_to_scan %u\n"
+		     "khugepaged/scan_sleep_millisecs %u\n"
+		     "shrink_underused %d\n",
+		     m->max_ptes_none, m->pages_to_scan, m->scan_ms, m->shrinker ? 1 : 0);
+	if (n >= 0 && (size_t)n < len && m->limit_pages)
+		n += snprintf(buf + n, len - (size_t)n, "memory.max %llu\n",
+			      (unsigned long long)(m->limit_pages * RP_PAGE_SIZE));
+	if (n < 0 || (size_t)n >= len)
+		return fail("the guest knobs of the mechanisms do not fit %zu bytes", len);
+	return 0;
+}

@@ -53,6 +53,17 @@ int rp_mech_collapse(struct rp_mech *m, unsigned int orders);
  */
 int rp_mech_format(const struct rp_mech *m, char *buf, size_t len);
 
+/*
+ * rp_mech_guest_knobs - what a 6.12 guest sets for m (docs/guest.md, "Memory limit and THP
+ * knobs"): one "NAME VALUE" line each, NAME a file under /sys/kernel/mm/transparent_hugepage/
+ * (khugepaged/max_ptes_none, khugepaged/pages_to_scan, khugepaged/scan_sleep_millisecs:
+ * m's values, the kernel's defaults when not given; shrink_underused 1 with +shrinker, 0
+ * without), and with +limit "memory.max BYTES", the workload's cgroup. khugepaged itself
+ * runs in the guest with or without +khugepaged: the kernel has no knob to stop it while
+ * THP is enabled. Return: 0, or -1 with fail() if buf (len bytes) is too small.
+ */
+int rp_mech_guest_knobs(const struct rp_mech *m, char *buf, size_t len);
+
 static inline int rp_mech_any(const struct rp_mech *m)
 {
 	return m->khugepaged || m->shrinker || m->limit_pages;

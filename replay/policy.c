@@ -74,9 +74,9 @@ int rp_policy_in_guest(const struct rp_policy *p)
 
 int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len)
 {
-	if (rp_mech_any(&p->mech))	/* the guest runs no +mechanism yet (docs/policies.md) */
-		return fail("policy '%s' is simulation-only: its +mechanisms are not run in guests",
-			    p->spec);
+	if (rp_mech_any(&p->mech))	/* 6.1 has no memory cgroup and no THP shrinker */
+		return fail("policy '%s' is simulation-only: its +mechanisms run only in the 6.12 "
+			    "guest (--kernel 6.12)", p->spec);
 	if (!p->ops->knob || p->ops->knob(p, buf, len))
 		return fail("policy '%s' is simulation-only: the 6.1 guest knob cannot express it",
 			     p->spec);
@@ -107,9 +107,7 @@ int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *b
 	if (strcmp(kernel, "6.12"))
 		return fail("unknown guest kernel '%s' (6.1 or 6.12)", kernel);
 	upstream_list(can, sizeof(can));
-	if (rp_mech_any(&p->mech))
-		return fail("policy '%s' cannot run on a 6.12 guest: its +mechanisms are not run in "
-			    "guests", p->spec);
+	/* its +mechanisms are the guest's knobs and cgroup: rp_mech_guest_knobs() */
 	if (!p->ops->knob || p->ops->knob(p, buf, len))
 		return fail("policy '%s' cannot run on a 6.12 guest (upstream mTHP): it runs %s "
 			    "(folios of 16K and up)", p->spec, can);

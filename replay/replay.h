@@ -123,7 +123,9 @@ int rp_policy_guest_knob(const struct rp_policy *p, char *buf, size_t len);
  * ("6.1", "6.12"; NULL: 6.1). On 6.12 the policy is upstream's mTHP (no order patch): the
  * knob's orders are the sizes run.sh sets `always`, and a policy it cannot put so (the
  * simulation-only ones; an order-1 folio, since upstream's anonymous mTHP starts at order
- * 2) is refused with fail() naming the policies 6.12 runs, from the policy table.
+ * 2) is refused with fail() naming the policies 6.12 runs, from the policy table. A spec
+ * with +mechanisms runs on 6.12 only: buf is its fault-time policy's knob, and
+ * rp_mech_guest_knobs() (replay/mech.h) gives what the guest sets for the mechanisms.
  * Return: 0 with buf, or -1 with fail() (an unknown kernel too).
  */
 int rp_policy_kernel_knob(const struct rp_policy *p, const char *kernel, char *buf,

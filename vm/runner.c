@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vm/runner.h"
 #include "vm/tracedir.h"
@@ -11,6 +12,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "replay/mech.h"
 #include "replay/replay.h"
 
 int vm_runner_check(const char *arch, const char *policy, const char *kernel)
@@ -22,7 +24,9 @@ int vm_runner_check(const char *arch, const char *policy, const char *kernel)
 		return fail("unknown arch '%s' (x86_64 or arm64)", arch);
 	if (rp_policy_parse(policy, &p))
 		return -1;
-	if ((!kernel || !strcmp(kernel, "6.1")) && !rp_policy_in_guest(&p))
+	/* a spec with +mechanisms: rp_policy_kernel_knob() names the 6.12 guest */
+	if ((!kernel || !strcmp(kernel, "6.1")) && !rp_mech_any(&p.mech) &&
+	    !rp_policy_in_guest(&p))
 		return fail("policy %s is simulation-only: the 6.1 guest knob cannot express it "
 			     "(foliotrace replay simulates it)", policy);
 	return rp_policy_kernel_knob(&p, kernel, knob, sizeof(knob));
@@ -146,12 +150,37 @@ char *vm_runner_value(const char *out, const char *name)
 	return strbuf_detach(&val);
 }
 
-/* When the OOM killer ran during the workload (header/oom_kills), say so and name --mem. */
+/*
+ * When the OOM killer ran during the workload, say so: in the workload's cgroup
+ * (header/memcg.events' oom_kill: a +limit the shrinker could not keep), else in the
+ * guest (header/oom_kills), naming --mem.
+ */
 static void oom_error(const char *out)
 {
-	char *n = out ? vm_runner_value(out, "header/oom_kills") : NULL;
-	char *mem = n && strcmp(n, "0") ? vm_runner_value(out, "header/mem_bytes") : NULL;
+	struct strbuf f = STRBUF_INIT;
+	char *ev = NULL, *k, *n, *mem;
 
+	/* vm_runner_value() of a missing file would clear the error this one adds to */
+	if (out) {
+		strbuf_addf(&f, "%s/header/memcg.events", out);
+		if (!access(f.buf, R_OK))
+			ev = vm_runner_value(out, "header/memcg.events");
+		strbuf_release(&f);
+	}
+	k = ev ? strstr(ev, "oom_kill ") : NULL;
+
+	if (k && atoll(k + 9) > 0) {
+		mem = vm_runner_value(out, "header/memcg.max");
+		fail("the workload's cgroup reached its memory.max (%lld MiB, the policy's "
+		     "+limit): the OOM killer ended %lld processes", mem ? atoll(mem) >> 20 : 0LL,
+		     atoll(k + 9));
+		free(mem);
+		free(ev);
+		return;
+	}
+	free(ev);
+	n = out ? vm_runner_value(out, "header/oom_kills") : NULL;
+	mem = n && strcmp(n, "0") ? vm_runner_value(out, "header/mem_bytes") : NULL;
 	if (n && strcmp(n, "0"))
 		fail("the guest ran out of memory (the OOM killer ended %s processes; guest "
 		      "memory %lld MiB): give it more with --mem", n,

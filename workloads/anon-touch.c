@@ -12,6 +12,13 @@
  * After the measured phase it checks what it reads back: every written byte holds its
  * pattern and, when each page is written once, the rest of the page is zero, so a kernel
  * that maps the wrong page of a large folio or forgets to zero it fails with status=1.
+ *
+ * For the 6.12 THP shrinker (tests/guest/shrinker-612.sh): --fill SIZE then writes every
+ * page of a second, MADV_NOHUGEPAGE VMA (memory pressure in 4K pages after the THPs of the
+ * first), and --zeros writes zero bytes instead of the pattern, so the written pages stay
+ * zero-filled: the kernel's thp_underused() reads page contents and counts them as unused,
+ * while a trace only knows they were written. rss_kb (VmRSS at the end, /proc/self/statm)
+ * shows what the shrinker left.
  */
 #include "wl-common.h"
 
@@ -20,16 +27,42 @@
 
 static const char usage[] =
 	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
-	" [--hold SECONDS]";
+	" [--hold SECONDS] [--fill SIZE] [--zeros]";
 
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
 #define MAX_CHECK_ORDER 20 /* 2^20 pages = 4G blocks with 4K pages: plenty */
 
-/* The byte written at the i-th touched offset: varies with i so a misplaced page shows. */
+static int zeros; /* --zeros: every byte written is 0 */
+
+/*
+ * The byte written at the i-th touched offset: varies with i so a misplaced page shows;
+ * 0 with --zeros (the page stays zero-filled).
+ */
 static inline unsigned char pattern(size_t i)
 {
-	return (unsigned char)(i * 131 + 7) | 1;
+	return zeros ? 0 : (unsigned char)(i * 131 + 7) | 1;
+}
+
+/* VmRSS in KiB (resident pages of /proc/self/statm), 0 if it cannot be read. */
+static uint64_t rss_kb(void)
+{
+	char buf[128];
+	unsigned long long vsz, res;
+	int fd = open("/proc/self/statm", O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0) {
+		close(fd);
+	}
+	if (n <= 0) {
+		return 0;
+	}
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &vsz, &res) != 2) {
+		return 0;
+	}
+	return res * wl_page_size() / 1024;
 }
 
 /*
@@ -161,17 +194,19 @@ int main(int argc, char **argv)
 		{ "read-first", no_argument, NULL, 'r' },
 		{ "pagemap-check", required_argument, NULL, 'p' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "fill", required_argument, NULL, 'f' },
+		{ "zeros", no_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t page = wl_page_size();
-	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched;
+	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched, fill = 0, off;
 	int nohugepage = 0, read_first = 0, check = 0, status = 0, c;
 	struct wl_faults before, delta;
 	struct contig cg = { 0 };
 	unsigned char seen;
-	char extra[160] = "";
-	unsigned char *p;
+	char extra[160] = "", more[96] = "";
+	unsigned char *p, *q;
 
 	wl_prog = "anon-touch";
 	while ((c = wl_getopt(argc, argv, opts, usage, 1)) != -1) {
@@ -195,6 +230,13 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			hold = wl_opt_u64("--hold", optarg);
+			break;
+		case 'f':
+			fill = wl_opt_size("--fill", optarg);
+			wl_check_pages("--fill", fill);
+			break;
+		case 'z':
+			zeros = 1;
 			break;
 		}
 	}
@@ -237,10 +279,28 @@ int main(int argc, char **argv)
 			 " contig_order=%" PRIu64 " contig_blocks=%" PRIu64 " blocks=%" PRIu64
 			 " contig_aligned=%" PRIu64, order, cg.contig, cg.blocks, cg.aligned);
 	}
+	/* --fill: every page of a second VMA, 4K pages under every policy, after the first */
+	if (fill) {
+		q = wl_map_aligned(fill);
+		if (!q) {
+			wl_die("cannot map %" PRIu64 " bytes: %s", fill, strerror(errno));
+		}
+		if (madvise(q, fill, MADV_NOHUGEPAGE)) {
+			wl_die("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+		}
+		for (off = 0; off < fill; off += page) {
+			((volatile unsigned char *)q)[off] = 1;
+		}
+		snprintf(more, sizeof(more), " fill=%" PRIu64 " fill_addr=%p", fill, (void *)q);
+	}
+	if (fill || zeros) {
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 " zeros=%d rss_kb=%" PRIu64, zeros, rss_kb());
+	}
 	if (wl_result("size=%" PRIu64 " stride=%" PRIu64 " writes=%" PRIu64 " touched=%" PRIu64
-		      " minflt=%ld majflt=%ld addr=%p%s status=%d",
+		      " minflt=%ld majflt=%ld addr=%p%s%s status=%d",
 		      size, stride, writes, touched, delta.minflt, delta.majflt, (void *)p, extra,
-		      status ? 1 : 0)) {
+		      more, status ? 1 : 0)) {
 		exit(1);
 	}
 	/* Hold the memory mapped (after the result line, which gives its address) so the

@@ -283,6 +283,13 @@ static void status_cases(void)
 	ok(vm_runner_status(VM_RUNNER_WORKLOAD_FAILED, out.buf, 0) == 1 &&
 	   strstr(error_text(), "exited with status 7") && says("ran out of memory") &&
 	   1, "status: a failed workload gives its status, and the OOM kills with --mem");
+	write_text("st/header/memcg.events", "low 0\nhigh 0\nmax 40\noom 1\noom_kill 1\n"
+		   "oom_group_kill 0\n", 0644);
+	write_text("st/header/memcg.max", "67108864\n", 0644);
+	ok(vm_runner_status(VM_RUNNER_WORKLOAD_FAILED, out.buf, 0) == 1 &&
+	   strstr(error_text(), "exited with status 7") &&
+	   says("cgroup reached its memory.max (64 MiB, the policy's +limit): the OOM killer "
+		"ended 1 processes"), "status: an OOM kill in the workload's cgroup names the limit");
 	ok(vm_runner_status(137, NULL, 0) == 1 && says("killed by signal 9"),
 	   "status: a runner killed by a signal says which");
 	strbuf_release(&out);
@@ -309,7 +316,7 @@ static void tracedir_cases(void)
 
 int main(void)
 {
-	plan(35);
+	plan(37);
 	if (!mkdtemp(home))
 		return 1;
 	vm_set_home(home);
@@ -330,6 +337,10 @@ int main(void)
 	ok(!vm_runner_check("arm64", "mthp:16K,64K", "6.12") && !vm_runner_check("x86_64",
 	   "thp", "6.12") && !vm_runner_check("x86_64", "mcpage:1", "6.1"), "check: 16K and 64K "
 	   "and thp run on 6.12, mcpage:1 on 6.1");
+	ok(!vm_runner_check("x86_64", "thp+shrinker:max_ptes_none=409+limit:64M", "6.12") &&
+	   vm_runner_check("x86_64", "thp+limit:64M", NULL) &&
+	   says("its +mechanisms run only in the 6.12 guest"),
+	   "check: +mechanisms run on 6.12, and 6.1 refuses them in one line naming 6.12");
 	ok(vm_runner_check("x86_64", "order0", "5.4") && says("unknown guest kernel '5.4'"),
 	   "check: an unknown kernel is refused");
 	ok(!vm_runner_check_fragment("order:3,pct:50,seed:7") &&
