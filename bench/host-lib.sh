@@ -121,19 +121,23 @@ default_cmds() {
 }
 
 # recording KERNEL CMD: the x86_64 guest recording of `sh -c CMD` on guest kernel KERNEL
-# (6.1 or 6.12) under order0, made if absent and kept as DIR/rec-KERNEL-CKSUM.db (CKSUM the
-# command's cksum: delete the file to record again); its path in REC. Recorded in a
-# session of its own (CHILD), so that an interrupted recording is ended whole: not to be
-# called in a subshell, whose CHILD the EXIT trap would not see.
+# (6.1 or 6.12) under order0, made if absent and kept as DIR/rec-KERNEL-CKSUM.db, its CTF
+# trace as DIR/rec-KERNEL-CKSUM.db.ctf (CKSUM the command's cksum: delete the database to
+# record again); its path in REC. Recorded in a session of its own (CHILD), so that an
+# interrupted recording is ended whole: not to be called in a subshell, whose CHILD the
+# EXIT trap would not see.
 recording() {
 	REC=$DIR/rec-$1-$(printf %s "$2" | cksum | cut -d' ' -f1).db
 	if [ ! -s "$REC" ]; then
-		rm -f "$REC.tmp"
+		rm -rf "$REC.tmp" "$REC.tmp.ctf"
 		setsid "$FT" record --kernel "$1" -o "$REC.tmp" -- sh -c "$2" \
 			> "$W/rec.out" 2>&1 < /dev/null 9>&- &
 		CHILD=$!
 		wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording on $1 failed: $2"; }
 		CHILD=
 		mv "$REC.tmp" "$REC"
+		# record keeps the CTF trace beside the database (DB.ctf): named after it
+		rm -rf "$REC.ctf"
+		[ ! -d "$REC.tmp.ctf" ] || mv "$REC.tmp.ctf" "$REC.ctf"
 	fi
 }

@@ -85,6 +85,37 @@ cleanup_more() {
 }
 host_traps
 
+# guest KERNEL CMD: the recording on KERNEL (bench/host-lib.sh) replayed under the sizes;
+# "POLICY allocating_faults" lines (called with a redirection, not in a subshell: CHILD)
+guest() {
+	recording "$1" "$2"
+	policies=
+	for s in $SIZES; do
+		policies="$policies -P mthp:${s}K"
+	done
+	# shellcheck disable=SC2086 # the policy options are split on purpose
+	"$FT" replay "$REC" $policies --format json -q -n > "$W/replay.json" ||
+		die "replay failed: $2"
+	awk -v RS='"policy":"' 'NR > 1 {
+		p = substr($0, 1, index($0, "\"") - 1)
+		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)
+		match($0, /"zero_page_maps":[0-9]+/); z = substr($0, RSTART + 17, RLENGTH - 17)
+		print p, f - z }' "$W/replay.json"
+}
+
+make -s -C "$TOP" >&2
+[ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
+
+# The guest side first, before the knobs' lock is taken (the recordings take minutes; only
+# the host runs need the knobs): command N's replay on kernel K in $W/sim-N-K
+n=0
+for cmd in "$@"; do
+	n=$((n + 1))
+	for k in $KERNELS; do
+		guest "$k" "$cmd" > "$W/sim-$n-$k"
+	done
+done
+
 # Save every knob this script may write (bench/host-lib.sh).
 knobs_save
 
@@ -146,31 +177,13 @@ host() {
 	echo "$((z + l)) $l $(cat "$W/minflt")"
 }
 
-# guest KERNEL CMD: the recording on KERNEL (bench/host-lib.sh) replayed under the sizes;
-# "POLICY allocating_faults" lines in $W/sim
-guest() {
-	recording "$1" "$2"
-	policies=
-	for s in $SIZES; do
-		policies="$policies -P mthp:${s}K"
-	done
-	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$REC" $policies --format json -q -n > "$W/replay.json" ||
-		die "replay failed: $2"
-	awk -v RS='"policy":"' 'NR > 1 {
-		p = substr($0, 1, index($0, "\"") - 1)
-		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)
-		match($0, /"zero_page_maps":[0-9]+/); z = substr($0, RSTART + 17, RLENGTH - 17)
-		print p, f - z }' "$W/replay.json" > "$W/sim"
-}
-
-make -s -C "$TOP" >&2
-[ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 cd "$W"
 echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"$RUNS runs per setting"
 : > "$W/gaps"
+n=0
 for cmd in "$@"; do
+	n=$((n + 1))
 	host 4 "$cmd" > /dev/null	# warm-up: page cache, dentries
 	interleave "$cmd"
 	base=$(median "$W/h4" 1)
@@ -183,12 +196,11 @@ for cmd in "$@"; do
 			"allocs_saved=$((base - $(median "$W/h$s" 1))) runs=$(awk '{ printf "%s%s", (NR > 1 ? "," : ""), $1 }' "$W/h$s")"
 	done
 	for k in $KERNELS; do
-		guest "$k" "$cmd"
-		sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim")
+		sbase=$(awk '$1 == "order0" { print $2 }' "$W/sim-$n-$k")
 		[ -n "$sbase" ] && [ "$sbase" -gt 0 ] ||
 			die "no anonymous faults in the $k recording: $cmd"
 		for s in $SIZES; do
-			sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim")
+			sim=$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/sim-$n-$k")
 			awk -v c="$cmd" -v k="$k" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" \
 				-v sb="$sbase" -v sn="$sim" -v f="$(median "$W/h$s" 2)" 'BEGIN {
 				real = 100 * (n / b - 1); sim = 100 * (sn / sb - 1)
