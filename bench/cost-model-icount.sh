@@ -138,8 +138,8 @@ for w in $WORKLOADS; do
 	sel="--comm $w"
 	[ "$w" = malloc-churn ] && sel="--pid $churn_pid"
 	[ "$w" = kv-redis ] && sel="--comm redis-server"
-	set=held
-	[ "$w" = anon-touch ] && set=cal
+	sample=held
+	[ "$w" = anon-touch ] && sample='cal'
 	# the simulations of this selection with the model (compare only reads)
 	# shellcheck disable=SC2086
 	"$FT" replay "$DB" $sel $PARGS > /dev/null
@@ -149,7 +149,7 @@ for w in $WORKLOADS; do
 		jq -r --arg p "$p" '.[] | select(.policy == $p and .metric == "fault_time_ns") |
 			"\(.sim) \(.real) \(.error_pct)"' "$dir/$arch-$w.svr.json" | {
 			read -r sim real err || true
-			printf '%-7s %-13s %-9s %-4s %12s %12s %8s\n' "$arch" "$w" "$p" "$set" \
+			printf '%-7s %-13s %-9s %-4s %12s %12s %8s\n' "$arch" "$w" "$p" "$sample" \
 				"${sim:-null}" "${real:-null}" "${err:-null}"
 		}
 	done | tee -a "$out"
