@@ -15,9 +15,10 @@
 # (`foliotrace replay --comm NAME`, malloc-churn by `--pid`) and `compare --sim-vs-real`
 # read for the same selection. anon-touch, the calibration's workload, is printed too (set
 # `cal`: in sample, left out of the worst figure); the others are held out (set `held`).
-# kbuild is not among them: it runs from a root filesystem share, not the initramfs, so
-# it cannot share the guest (docs/cost-model.md); nor kv-redis on arm64, whose initramfs
-# has no redis. WORKLOAD arguments print only those.
+# kbuild runs from a root filesystem share, not the initramfs, so it has its own
+# recording and guests (x86_64 only: arm64 would need `foliotrace guest rootfs`'s root;
+# not measured); kv-redis is x86_64 only, the arm64 initramfs has no redis. WORKLOAD
+# arguments print only those.
 # Every database stays in DIR (default: a temporary directory, removed at the end): a
 # rerun with the same DIR skips the recordings and the guest replays it has, and refits.
 # Guest time is instructions, so the figures do not depend on the host's load; the run
@@ -127,32 +128,55 @@ PARGS=$(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done)
 churn_pid=$(sed -n 's/^RESULT malloc-churn pid=\([0-9]*\).*/\1/p' "$DB".ctf/*-sh/workload.out |
 	head -n 1)
 
+# lines DB NAME SAMPLE [SELECTION...]: simulate the selection with the model (compare only
+# reads), then one line per policy
+lines() {
+	_db=$1 _w=$2 _sample=$3
+	shift 3
+	# shellcheck disable=SC2086
+	"$FT" replay "$_db" "$@" $PARGS > /dev/null
+	"$FT" compare "$_db" --sim-vs-real "$@" --format json > "$dir/$arch-$_w.svr.json"
+	for _p in $POLICIES; do
+		jq -r --arg p "$_p" '.[] | select(.policy == $p and .metric == "fault_time_ns") |
+			"\(.sim) \(.real) \(.error_pct)"' "$dir/$arch-$_w.svr.json" | {
+			read -r sim real err || true
+			printf '%-7s %-13s %-9s %-4s %12s %12s %8s\n' "$arch" "$_w" "$_p" "$_sample" \
+				"${sim:-null}" "${real:-null}" "${err:-null}"
+		}
+	done
+}
+# wanted NAME [WORKLOAD...]: NAME is to be printed (no WORKLOAD given, or it is one)
+wanted() {
+	_n=$1
+	shift
+	[ $# -eq 0 ] && return 0
+	case " $* " in *" $_n "*) return 0 ;; esac
+	return 1
+}
+
 printf '%-7s %-13s %-9s %-4s %12s %12s %8s\n' arch workload policy set predicted_ns \
 	measured_ns error_pct
 out=$dir/$arch-lines
 : > "$out"
 for w in $WORKLOADS; do
-	if [ $# -gt 0 ]; then
-		case " $* " in *" $w "*) ;; *) continue ;; esac
-	fi
+	wanted "$w" "$@" || continue
 	sel="--comm $w"
 	[ "$w" = malloc-churn ] && sel="--pid $churn_pid"
 	[ "$w" = kv-redis ] && sel="--comm redis-server"
 	sample=held
 	[ "$w" = anon-touch ] && sample='cal'
-	# the simulations of this selection with the model (compare only reads)
 	# shellcheck disable=SC2086
-	"$FT" replay "$DB" $sel $PARGS > /dev/null
-	# shellcheck disable=SC2086
-	"$FT" compare "$DB" --sim-vs-real $sel --format json > "$dir/$arch-$w.svr.json"
-	for p in $POLICIES; do
-		jq -r --arg p "$p" '.[] | select(.policy == $p and .metric == "fault_time_ns") |
-			"\(.sim) \(.real) \(.error_pct)"' "$dir/$arch-$w.svr.json" | {
-			read -r sim real err || true
-			printf '%-7s %-13s %-9s %-4s %12s %12s %8s\n' "$arch" "$w" "$p" "$sample" \
-				"${sim:-null}" "${real:-null}" "${err:-null}"
-		}
-	done | tee -a "$out"
+	lines "$DB" "$w" "$sample" $sel | tee -a "$out"
 done
+# kbuild runs from the root filesystem (the host's on x86_64), so it has a guest of its
+# own: one recording and a guest replay per policy of every process of the build
+if [ "$arch" = x86_64 ] && wanted kbuild "$@"; then
+	KB=$dir/$arch-kbuild.db
+	record "$KB" order0 kbuild
+	replay_guests "$KB"
+	# shellcheck disable=SC2086
+	"$FT" calibrate -o "$KB" $CAL > /dev/null
+	lines "$KB" kbuild held | tee -a "$out"
+fi
 awk '$4 == "held" { e = $7 < 0 ? -$7 : $7; if ($7 == "null") e = 1e9; if (e > w) w = e }
 	END { printf "worst_fault_time_error_pct=%.1f\n", w }' "$out"
