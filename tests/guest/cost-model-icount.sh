@@ -17,8 +17,8 @@
 # bundled workload. FT_TEST_ARCH=arm64 runs it on the arm64 guest, with 1 cpu as x86_64
 # (which runs 1 under icount anyway): with two vCPUs QEMU's icount clock also counts the
 # other vCPU's instructions when it switches to it in the middle of a fault, and the
-# guest's own COW faults, which set cow_ns, then cost 1456 to 37091 instead of 1440-1472
-# (docs/cost-model.md, "Under icount").
+# guest's own COW faults, which set cow_ns, then average 2215 to 37091 per process instead
+# of 1440-1472 each (docs/cost-model.md, "Under icount").
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
