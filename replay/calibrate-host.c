@@ -12,8 +12,8 @@
 int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *out,
 		     double *base_ns)
 {
-	double a[3][3] = { { 0 } }, b[3] = { 0 }, x[3] = { 0 }, row[3], w;
-	unsigned int j, k;
+	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
+	double x[RP_COST_SOLVE_MAX] = { 0 }, row[3], w;
 	size_t i;
 
 	memset(out->c, 0, sizeof(out->c));
@@ -29,11 +29,7 @@ int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *ou
 		row[0] = 1;
 		row[1] = p[i].faults;
 		row[2] = p[i].bytes;
-		for (j = 0; j < 3; j++) {
-			for (k = 0; k < 3; k++)
-				a[j][k] += w * row[j] * row[k];
-			b[j] += w * row[j] * p[i].sys_ns;
-		}
+		rp_cost_normal_add(a, b, row, 3, w, p[i].sys_ns);
 	}
 	if (rp_cost_solve(a, b, 3, x))
 		return fail("cannot fit the host costs: the runs do not separate faults from "

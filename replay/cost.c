@@ -38,7 +38,7 @@ struct rp_cost_samples {
 };
 
 static const char *const coef_names[RP_COST_NR] = {
-	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns"
+	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns"
 };
 
 /*
@@ -48,6 +48,7 @@ static const char *const coef_names[RP_COST_NR] = {
 static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
+	[RP_COST_LARGE] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -195,8 +196,22 @@ static double typical(struct vec *v, const struct rp_cost_key *key)
 	return !strcmp(key->clock, "icount") ? mean(v) : median(v);
 }
 
-/* Solve the n x n system a x = b (n <= 3) by Gaussian elimination. Return: 0, -1 singular. */
-int rp_cost_solve(double a[3][3], double b[3], unsigned int n, double x[3])
+void rp_cost_normal_add(double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX],
+			double b[RP_COST_SOLVE_MAX], const double *row, unsigned int n, double w,
+			double y)
+{
+	unsigned int j, k;
+
+	for (j = 0; j < n; j++) {
+		for (k = 0; k < n; k++)
+			a[j][k] += w * row[j] * row[k];
+		b[j] += w * row[j] * y;
+	}
+}
+
+/* Solve the n x n system a x = b by Gaussian elimination. Return: 0, -1 singular. */
+int rp_cost_solve(double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX], double b[RP_COST_SOLVE_MAX],
+		  unsigned int n, double x[RP_COST_SOLVE_MAX])
 {
 	unsigned int i, j, k, p;
 	double t, scale = 0;
@@ -229,20 +244,30 @@ int rp_cost_solve(double a[3][3], double b[3], unsigned int n, double x[3])
 	return 0;
 }
 
+/* A group of large folios: more than two pages (order 1 is split into two 4K folios). */
+static int is_large(const struct group *g, uint64_t page_size)
+{
+	return g->bytes > 2 * page_size;
+}
+
 /*
  * Weighted least squares over the typical latencies (typical(): medians, or means under
  * icount) of the new-folio groups with enough records: typical ~ new + byte * bytes
- * [+ pte * ptes], each group weighted by records / typical^2, so
+ * [+ pte * ptes] [+ large if a large folio], each group weighted by records / typical^2, so
  * a group counts by its size and by its relative (not absolute) error: the 2M faults, three
  * orders of magnitude slower, do not decide the 4K cost.
+ * pte is fitted when enough records map a number of PTEs other than their pages (PMD
+ * maps); large when there are 4K records and large folios of two sizes (else it cannot be
+ * told from new and byte). Unknowns in order: new, byte, [pte], [large].
  */
 static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 {
-	double a[3][3] = { { 0 } }, b[3] = { 0 }, x[3] = { 0 }, row[3], med, w;
-	uint64_t size0 = 0;
+	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
+	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
+	uint64_t size0 = 0, large0 = 0;
 	size_t i;
-	unsigned int n = 2, j, k, sizes = 0;
-	int64_t used = 0, split = 0;
+	unsigned int n = 2, j, sizes = 0, large_sizes = 0, col[RP_COST_SOLVE_MAX];
+	int64_t used = 0, split = 0, small = 0;
 
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
@@ -255,13 +280,25 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 			size0 = g->bytes;
 		if ((uint64_t)g->ptes * s->page_size != g->bytes)
 			split += (int64_t)g->lat.n;
+		if (!is_large(g, s->page_size)) {
+			small += (int64_t)g->lat.n;
+		} else if (!large_sizes) {
+			large_sizes = 1;
+			large0 = g->bytes;
+		} else if (g->bytes != large0) {
+			large_sizes = 2;
+		}
 	}
 	if (sizes < 2)
 		return fail("too few samples: the per-byte cost needs %d new-folio faults of "
 			     "each of two folio sizes (record under order0 and mcpage:2, say)",
 			     RP_COST_MIN_SAMPLES);
+	col[0] = RP_COST_NEW;
+	col[1] = RP_COST_BYTE;
 	if (split >= RP_COST_MIN_SAMPLES)
-		n = 3;
+		col[n++] = RP_COST_PTE;
+	if (small >= RP_COST_MIN_SAMPLES && large_sizes >= 2)
+		col[n++] = RP_COST_LARGE;
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
 
@@ -270,29 +307,24 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		med = typical(&g->lat, &out->key);
 		if (med < 1)
 			med = 1;
-		w = (double)g->lat.n / (med * med);
-		row[0] = 1;
-		row[1] = (double)g->bytes;
-		row[2] = g->ptes;
-		for (j = 0; j < n; j++) {
-			for (k = 0; k < n; k++)
-				a[j][k] += w * row[j] * row[k];
-			b[j] += w * row[j] * med;
-		}
+		for (j = 0; j < n; j++)
+			row[j] = col[j] == RP_COST_NEW ? 1 :
+				 col[j] == RP_COST_BYTE ? (double)g->bytes :
+				 col[j] == RP_COST_PTE ? (double)g->ptes : is_large(g, s->page_size);
+		rp_cost_normal_add(a, b, row, n, (double)g->lat.n / (med * med), med);
 		used += (int64_t)g->lat.n;
 	}
 	if (rp_cost_solve(a, b, n, x))
 		return fail("cannot fit the new-folio costs: the groups do not separate them");
-	out->c[RP_COST_NEW] = x[0];
-	out->c[RP_COST_BYTE] = x[1];
-	out->c[RP_COST_PTE] = x[2];
-	out->has[RP_COST_NEW] = out->has[RP_COST_BYTE] = 1;
-	out->has[RP_COST_PTE] = n == 3;
+	for (j = 0; j < n; j++) {
+		out->c[col[j]] = x[j];
+		out->has[col[j]] = 1;
+	}
 	for (j = 0; j < n; j++)
 		if (!(x[j] > 0))
 			return fail("the fit gives a %s %s of %.3g: these latencies do not follow "
 				     "the model", j == 0 ? "fixed cost" : "cost",
-				     rp_cost_coef_name(j), x[j]);
+				     rp_cost_coef_name(col[j]), x[j]);
 	out->samples += used;
 	return 0;
 }
@@ -308,7 +340,7 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 	out->traces = s->traces;
 	if (fit_new(s, out))
 		return -1;
-	for (k = RP_COST_ZERO; k < RP_COST_NR; k++) {
+	for (k = RP_COST_ZERO; k <= RP_COST_COW; k++) {
 		if (s->fixed[k].n < RP_COST_MIN_SAMPLES)
 			continue;
 		out->c[k] = typical(&s->fixed[k], &out->key);
@@ -409,10 +441,15 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	double bytes = (double)v[RP_M_ZEROED] - (double)v[RP_M_ZERO_WP] * RP_PAGE_SIZE;
 	double ptes = (double)v[RP_M_PTE_WRITES] - nzero - (double)v[RP_M_ZERO_WP] -
 		      (double)v[RP_M_COW];
-	double t;
+	double nlarge = 0, t;
+	unsigned int k;
 
+	/* new-folio faults of large folios: blocks of order 2 and up (order 1 is two 4K folios) */
+	for (k = 2; k <= RP_PMD_ORDER; k++)
+		nlarge += (double)v[RP_M_ALLOC_0 + k];
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
-	    zero * nzero + zwp * (double)v[RP_M_ZERO_WP] + cow * (double)v[RP_M_COW];
+	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
+	    cow * (double)v[RP_M_COW];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

@@ -6,13 +6,15 @@
  *
  * Model, in ns, for one fault:
  *   allocates a folio of B bytes writing P PTEs:  new + byte * B + pte * P
+ *                                                 [+ large if B > 2 pages]
  *   maps the zero page (4K or huge):              zero
  *   anon_zero_wp:                                 zero_wp
  *   anon_cow:                                     cow
  * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
  * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
- * mapped a number of PTEs other than its pages (it is then part of byte); zero, zero_wp,
+ * mapped a number of PTEs other than its pages (it is then part of byte); large without
+ * 4K faults and two sizes of large folios to tell it from new and byte; zero, zero_wp,
  * cow with fewer than RP_COST_MIN_SAMPLES records, and a run then costs those faults as a
  * new 4K folio.
  */
@@ -38,6 +40,8 @@ enum rp_cost_coef {
 	RP_COST_ZERO,		/* ns per zero-page fault */
 	RP_COST_ZERO_WP,	/* ns per anon_zero_wp */
 	RP_COST_COW,		/* ns per anon_cow */
+	RP_COST_LARGE,		/* ns more per new-folio fault of a large folio (order >= 2,
+				 * PMD included): compound folio, vma_alloc_folio's path */
 	RP_COST_NR
 };
 
@@ -87,9 +91,19 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
  */
 int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
 
-/* Solve the n x n system a x = b (n <= 3) by Gaussian elimination with partial pivoting
- * (a and b are overwritten). Return: 0, or -1 if a is singular. */
-int rp_cost_solve(double a[3][3], double b[3], unsigned int n, double x[3]);
+/* Unknowns rp_cost_solve() takes at most. */
+#define RP_COST_SOLVE_MAX 4
+
+/* Solve the n x n system a x = b (n <= RP_COST_SOLVE_MAX) by Gaussian elimination with
+ * partial pivoting (a and b are overwritten). Return: 0, or -1 if a is singular. */
+int rp_cost_solve(double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX], double b[RP_COST_SOLVE_MAX],
+		  unsigned int n, double x[RP_COST_SOLVE_MAX]);
+
+/* Add w * (row . x - y)^2 to the normal equations a x = b of a weighted least squares over
+ * n unknowns (n <= RP_COST_SOLVE_MAX). */
+void rp_cost_normal_add(double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX],
+			double b[RP_COST_SOLVE_MAX], const double *row, unsigned int n, double w,
+			double y);
 
 /* rp_cost_store - replace cost_model's row of m->key, in its own transaction. */
 int rp_cost_store(sqlite3 *db, const struct rp_cost *m);

@@ -2,7 +2,7 @@
 /*
  * cost-model.c - rp_cost_predict (replay/cost.h) on hand-computed runs: the counters of a
  * run and the fault time the model gives them, worked out by hand below, with and without
- * the per-kind coefficients (missing ones cost as a new 4K folio).
+ * the per-kind coefficients (missing ones cost as a new 4K folio), and the large-folio term.
  */
 #include <string.h>
 
@@ -16,7 +16,7 @@ int main(void)
 	struct rp_cost m;
 	struct rp_counters c;
 
-	plan(4);
+	plan(6);
 	memset(&m, 0, sizeof(m));
 	m.c[RP_COST_NEW] = 1000;
 	m.c[RP_COST_BYTE] = 0.25;
@@ -58,6 +58,23 @@ int main(void)
 	c.v[RP_M_PMD_MAPS] = 1;
 	/* 1000 + 2097152 * 0.25 + 300 */
 	ok(rp_cost_predict(&m, &c) == 525588, "PMD folio and huge zero page: 525588 ns");
+
+	/* large_ns: once per new folio of order 2 and up, the PMD's too; order 1 (two 4K
+	 * folios in the kernel) and order 0 not */
+	m.c[RP_COST_LARGE] = 500;
+	m.has[RP_COST_LARGE] = 1;
+	c.v[RP_M_ALLOC_0 + 9] = 1;
+	ok(rp_cost_predict(&m, &c) == 525588 + 500, "the PMD folio is large: 526088 ns");
+	memset(&c, 0, sizeof(c));
+	/* 1 order-0, 1 order-1 and 3 order-2 folios: 5 faults, 4K + 8K + 48K, 1 + 2 + 12 PTEs */
+	c.v[RP_M_FAULTS] = 5;
+	c.v[RP_M_ZEROED] = 60 * K;
+	c.v[RP_M_PTE_WRITES] = 15;
+	c.v[RP_M_ALLOC_0] = 1;
+	c.v[RP_M_ALLOC_0 + 1] = 1;
+	c.v[RP_M_ALLOC_0 + 2] = 3;
+	/* 5 * 1000 + 61440 * 0.25 + 3 * 500 (no PTE cost fitted) */
+	ok(rp_cost_predict(&m, &c) == 5000 + 15360 + 1500, "3 large folios of 5: 21860 ns");
 
 	memset(&c, 0, sizeof(c));
 	ok(rp_cost_predict(&m, &c) == 0, "no fault: 0 ns");
