@@ -118,7 +118,7 @@ struct rp_oracle {
 	struct orange *ranges;	/* every (process, 2M range) a first touch saw, a list */
 };
 
-static int charge(struct rp_oracle *o, uint64_t n);
+static int charge(struct rp_oracle *o, uint64_t n, int may_reclaim);
 static void thp_queue(struct rp_oracle *o, uint32_t proc, uint64_t vpn);
 static void range_vma(struct rp_oracle *o, uint32_t proc, uint64_t vpn, uint32_t vma);
 static void mech_exit(struct rp_oracle *o, uint32_t proc);
@@ -396,7 +396,7 @@ static void put(struct rp_oracle *o, uint64_t pfn)
 /* A 4K page that is mapped whatever happens (OOM counted: no memory, or over the limit). */
 static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 {
-	int oom = charge(o, 1);
+	int oom = charge(o, 1, 1);
 	uint64_t pfn;
 
 	if (get(o, 0, &pfn)) {
@@ -547,7 +547,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		for (v = b; v < b + w; v++) {
 			if (v < start || v >= end || v == vpn || find(o, proc, v))
 				continue;
-			if (charge(o, 1) || get(o, 0, &pfn)) {
+			if (charge(o, 1, 1) || get(o, 0, &pfn)) {
 				p->c.v[RP_M_ALLOC_FAILS]++;
 				p->c.v[RP_M_FB_0 + FTDB_FB_ALLOC_FAILED]++;
 				break;
@@ -578,7 +578,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
-		if (charge(o, sz) || get(o, k, &pfn)) {
+		if (charge(o, sz, k == 0) || get(o, k, &pfn)) {	/* no reclaim: GFP_TRANSHUGE_LIGHT */
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
 				reason = FTDB_FB_ALLOC_FAILED;
@@ -880,16 +880,18 @@ static void shrink_one(struct rp_oracle *o, const struct odl *d)
 }
 
 /*
- * n more pages must fit under +limit: if they do not, the shrinker takes the oldest THPs
- * off the list one by one until they do. Return: 1 if they still do not fit.
+ * n more pages must fit under +limit. If they do not and the charge may reclaim (a 4K
+ * page, a collapse; a fault's large folio may not), memcg reclaim runs the shrinker,
+ * which takes every THP off the list, oldest first, fit or not. Return: 1 if they still
+ * do not fit.
  */
-static int charge(struct rp_oracle *o, uint64_t n)
+static int charge(struct rp_oracle *o, uint64_t n, int may_reclaim)
 {
 	uint64_t limit = o->pol.mech.limit_pages;
 
-	if (!limit)
+	if (!limit || (uint64_t)o->rss + n <= limit)
 		return 0;
-	while (o->pol.mech.shrinker && (uint64_t)o->rss + n > limit && o->dl_head < o->nr_dl) {
+	while (may_reclaim && o->pol.mech.shrinker && o->dl_head < o->nr_dl) {
 		struct odl d = o->dl[o->dl_head++];
 
 		shrink_one(o, &d);
@@ -999,7 +1001,7 @@ static int collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t b, unsign
 	uint32_t slot = 0;
 	int have = 0, writable = 0, verdict = -1;
 
-	if (charge(o, n)) {
+	if (charge(o, n, 1)) {		/* khugepaged's GFP_TRANSHUGE may reclaim */
 		p->c.v[RP_M_ALLOC_FAILS]++;
 		return STOP_RANGE;
 	}

@@ -217,10 +217,12 @@ struct sim_mech;
 void simx_new(struct rp_sim *s);
 void simx_free(struct rp_sim *s);
 /*
- * A charge of n pages against the limit (memory.max): 0 if s->rss + n fits, after a
- * shrinker pass if it did not; 1 if it still does not (the allocation fails).
+ * A charge of n pages against the limit (memory.max): 0 if s->rss + n fits, or, for a
+ * charge that may reclaim (reclaim 1), after a shrinker pass over the whole deferred
+ * split list; 1 if it still does not (the allocation fails). A fault's large folio is
+ * charged without reclaim (reclaim 0: GFP_TRANSHUGE_LIGHT under the default defrag).
  */
-int simx_charge(struct rp_sim *s, uint64_t n);
+int simx_charge(struct rp_sim *s, uint64_t n, int reclaim);
 /* A new PMD-mapped THP of p at leaf l (a fault's or a collapse's): the deferred list. */
 void simx_thp(struct rp_sim *s, struct proc *p, struct leaf *l);
 /* khugepaged's list of mms: p's first fault in a VMA it may collapse in; fork; exit. */
@@ -231,10 +233,13 @@ void simx_exit(struct rp_sim *s, struct proc *p);
 uint64_t simx_next_scan(struct rp_sim *s, uint64_t ts);
 void simx_scan(struct rp_sim *s);
 
-/* Charge n pages if there is a limit: 1 if it does not fit (the allocation fails). */
-static inline int over_limit(struct rp_sim *s, uint64_t n)
+/*
+ * Charge n pages if there is a limit, reclaiming first if reclaim and needed: 1 if it
+ * does not fit (the allocation fails).
+ */
+static inline int over_limit(struct rp_sim *s, uint64_t n, int reclaim)
 {
-	return s->pol.mech.limit_pages && simx_charge(s, n);
+	return s->pol.mech.limit_pages && simx_charge(s, n, reclaim);
 }
 
 #endif /* FT_REPLAY_SIM_INT_H */

@@ -24,9 +24,9 @@ struct dentry {			/* a THP on the deferred split list */
 };
 
 struct sim_mech {
-	/* the deferred split list, oldest first: entries [head, nr) are on it */
+	/* the deferred split list, oldest first */
 	struct dentry *dl;
-	size_t head, nr, cap;
+	size_t nr, cap;
 	uint32_t thp_seq;	/* serials given so far */
 	/* khugepaged's mms in the order they entered (list_add_tail), exited ones kept */
 	uint32_t *mms;
@@ -120,21 +120,24 @@ static void split_entry(struct rp_sim *s, const struct dentry *e)
 	p->c.v[RP_M_SPLIT_FREED] += freed;
 }
 
-int simx_charge(struct rp_sim *s, uint64_t n)
+int simx_charge(struct rp_sim *s, uint64_t n, int reclaim)
 {
 	struct sim_mech *x = s->mx;
 	uint64_t limit = s->pol.mech.limit_pages;
+	size_t i;
 
 	if (s->rss + n <= limit)
 		return 0;
-	/* reclaim: the shrinker from the oldest THP on, until the charge fits */
-	while (s->pol.mech.shrinker && x->head < x->nr && s->rss + n > limit)
-		split_entry(s, &x->dl[x->head++]);
-	if (x->head > 64 && x->head * 2 > x->nr) {
-		memmove(x->dl, x->dl + x->head, (x->nr - x->head) * sizeof(*x->dl));
-		x->nr -= x->head;
-		x->head = 0;
-	}
+	if (!reclaim || !s->pol.mech.shrinker)
+		return 1;
+	/*
+	 * try_to_free_mem_cgroup_pages(): the priorities down to 0 (a split's pages are not
+	 * nr_reclaimed), where do_shrink_slab() scans at least the whole list: every THP on
+	 * it is looked at once and leaves it, whether or not the charge fits before the end
+	 */
+	for (i = 0; i < x->nr; i++)
+		split_entry(s, &x->dl[i]);
+	x->nr = 0;
 	return s->rss + n > limit;
 }
 
@@ -254,7 +257,7 @@ static enum attempt collapse(struct rp_sim *s, struct proc *p, struct leaf *l,
 	enum attempt r;
 	int have = 0;
 
-	if (over_limit(s, n)) {
+	if (over_limit(s, n, 1)) {	/* GFP_TRANSHUGE: khugepaged's defrag 1 */
 		p->c.v[RP_M_ALLOC_FAILS]++;
 		return STOP;
 	}

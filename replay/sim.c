@@ -200,7 +200,7 @@ static inline void site_fault(struct rp_sim *s)
  */
 static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, struct proc *p)
 {
-	int oom = over_limit(s, 1);
+	int oom = over_limit(s, 1, 1);
 	uint64_t pfn;
 
 	if (rp_alloc_get(&s->alloc, 0, &pfn)) {
@@ -350,7 +350,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 
 		if (v == f->vpn || pg_present(l, j))
 			continue;
-		if (over_limit(s, 1) || rp_alloc_get(&s->alloc, 0, &pfn)) {
+		if (over_limit(s, 1, 1) || rp_alloc_get(&s->alloc, 0, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			failed = 1;
 			break;
@@ -396,8 +396,11 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 				reason = FTDB_FB_PTE_POPULATED;
 			continue;
 		}
-		/* the charge first (memory.max): the kernel allocates, then charges */
-		if (over_limit(s, 1ULL << k) || rp_alloc_get(&s->alloc, k, &pfn)) {
+		/*
+		 * the charge first (memory.max): the kernel allocates, then charges; a large
+		 * folio's charge does not reclaim (vma_thp_gfp_mask() under the default defrag)
+		 */
+		if (over_limit(s, 1ULL << k, k == 0) || rp_alloc_get(&s->alloc, k, &pfn)) {
 			p->c.v[RP_M_ALLOC_FAILS]++;
 			if (!reason)
 				reason = FTDB_FB_ALLOC_FAILED;

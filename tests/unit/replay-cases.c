@@ -35,8 +35,8 @@ struct tcase {
 	const char *frag;		/* NULL: none */
 	uint64_t blocks[RP_MAX_ORDER + 1];	/* buddyinfo seed */
 	struct vma vmas[3];		/* vma ids 1.. */
-	struct step steps[104];		/* until op 0 */
-	struct want want[12];		/* until metric NULL */
+	struct step steps[107];		/* until op 0 */
+	struct want want[13];		/* until metric NULL */
 	uint64_t movable;		/* buddyinfo: pages of the compaction pool */
 	uint64_t ns_step;		/* ns between events (their ts), 0: 1000 */
 	/*
@@ -367,15 +367,39 @@ static const struct tcase cases[] = {
 	    { "collapse_order_3", 0 }, { "final_rss_bytes", 32 * 4 * K } }, .ns_step = 27028 },
 	/*
 	 * +shrinker: a THP with 100 of 512 pages written, then a write in the next 2M range:
-	 * 512 + 512 pages are over the 768 of limit:3M, so the shrinker splits the first (412
-	 * zero-filled > 409), freeing 412 pages: 100 + 512 fit
+	 * 512 + 512 pages are over the 768 of limit:3M. The second THP's charge does not
+	 * reclaim (GFP_TRANSHUGE_LIGHT), so it falls back (alloc_failed) although a split of
+	 * the first (412 zero-filled > 409) would make room; its 4K page fits (513 <= 768)
+	 * and needs no reclaim either: nothing split. The model before 6.12's check split the
+	 * first and mapped the second (pmd_maps 2, splits 1).
 	 */
-	{ "shrinker: a THP with 100 of 512 pages written is split at the limit under 409",
+	{ "shrinker: a THP's charge over the limit falls back to 4K, no split, under 409",
 	  "thp+shrinker:max_ptes_none=409+limit:3M", NULL, { 0 }, { { B, B + 4 * M, 3 } },
 	  { SEQ100(1, B), W(1, B + 2 * M) },
-	  { { "faults", 2 }, { "pmd_maps", 2 }, { "splits", 1 }, { "split_freed_pages", 412 },
-	    { "final_rss_bytes", (100 + 512) * 4 * K }, { "peak_rss_bytes", 612 * 4 * K },
-	    { "bloat_bytes", (412 + 511) * 4 * K }, { "fallback_alloc_failed", 0 } } },
+	  { { "faults", 2 }, { "pmd_maps", 1 }, { "splits", 0 }, { "split_freed_pages", 0 },
+	    { "final_rss_bytes", 513 * 4 * K }, { "fallback_alloc_failed", 1 },
+	    { "alloc_fails", 1 }, { "alloc_order_0", 1 }, { "oom", 0 } } },
+	/*
+	 * ... and a 4K charge's reclaim splits every underused THP on the list at once.
+	 * limit:4112K is 1028 pages. THP 1 (B: 100 pages written) and THP 2 (B + 2M: 1
+	 * written) are 1024 pages. The write at B + 4M: its THP's charge (1536) falls back
+	 * (alloc_failed 1, alloc_fails 1), its 4K page fits (1025), and so do the 4K pages of
+	 * the next three writes (1026..1028: the peak, 1028 pages). The fifth write's 4K charge
+	 * (1029) reclaims: the shrinker splits THP 1 (412 zero-filled > 409: 412 freed, which
+	 * alone would make room) and THP 2 too (511 > 409: 511 freed): splits 2, 923 pages
+	 * freed, every one untouched (bloat 923 pages); RSS 1028 - 923 + 1 = 106 pages (100 +
+	 * 1 + 5 written). Faults: 1 + 1 + 5 (the other 99 writes of THP 1 find their page);
+	 * alloc_order_0 5, alloc_order_9 2.
+	 */
+	{ "shrinker: a 4K charge's reclaim splits every underused THP on the list",
+	  "thp+shrinker:max_ptes_none=409+limit:4112K", NULL, { 0 }, { { B, B + 6 * M, 3 } },
+	  { SEQ100(1, B), W(1, B + 2 * M), W(1, B + 4 * M), W(1, B + 4 * M + 4 * K),
+	    W(1, B + 4 * M + 8 * K), W(1, B + 4 * M + 12 * K), W(1, B + 4 * M + 16 * K) },
+	  { { "faults", 7 }, { "pmd_maps", 2 }, { "splits", 2 }, { "split_freed_pages", 923 },
+	    { "final_rss_bytes", 106 * 4 * K }, { "peak_rss_bytes", 1028 * 4 * K },
+	    { "bloat_bytes", 923 * 4 * K }, { "fallback_alloc_failed", 1 },
+	    { "alloc_fails", 1 }, { "alloc_order_0", 5 }, { "alloc_order_9", 2 },
+	    { "oom", 0 } } },
 	/* ... and not under 511 (thp_underused() is false): the 2M charge fails, 4K instead */
 	{ "shrinker: ... and not under 511: the second THP's charge fails, 4K",
 	  "thp+shrinker+limit:3M", NULL, { 0 }, { { B, B + 4 * M, 3 } },

@@ -27,7 +27,7 @@ static const char *policies[] = {
 	/* +mechanisms (the streams' events are 100us apart: a wake every 10 to 20 events) */
 	"thp+khugepaged:max_ptes_none=480,pages=2048,scan_ms=1", "mthp:16K,64K+khugepaged:scan_ms=2",
 	"thp+shrinker:max_ptes_none=409+limit:3M", "order0+limit:1M", "faultaround:16+limit:2M",
-	"thp+khugepaged:scan_ms=1+shrinker:max_ptes_none=256+limit:3M",
+	"thp+khugepaged:scan_ms=1+shrinker:max_ptes_none=256+limit:3M", "mthp:16K,64K+limit:1M",
 	/* +collapse: mTHP orders, both knob values, one with the limit (a charge stops) */
 	"mthp:16K,32K,64K,128K,256K,512K,1M+collapse:scan_ms=1",
 	"mthp:16K,64K+collapse:max_ptes_none=0,scan_ms=1", "mcpage:3+collapse:scan_ms=2+limit:2M",
