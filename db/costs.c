@@ -19,10 +19,10 @@ int ftdb_cost_store(sqlite3 *db, const struct ftdb_cost_row *r)
 	int k, rc;
 
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cost_model(arch, kernel, accel, clock, "
-			       "new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, samples, "
-			       "traces, fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-			       "?7, ?8, ?9, ?10, ?11, ?12, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
-			       "?13)", -1, &st, NULL) != SQLITE_OK)
+			       "new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, cold_ns, "
+			       "samples, traces, fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, "
+			       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?14)", -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
 	bind_key(st, r);
 	for (k = 0; k < FTDB_COST_COLS; k++)
@@ -30,9 +30,9 @@ int ftdb_cost_store(sqlite3 *db, const struct ftdb_cost_row *r)
 			sqlite3_bind_double(st, 5 + k, r->c[k]);
 		else
 			sqlite3_bind_null(st, 5 + k);
-	sqlite3_bind_int64(st, 11, r->samples);
-	sqlite3_bind_int64(st, 12, r->traces);
-	sqlite3_bind_text(st, 13, FT_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5 + FTDB_COST_COLS, r->samples);
+	sqlite3_bind_int64(st, 6 + FTDB_COST_COLS, r->traces);
+	sqlite3_bind_text(st, 7 + FTDB_COST_COLS, FT_VERSION, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -46,7 +46,7 @@ int ftdb_cost_get(sqlite3 *db, struct ftdb_cost_row *r)
 	int k, rc;
 
 	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
-			       "samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
+			       "cold_ns, samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
 			       "AND accel = ?3 AND clock = ?4", -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	bind_key(st, r);
@@ -56,8 +56,8 @@ int ftdb_cost_get(sqlite3 *db, struct ftdb_cost_row *r)
 			r->has[k] = sqlite3_column_type(st, k) != SQLITE_NULL;
 			r->c[k] = sqlite3_column_double(st, k);
 		}
-		r->samples = sqlite3_column_int64(st, 6);
-		r->traces = sqlite3_column_int64(st, 7);
+		r->samples = sqlite3_column_int64(st, FTDB_COST_COLS);
+		r->traces = sqlite3_column_int64(st, FTDB_COST_COLS + 1);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

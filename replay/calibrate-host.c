@@ -49,6 +49,34 @@ int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *ou
 	return 0;
 }
 
+int rp_cost_fit_host_cold(const struct rp_host_point *p, size_t n, struct rp_cost *out)
+{
+	double a[3][3] = { { 0 } }, b[3] = { 0 }, x[3] = { 0 }, y, w;
+	size_t i;
+
+	if (n < 2)
+		return fail("too few cold calibration runs: %zu settings, the fit needs 2", n);
+	for (i = 0; i < n; i++) {
+		if (!(p[i].sys_ns > 0))
+			return fail("a cold calibration run took no system time (%.0f faults)",
+				    p[i].faults);
+		w = 1 / (p[i].sys_ns * p[i].sys_ns);
+		y = p[i].sys_ns - out->c[RP_COST_BYTE] * p[i].bytes;
+		a[0][0] += w;
+		a[0][1] += w * p[i].faults;
+		a[1][1] += w * p[i].faults * p[i].faults;
+		b[0] += w * y;
+		b[1] += w * p[i].faults * y;
+	}
+	a[1][0] = a[0][1];
+	if (rp_cost_solve(a, b, 2, x))
+		return fail("cannot fit the cold fault cost: the cold runs' fault counts do not "
+			    "differ");
+	out->c[RP_COST_COLD] = x[1] > out->c[RP_COST_NEW] ? x[1] - out->c[RP_COST_NEW] : 0;
+	out->has[RP_COST_COLD] = 1;
+	return 0;
+}
+
 int rp_cost_host_key(struct rp_cost_key *key)
 {
 	struct utsname u;
