@@ -13,7 +13,7 @@
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
 #
 # The host model is made again for each command, just before its host runs (`calibrate
-# --host --sizes 16K,32K,64K --runs 7`, DIR/model-N.db for the Nth command): this VM's cost
+# --host --sizes 16K,32K,64K --runs 9`, DIR/model-N.db for the Nth command): this VM's cost
 # of a fault moved by half with the load of the machine (docs/cost-model.md), so a model
 # is only good for runs under the load it was measured at.
 #
@@ -93,7 +93,7 @@ calibrate() {
 	lock=${FT_HOST_KNOBS_LOCK:-/run/lock/foliotrace-thp-knobs}
 	rm -f "$MODEL.tmp"
 	t=0
-	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 7 -o "$MODEL.tmp" > "$W/model" 2> "$W/model.err"; do
+	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 -o "$MODEL.tmp" > "$W/model" 2> "$W/model.err"; do
 		t=$((t + 1))
 		grep -q "another program is changing" "$W/model.err" && [ $t -lt 20 ] ||
 			{ cat "$W/model.err" >&2; die "calibrate --host failed"; }
