@@ -106,10 +106,13 @@ host_traps() {
 # prepared tree (DIR/kb, so that host runs do not write the cache's). The input and the
 # copy are made in DIR once.
 default_cmds() {
-	[ -s "$DIR/input.tar" ] || { xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null |
-		head -c 4M > "$DIR/input.tar.tmp" || [ -s "$DIR/input.tar.tmp" ]; } &&
-		mv "$DIR/input.tar.tmp" "$DIR/input.tar" ||
-		die "cannot read /usr/src/linux-source-6.1.tar.xz"
+	# (an if: `[ -s input ] || { ...; } && mv` would mv, and fail, when the input is kept)
+	if [ ! -s "$DIR/input.tar" ]; then
+		{ xz -dc /usr/src/linux-source-6.1.tar.xz 2> /dev/null |
+			head -c 4M > "$DIR/input.tar.tmp" || [ -s "$DIR/input.tar.tmp" ]; } &&
+			mv "$DIR/input.tar.tmp" "$DIR/input.tar" ||
+			die "cannot read /usr/src/linux-source-6.1.tar.xz"
+	fi
 	tree=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}/kbuild-x86_64
 	[ -f "$DIR/kb/mk-key" ] || { [ -f "$tree/mk-key" ] && rm -rf "$DIR/kb.tmp" &&
 		cp -a "$tree" "$DIR/kb.tmp" && mv "$DIR/kb.tmp" "$DIR/kb"; } ||

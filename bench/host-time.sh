@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/host-time.sh - the host cost model against this host's own kernel time (issue 24
 # item 4): each command runs on the host under 4K and under 16K, 32K and 64K mTHP and its
-# system time (getrusage of its process tree) is measured; the same command recorded in the
+# kernel time is measured (sampled at 4 kHz in a cgroup of its own, bench/ksample.c and
+# vm/ksample.h; getrusage's tick-split system time beside it); the same command recorded in the
 # guest under order0 and replayed as mthp:16K, mthp:32K, mthp:64K with the host model
 # (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
 # command and size the measured and the predicted change of system time, and their gap.
@@ -11,21 +12,28 @@
 #	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
 #
-# DIR (default build/host-time) keeps what is slow to make, reused when present: the host
-# model (DIR/model.db: `calibrate --host --sizes 16K,32K,64K`, made again when its kernel is
-# not this one), the guest recordings (DIR/rec-6.1-CKSUM.db, CKSUM the command's `cksum`), the
+# The host model is made again for each command, just before its host runs (`calibrate
+# --host --sizes 16K,32K,64K --runs 9`, DIR/model-N.db for the Nth command): this VM's cost
+# of a fault moved by half with the load of the machine (docs/cost-model.md), so a model
+# is only good for runs under the load it was measured at.
+#
+# DIR (default build/host-time) keeps what is slow to make, reused when present: the
+# guest recordings (DIR/rec-6.1-CKSUM.db, CKSUM the command's `cksum`), the
 # input and the kbuild tree. Delete a file to make it again.
 #
 # Host: RUNS runs per setting (default 5), the settings interleaved (4K, 16K, 32K, 64K, then
 # again) so that the load moves all alike, after one warm-up run; the median system time
-# (and minor faults) per setting. Knobs: bench/host-lib.sh, every one restored on exit,
+# (and minor faults) per setting: the sampled kernel time, and getrusage's system time as a
+# cross-check (rusage=, at HZ=250 a 4 ms tick's sample). Knobs: bench/host-lib.sh, every one restored on exit,
 # on failure and on INT, TERM and HUP. Predicted change at size S: (fault_time_ns of
 # mthp:S - fault_time_ns of order0) of the replay, over the host's median system time at
 # 4K: the model predicts the fault work that changes, the rest of the kernel's time (exec,
 # file faults, syscalls) is the host's measured one.
 #
 # Per command and size one line
-#	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% pred_delta_ms=X pred=-P% gap=P
+#	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% rusage=-P% pred_fault_4k_ms=X
+#	     pred_delta_ms=X pred=-P% cold=C/F gap=P
+# (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md)
 # after HOST lines with each setting's runs. Last line: worst_time_gap_points=X
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +58,6 @@ case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
 . "$TOP/bench/host-lib.sh"
 # shellcheck disable=SC2086 # the sizes are split on purpose
 knobs_check $SIZES
-command -v python3 > /dev/null || die "python3 is missing (it measures the runs' rusage)"
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 W=$(mktemp -d "$DIR/run.XXXXXX")
@@ -59,48 +66,48 @@ cleanup_more() { :; }
 host_traps
 
 make -s -C "$TOP" >&2
+KS=$W/ksample
+${CC:-gcc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$KS" \
+	"$TOP/bench/ksample.c" "$TOP/build/libft.a" -lsqlite3 -lm || die "cannot build bench/ksample.c"
 [ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 
-# The host model, before any knob of ours is written (calibrate saves and restores its own).
-if [ ! -s "$DIR/model.db" ] || [ "$(cat "$DIR/model.kernel" 2> /dev/null)" != "$(uname -r)" ]; then
-	rm -f "$DIR/model.db.tmp"
-	"$FT" calibrate --host --sizes 16K,32K,64K -o "$DIR/model.db.tmp" > "$W/model" ||
-		die "calibrate --host failed"
-	mv "$DIR/model.db.tmp" "$DIR/model.db"
-	uname -r > "$DIR/model.kernel"
-	cat "$W/model"
-fi
-knobs_save
 
 # host SIZE_KB CMD: one run under the knobs of SIZE_KB: CMD run $REP times in a row,
-# "sys_us user_us minflt" per invocation (the rusage of its process trees: every process
-# they waited for, summed, divided by REP)
-RUSAGE='import os, sys
-sys_us = user_us = minflt = 0
-rep = int(sys.argv[3])
-for k in range(rep):
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open("/dev/null", os.O_RDWR)
-        for i in (0, 1, 2):
-            os.dup2(fd, i)
-        os.execv("/bin/sh", ["sh", "-c", sys.argv[1]])
-    _, st, ru = os.wait4(pid, 0)
-    if not (os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0):
-        sys.exit(1)
-    sys_us += ru.ru_stime * 1e6
-    user_us += ru.ru_utime * 1e6
-    minflt += ru.ru_minflt
-with open(sys.argv[2], "w") as f:
-    f.write("%d %d %d\n" % (round(sys_us / rep), round(user_us / rep), round(minflt / rep)))'
+# "kernel_us user_us stime_us utime_us minflt sampled" per invocation (bench/ksample.c:
+# sampled kernel and user time, then the rusage of the process trees)
 host() {
 	knobs "$1"
-	setsid python3 -c "$RUSAGE" "$2" "$W/ru" "$REP" < /dev/null 9>&- &
+	setsid "$KS" "$REP" "$2" < /dev/null > "$W/ru" 9>&- &
 	CHILD=$!
 	wait "$CHILD" || { CHILD=; die "host run failed: $2"; }
 	CHILD=
 	knobs 4
 	cat "$W/ru"
+}
+
+# calibrate N: the host model for the Nth command into $DIR/model-N.db ($MODEL), with no knob
+# of ours held (calibrate --host saves, locks and restores its own; it refuses, not waits,
+# when another writer holds the lock: waited for here, then tried again)
+calibrate() {
+	MODEL=$DIR/model-$1.db
+	lock=${FT_HOST_KNOBS_LOCK:-/run/lock/foliotrace-thp-knobs}
+	rm -f "$MODEL.tmp"
+	t=0
+	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 -o "$MODEL.tmp" > "$W/model" 2> "$W/model.err"; do
+		t=$((t + 1))
+		grep -q "another program is changing" "$W/model.err" && [ $t -lt 20 ] ||
+			{ cat "$W/model.err" >&2; die "calibrate --host failed"; }
+		flock "$lock" true
+	done
+	mv "$MODEL.tmp" "$MODEL"
+	sed 's/^/MODEL /' "$W/model"
+}
+
+# knobs_release: the knobs as saved, and the lock let go (for calibrate --host)
+knobs_release() {
+	knobs_restore || die "cannot restore the mTHP knobs"
+	rm -f "$W/saved"
+	exec 9>&-
 }
 
 # predict CMD: the guest recording (made if absent, bench/host-lib.sh), replayed with the host model:
@@ -112,45 +119,59 @@ predict() {
 		policies="$policies -P mthp:${s}K"
 	done
 	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$REC" $policies --cost-model native --model-from "$DIR/model.db" \
+	"$FT" replay "$REC" $policies --cost-model native --model-from "$MODEL" \
 		--format json -q -n > "$W/replay.json" || die "replay failed: $1"
 	awk -v RS='"policy":"' 'NR > 1 {
 		p = substr($0, 1, index($0, "\"") - 1)
-		match($0, /"fault_time_ns":[0-9]+/); print p, substr($0, RSTART + 16, RLENGTH - 16) }' \
+		match($0, /"fault_time_ns":[0-9]+/); t = substr($0, RSTART + 16, RLENGTH - 16)
+		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)
+		match($0, /"cold_faults":[0-9]+/); print p, t, substr($0, RSTART + 14, RLENGTH - 14) "/" f }' \
 		"$W/replay.json"
 }
 
 echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"$RUNS runs per setting"
 : > "$W/gaps"
+ci=0
 for cmd in "$@"; do
+	ci=$((ci + 1))
+	recording 6.1 "$cmd"		# the slow part first, away from the model's runs
+	calibrate "$ci"
 	predict "$cmd" > "$W/pred"
+	knobs_save
 	# warm-up (page cache, dentries), which also sets REP: the invocations per run that
 	# make it CPU_S seconds of CPU at least, since the kernel splits a task's time into
 	# user and system by the timer tick that finds it running (CONFIG_TICK_CPU_ACCOUNTING,
 	# 4 ms at HZ=250): a run of 40 ms of system time is 10 samples
 	REP=1
 	host 4 "$cmd" > "$W/warm"
-	read -r ws wu _ < "$W/warm"
+	read -r ws wu _ < "$W/warm"	# sampled kernel and user time, us
 	REP=$(awk -v s="$ws" -v u="$wu" -v c="$CPU_S" 'BEGIN { r = int(c * 1e6 / (s + u + 1)) + 1;
 		print (r > 1000 ? 1000 : r) }')
 	interleave "$cmd"
+	knobs_release
 	base=$(median "$W/h4" 1)
-	[ "$base" -gt 0 ] || die "no system time measured: $cmd"
+	rbase=$(median "$W/h4" 3)
+	[ "$base" -gt 0 ] && [ "$rbase" -gt 0 ] || die "no system time measured: $cmd"
 	for s in 4 $SIZES; do
-		echo "HOST cmd=\"$cmd\" ${s}K rep=$REP sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $1 / 1000 }' "$W/h$s")" \
-			"minflt=$(median "$W/h$s" 3)"
+		echo "HOST cmd=\"$cmd\" ${s}K rep=$REP sampled=$(awk 'NR == 1 { print $6 }' "$W/h$s")" \
+			"sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $1 / 1000 }' "$W/h$s")" \
+			"rusage_sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $3 / 1000 }' "$W/h$s")" \
+			"minflt=$(median "$W/h$s" 5)"
 	done
 	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
 	[ -n "$p0" ] && [ "$p0" -gt 0 ] || die "replay predicted no fault time (no host model?): $cmd"
 	for s in $SIZES; do
 		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
-			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" 'BEGIN {
+			-v rb="$rbase" -v rn="$(median "$W/h$s" 3)" \
+			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
+			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" 'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
 			gap = real - pred; if (gap < 0) gap = -gap
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
-			       "pred_fault_4k_ms=%.1f pred_delta_ms=%.1f pred=%.1f%% gap=%.1f\n",
-			       c, s, b / 1e3, n / 1e3, real, p0 / 1e6, d / 1e3, pred, gap
+			       "rusage=%.1f%% pred_fault_4k_ms=%.1f pred_delta_ms=%.1f pred=%.1f%% " \
+			       "cold=%s gap=%.1f\n", c, s, b / 1e3, n / 1e3, real, 100 * (rn / rb - 1),
+			       p0 / 1e6, d / 1e3, pred, cold, gap
 			print gap >> g }'
 	done
 done

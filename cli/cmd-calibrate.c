@@ -82,10 +82,17 @@ static void print(const struct rp_calibration *fs, enum out_format format)
 	out_release(&t);
 }
 
-static void on_point(unsigned int kb, unsigned int mib, const struct rp_host_point *p, void *arg)
+static void on_point(unsigned int kb, unsigned int mib, int cold, const struct rp_host_point *p,
+		     void *arg)
 {
-	fprintf(stderr, "calibrate --host: %uK anon-touch %uM: minflt %.0f sys %.3f ms\n", kb,
-		mib, p->faults, p->sys_ns / 1e6);
+	fprintf(stderr, "calibrate --host: %uK anon-touch %uM%s: minflt %.0f sys %.3f ms\n", kb,
+		mib, cold ? " --between " VM_HOST_CAL_BETWEEN : "", p->faults, p->sys_ns / 1e6);
+}
+
+static void on_note(const char *why, void *arg)
+{
+	fprintf(stderr, "calibrate --host: kernel time not sampled (%s): getrusage's system "
+		"time instead, split by the timer tick\n", why);
 }
 
 /* "16K,32K,64K": sizes above 4K, KiB, into kb (at most VM_KNOBS_MAX). Return: 0 or -1. */
@@ -134,7 +141,7 @@ int cmd_calibrate(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	const char *output = NULL;
 	struct rp_calibration fs = { 0 };
-	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS };
+	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS, .note = on_note };
 	unsigned int kb[VM_KNOBS_MAX];
 	int64_t runs;
 	size_t i;

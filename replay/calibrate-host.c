@@ -45,6 +45,32 @@ int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *ou
 	return 0;
 }
 
+int rp_cost_fit_host_cold(const struct rp_host_point *p, size_t n, struct rp_cost *out)
+{
+	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
+	double x[RP_COST_SOLVE_MAX] = { 0 }, row[2], w;
+	size_t i;
+
+	if (n < 2)
+		return fail("too few cold calibration runs: %zu settings, the fit needs 2", n);
+	for (i = 0; i < n; i++) {
+		if (!(p[i].sys_ns > 0))
+			return fail("a cold calibration run took no system time (%.0f faults)",
+				    p[i].faults);
+		w = 1 / (p[i].sys_ns * p[i].sys_ns);
+		row[0] = 1;
+		row[1] = p[i].faults;
+		/* byte_ns held at the warm fit's: what is left is per fault */
+		rp_cost_normal_add(a, b, row, 2, w, p[i].sys_ns - out->c[RP_COST_BYTE] * p[i].bytes);
+	}
+	if (rp_cost_solve(a, b, 2, x))
+		return fail("cannot fit the cold fault cost: the cold runs' fault counts do not "
+			    "differ");
+	out->c[RP_COST_COLD] = x[1] > out->c[RP_COST_NEW] ? x[1] - out->c[RP_COST_NEW] : 0;
+	out->has[RP_COST_COLD] = 1;
+	return 0;
+}
+
 int rp_cost_host_key(struct rp_cost_key *key)
 {
 	struct utsname u;

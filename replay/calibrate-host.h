@@ -41,6 +41,17 @@ struct rp_host_point {
 int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *out,
 		     double *base_ns);
 
+/*
+ * rp_cost_fit_host_cold - fit cold_ns to n points of runs whose faults are all cold
+ * (anon-touch --between: user work between two touches that evicts the fault path's
+ * cache lines), given out's new_ns and byte_ns (rp_cost_fit_host()): their system time
+ * less byte_ns per byte is fitted as base + (new_ns + cold_ns) * faults, by least squares
+ * on relative residuals, base their own (the buffer read between touches is faulted in
+ * too). A fit below 0 (no cost measured beyond the hot one) is stored as 0. Needs two
+ * fault counts. Return: 0 with out's cold_ns, or -1 with fail().
+ */
+int rp_cost_fit_host_cold(const struct rp_host_point *p, size_t n, struct rp_cost *out);
+
 /* rp_cost_host_key - this machine's key: uname's arch (aarch64 as arm64, as traces name
  * it), its kernel release, native, native. Return: 0, or -1 with fail(). */
 int rp_cost_host_key(struct rp_cost_key *key);

@@ -38,7 +38,7 @@ struct rp_cost_samples {
 };
 
 static const char *const coef_names[RP_COST_NR] = {
-	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns"
+	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns"
 };
 
 /*
@@ -48,7 +48,7 @@ static const char *const coef_names[RP_COST_NR] = {
 static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
-	[RP_COST_LARGE] = 1e9,
+	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -447,9 +447,11 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	/* new-folio faults of large folios: blocks of order 2 and up (order 1 is two 4K folios) */
 	for (k = 2; k <= RP_PMD_ORDER; k++)
 		nlarge += (double)v[RP_M_ALLOC_0 + k];
+	/* c[] is 0 where !has: a model without cold_ns (every guest one) prices none cold,
+	 * one without large_ns no large folio more */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
 	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
-	    cow * (double)v[RP_M_COW];
+	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

@@ -10,6 +10,8 @@
  *   maps the zero page (4K or huge):              zero
  *   anon_zero_wp:                                 zero_wp
  *   anon_cow:                                     cow
+ *   and a cold fault (RP_M_COLD_FAULTS: more than RP_COLD_GAP_NS since its process's
+ *   previous one) cold more, when the model has it (host models: calibrate --host)
  * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
  * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
@@ -42,6 +44,7 @@ enum rp_cost_coef {
 	RP_COST_COW,		/* ns per anon_cow */
 	RP_COST_LARGE,		/* ns more per new-folio fault of a large folio (order >= 2,
 				 * PMD included): compound folio, vma_alloc_folio's path */
+	RP_COST_COLD,		/* ns a cold fault costs beyond its kind's cost (host models) */
 	RP_COST_NR
 };
 

@@ -51,6 +51,8 @@ struct oproc {
 	struct opage *pages;	/* list of its pages */
 	__int128 area;		/* page-ns: its rss integrated over time */
 	int kh;			/* khugepaged: 0 not on its list, 1 on it, 2 exited */
+	uint64_t fault_end;	/* ts of the record of its latest fault, if faulted */
+	int faulted;
 	struct rp_counters c;
 };
 
@@ -1348,16 +1350,27 @@ void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, cons
 
 		o->slot = slots && o->nr_slots && slots[i] < o->nr_slots ? slots[i] : 0;
 		advance(o, e->ts);
-		if (!o->nr_slots || !touch || !counted(o, e->proc_id)) {
+		if (!touch) {
 			feed_one(o, e);
 			continue;
 		}
-		/* a touch's faults and zeroed bytes are its slot's, whatever path took them */
 		p = P(o, e->proc_id);
 		faults = p->c.v[RP_M_FAULTS];
 		zeroed = p->c.v[RP_M_ZEROED];
 		feed_one(o, e);
 		p = P(o, e->proc_id);
+		/* a touch that faulted: cold after enough of the process's time since its
+		 * previous fault (replay.h) */
+		if (p->c.v[RP_M_FAULTS] > faults) {
+			p->c.v[RP_M_COLD_FAULTS] += (uint64_t)rp_cold_fault(p->faulted,
+									     p->fault_end, e->ts,
+									     e->aux);
+			p->fault_end = e->ts;
+			p->faulted = 1;
+		}
+		if (!o->nr_slots || !counted(o, e->proc_id))
+			continue;
+		/* a touch's faults and zeroed bytes are its slot's, whatever path took them */
 		o->site[o->slot].faults += p->c.v[RP_M_FAULTS] - faults;
 		o->site[o->slot].zeroed += p->c.v[RP_M_ZEROED] - zeroed;
 	}

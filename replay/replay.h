@@ -208,6 +208,23 @@ int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages);
 
 /* ---- metrics (replay/metrics.c; names and units in docs/metrics.md) ---- */
 
+/*
+ * A cold fault (RP_M_COLD_FAULTS; docs/cost-model.md, "Cold faults"): one whose record
+ * began (ts - latency: a record's ts is its handler's end) RP_COLD_GAP_NS or more of
+ * recorded time after the end of its process's previous fault in the same run, or its
+ * process's first: the process did that much of its own work between the two, enough to
+ * evict the fault path's cache lines. Under a larger folio size a process faults less
+ * often, so more of its faults are cold. faulted 0: the process has had no fault yet.
+ * 60 us: what anon-touch --between 1M (reading a 1 MiB L2's worth between two touches)
+ * takes between its faults in an x86_64 TCG guest (docs/cost-model.md, "Cold faults").
+ */
+#define RP_COLD_GAP_NS 60000
+static inline int rp_cold_fault(int faulted, uint64_t prev_end, uint64_t ts, uint64_t latency)
+{
+	return !faulted || (ts >= latency && ts - latency >= prev_end &&
+			    ts - latency - prev_end >= RP_COLD_GAP_NS);
+}
+
 enum rp_metric {
 	RP_M_FAULTS,		/* first-touch faults incl. zero_wp (COW not included) */
 	RP_M_ZERO_MAPS,		/* faults that mapped the 4K zero page (reads) */
@@ -235,6 +252,8 @@ enum rp_metric {
 	RP_M_SPLIT_FREED,	/* pages: their zero-filled subpages freed */
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
+	RP_M_COLD_FAULTS,	/* faults (as RP_M_FAULTS) after RP_COLD_GAP_NS or more of
+				 * their process's own time since its previous one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
 	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ftdb_fallback */
 	/* collapses by order, RP_MIN_COLLAPSE_ORDER .. RP_PMD_ORDER: rp_m_collapse() */

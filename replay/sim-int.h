@@ -53,6 +53,9 @@ struct proc {
 	uint8_t shadow;			/* fed for its sharing only (rp_trace.counted) */
 	uint8_t kh;			/* on khugepaged's list of mms (sim-mech.c) */
 	uint32_t id;			/* its proc_id */
+	uint64_t fault_end;		/* ts of its previous fault's record (cold faults,
+					 * rp_cold_fault()), if faulted */
+	uint8_t faulted;
 	/*
 	 * rss_byte_seconds as page lifetimes: sum of pages x s->now when mapped (t_in) and
 	 * when unmapped (t_out), ns; the integral is t_out + rss x end - t_in (rp_sim_finish)
@@ -101,6 +104,7 @@ struct rp_sim {
 	uint64_t *snap_ver;		/* snap_ver was set; see site_rss() */
 	uint64_t peak_ver;		/* times s->peak was raised */
 	uint64_t now;			/* ns: ts of the event being replayed, or of a scan */
+	uint64_t lat;			/* latency_ns of the touch being replayed */
 	uint64_t end;			/* ns: ts of the last event fed */
 	int slow_alloc;			/* alloc_page() goes out of line: buddy model, limit */
 	struct sim_mech *mx;		/* the +mechanisms' state (sim-mech.c); NULL: none */

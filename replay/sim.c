@@ -440,6 +440,16 @@ static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned 
 	p->c.v[RP_M_PTE_WRITES]++;
 }
 
+/* A fault of p in the record being replayed (s->now, s->lat): counted, cold or not. */
+static inline void count_fault(struct rp_sim *s, struct proc *p)
+{
+	p->c.v[RP_M_FAULTS]++;
+	p->c.v[RP_M_COLD_FAULTS] += (uint64_t)rp_cold_fault(p->faulted, p->fault_end, s->now,
+							    s->lat);
+	p->fault_end = s->now;
+	p->faulted = 1;
+}
+
 /*
  * A write touch of present page i whose state needs more than setting PG_TOUCHED: the zero
  * page (allocate 4K) or a page shared copy-on-write. Out of line: rare next to the touches
@@ -457,7 +467,7 @@ static __attribute__((noinline)) void touch_present_write(struct rp_sim *s, stru
 		site_alloc(s, l, i, 1);
 		site_fault(s);
 		rss_add(s, p, 1);
-		p->c.v[RP_M_FAULTS]++;
+		count_fault(s, p);
 		p->c.v[RP_M_ZERO_WP]++;
 		p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 		p->c.v[RP_M_PTE_WRITES]++;
@@ -519,7 +529,7 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 	struct rp_fault f;
 	unsigned int always4k;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
 
-	p->c.v[RP_M_FAULTS]++;
+	count_fault(s, p);
 	site_fault(s);
 	if (s->mx) {		/* khugepaged's VMA of the range, and its list of mms */
 		l->vma = vma_id;
@@ -599,7 +609,7 @@ static void wp_touch(struct rp_sim *s, struct proc *p, const struct ftdb_event *
 		p->c.v[RP_M_COW]++;
 		return;
 	}
-	p->c.v[RP_M_FAULTS]++;
+	count_fault(s, p);
 	p->c.v[RP_M_ZERO_WP]++;
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
 	if (s->nr_slots) {
@@ -1064,13 +1074,14 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 			/* touch()'s rule, its common cases inline */
 			if (!pg_present(l, i)) {
 				s->now = e->ts;
+				s->lat = e->aux;
 				if (!(e->flags & FTDB_EVF_WRITE) || !s->plain4k) {
 					first_touch(s, p, l, i, pid, vpn,
 						    e->flags & FTDB_EVF_WRITE, e->vma_id);
 					continue;
 				}
 				/* first_touch() of a write under order0, inline */
-				p->c.v[RP_M_FAULTS]++;
+				count_fault(s, p);
 				pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
 				if (s->nr_slots) {
 					site_fault(s);
@@ -1086,6 +1097,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 					l->st[i] |= PG_TOUCHED;
 			} else {
 				s->now = e->ts;
+				s->lat = e->aux;
 				touch_present_write(s, p, l, i);
 			}
 			continue;
@@ -1094,6 +1106,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 		switch (e->kind) {
 		case FTDB_EV_ZERO_WP:
 		case FTDB_EV_COW:
+			s->lat = e->aux;
 			wp_touch(s, proc_of(s, e->proc_id), e);
 			break;
 		case FTDB_EV_ZAP:

@@ -15,6 +15,7 @@
 #include "replay/measure.h"
 #include "vm/host-calibrate.h"
 #include "vm/host-knobs.h"
+#include "vm/ksample.h"
 #include "vm/spawn.h"
 
 #define MAX_MIB 8		/* anon-touch sizes */
@@ -23,14 +24,14 @@
 /* One run's measures. */
 struct run {
 	uint64_t minflt;
-	uint64_t sys_ns;
+	uint64_t sys_ns;	/* kernel time: sampled (vm/ksample.h), else the rusage's */
 };
 
-/* The anon-touch sizes, MiB: $FT_HOST_CALIBRATE_MIB or the default. */
-static int parse_mib(unsigned int *mib, size_t *n)
+/* The anon-touch sizes, MiB, of environment variable var (for tests) or def. */
+static int parse_mib(const char *var, const char *def, unsigned int *mib, size_t *n)
 {
-	const char *e = getenv("FT_HOST_CALIBRATE_MIB");
-	const char *s = e && *e ? e : VM_HOST_CAL_MIB;
+	const char *e = getenv(var);
+	const char *s = e && *e ? e : def;
 	char *end;
 	unsigned long v;
 
@@ -40,8 +41,8 @@ static int parse_mib(unsigned int *mib, size_t *n)
 		v = strtoul(s, &end, 10);
 		if (end == s || errno || !v || v > 1UL << 20 || *n == MAX_MIB ||
 		    (*end && *end != ','))
-			return fail("FT_HOST_CALIBRATE_MIB %s: comma-separated MiB, 1 to %d of them",
-				    s, MAX_MIB);
+			return fail("%s %s: comma-separated MiB, 1 to %d of them", var, s,
+				    MAX_MIB);
 		mib[(*n)++] = (unsigned int)v;
 		if (!*end)
 			return 0;
@@ -49,11 +50,13 @@ static int parse_mib(unsigned int *mib, size_t *n)
 	}
 }
 
-/* Run anon-touch MIB M once under the knobs as they are. */
-static int run_once(const char *prog, unsigned int mib, struct run *r)
+/* Run anon-touch MIB M once under the knobs as they are, cold (--between) or not; its
+ * kernel time sampled by k (NULL: the rusage's). */
+static int run_once(struct vm_ksampler *k, const char *prog, unsigned int mib, int cold,
+		    struct run *r)
 {
+	struct vm_ksample ks;
 	char arg[32];
-	struct rusage ru;
 	sigset_t block, old;
 	pid_t pid;
 	int st, fd;
@@ -77,22 +80,27 @@ static int run_once(const char *prog, unsigned int mib, struct run *r)
 			dup2(fd, 0);
 			dup2(fd, 1);
 		}
-		execl(prog, prog, arg, (char *)NULL);
+		if (vm_ksample_enter(k))
+			_exit(126);
+		if (cold)
+			execl(prog, prog, arg, "--between", VM_HOST_CAL_BETWEEN, (char *)NULL);
+		else
+			execl(prog, prog, arg, (char *)NULL);
 		_exit(127);
 	}
 	vm_knobs_child(pid);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	while (wait4(pid, &st, 0, &ru) < 0)
-		if (errno != EINTR) {
-			vm_knobs_child(0);
-			return fail("wait4: %s", strerror(errno));
-		}
+	if (vm_ksample_wait(k, pid, &st, &ks)) {
+		vm_knobs_child(0);
+		return -1;
+	}
 	vm_knobs_child(0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return fail("%s %s %s %d", prog, arg, WIFEXITED(st) ? "exited" : "killed by signal",
+		return fail("%s %s%s %s %d", prog, arg, cold ? " --between " VM_HOST_CAL_BETWEEN : "",
+			    WIFEXITED(st) ? "exited" : "killed by signal",
 			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	r->minflt = (uint64_t)ru.ru_minflt;
-	r->sys_ns = (uint64_t)ru.ru_stime.tv_sec * 1000000000 + (uint64_t)ru.ru_stime.tv_usec * 1000;
+	r->minflt = ks.minflt;
+	r->sys_ns = ks.kernel_ns;
 	return 0;
 }
 
@@ -102,47 +110,71 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The calibration proper, knobs saved; runs[(r * nset + s) * nmib + m]. */
+/*
+ * The calibration proper, knobs saved: per round, per setting, anon-touch at each size
+ * (hot) and at cold_mib with --between (cold); runs[(r * nset + s) * nk + m], m < nmib the
+ * hot sizes, m == nmib the cold run.
+ */
 static int calibrate(const struct vm_host_cal *o, const char *prog, const unsigned int *set,
-		     size_t nset, const unsigned int *mib, size_t nmib, struct rp_cost *out)
+		     size_t nset, const unsigned int *mib, size_t nmib, unsigned int cold_mib,
+		     struct rp_cost *out)
 {
-	struct rp_host_point *p = xcalloc(nset * nmib, sizeof(*p));
-	struct run *runs = xcalloc((size_t)o->runs * nset * nmib, sizeof(*runs));
+	size_t nk = nmib + 1;
+	struct rp_host_point *p = xcalloc(nset * nk, sizeof(*p));
+	struct rp_host_point *hot = xcalloc(nset * nmib, sizeof(*hot));
+	struct rp_host_point *cold = xcalloc(nset, sizeof(*cold));
+	struct run *runs = xcalloc((size_t)o->runs * nset * nk, sizeof(*runs));
 	uint64_t *v = xcalloc(o->runs, sizeof(*v)), *w = xcalloc(o->runs, sizeof(*w));
+	struct vm_ksampler *k = vm_ksample_open();
 	struct run warm;
 	size_t s, m, i;
 	unsigned int r;
 	int ret = -1;
 
+	if (!k && o->note)
+		o->note(vm_ksample_why(), o->arg);
+	vm_knobs_child_group(vm_ksample_dir(k));
 	/* warm-up: the binary's pages in the page cache, the allocator's free lists */
-	if (vm_knobs_set(4) || run_once(prog, mib[0], &warm))
+	if (vm_knobs_set(4) || run_once(k, prog, mib[0], 0, &warm) ||
+	    run_once(k, prog, cold_mib, 1, &warm))
 		goto out;
 	for (r = 0; r < o->runs; r++)
 		for (s = 0; s < nset; s++)
-			for (m = 0; m < nmib; m++)
+			for (m = 0; m < nk; m++)
 				if (vm_knobs_set(set[s]) ||
-				    run_once(prog, mib[m], &runs[(r * nset + s) * nmib + m]))
+				    run_once(k, prog, m < nmib ? mib[m] : cold_mib, m == nmib,
+					     &runs[(r * nset + s) * nk + m]))
 					goto out;
 	if (vm_knobs_set(4))
 		goto out;
 	for (s = 0; s < nset; s++)
-		for (m = 0; m < nmib; m++) {
+		for (m = 0; m < nk; m++) {
 			for (r = 0; r < o->runs; r++) {
-				v[r] = runs[(r * nset + s) * nmib + m].minflt;
-				w[r] = runs[(r * nset + s) * nmib + m].sys_ns;
+				v[r] = runs[(r * nset + s) * nk + m].minflt;
+				w[r] = runs[(r * nset + s) * nk + m].sys_ns;
 			}
-			i = s * nmib + m;
+			i = s * nk + m;
 			p[i].faults = (double)median_u64(v, o->runs);
 			p[i].sys_ns = (double)median_u64(w, o->runs);
-			p[i].bytes = (double)mib[m] * (1 << 20);
+			p[i].bytes = (double)(m < nmib ? mib[m] : cold_mib) * (1 << 20);
+			if (m < nmib)
+				hot[s * nmib + m] = p[i];
+			else
+				cold[s] = p[i];
 			if (o->point)
-				o->point(set[s], mib[m], &p[i], o->arg);
+				o->point(set[s], m < nmib ? mib[m] : cold_mib, m == nmib, &p[i],
+					 o->arg);
 		}
-	ret = rp_cost_fit_host(p, nset * nmib, out, NULL);
-	out->samples = (int64_t)o->runs * (int64_t)(nset * nmib);
+	ret = rp_cost_fit_host(hot, nset * nmib, out, NULL) ||
+	      rp_cost_fit_host_cold(cold, nset, out) ? -1 : 0;
+	out->samples = (int64_t)o->runs * (int64_t)(nset * nk);
 	out->traces = 0;
 out:
+	vm_knobs_child_group(NULL);
+	vm_ksample_close(k);
 	free(p);
+	free(hot);
+	free(cold);
 	free(runs);
 	free(v);
 	free(w);
@@ -156,6 +188,7 @@ struct plan {
 	size_t nset;
 	unsigned int mib[MAX_MIB];		/* anon-touch sizes, MiB */
 	size_t nmib;
+	unsigned int cold_mib;			/* the cold runs' size, MiB */
 };
 
 static int prepare(const struct vm_host_cal *o, struct rp_cost_key *key, struct plan *pl)
@@ -167,8 +200,12 @@ static int prepare(const struct vm_host_cal *o, struct rp_cost_key *key, struct 
 
 	if (!o->runs)
 		return fail("calibration runs: at least 1 per setting");
-	if (rp_cost_host_key(key) || parse_mib(pl->mib, &pl->nmib))
+	if (rp_cost_host_key(key) ||
+	    parse_mib("FT_HOST_CALIBRATE_MIB", VM_HOST_CAL_MIB, pl->mib, &pl->nmib) ||
+	    parse_mib("FT_HOST_CALIBRATE_COLD_MIB", VM_HOST_CAL_COLD_MIB, &pl->cold_mib, &i))
 		return -1;
+	if (i != 1)
+		return fail("FT_HOST_CALIBRATE_COLD_MIB: one size, MiB");
 	n = vm_knobs_check(kb, VM_KNOBS_MAX - 1);
 	if (n < 0)
 		return -1;
@@ -212,7 +249,7 @@ int vm_host_calibrate(const struct vm_host_cal *o, struct rp_cost *out)
 	memset(out, 0, sizeof(*out));
 	if (prepare(o, &out->key, &pl) || vm_knobs_save())
 		return -1;
-	ret = calibrate(o, pl.prog, pl.set, pl.nset, pl.mib, pl.nmib, out);
+	ret = calibrate(o, pl.prog, pl.set, pl.nset, pl.mib, pl.nmib, pl.cold_mib, out);
 	if (vm_knobs_restore())
 		ret = -1;
 	return ret;

@@ -2,10 +2,13 @@
 /*
  * host-calibrate.h - `foliotrace calibrate --host`: the bundled anon-touch workload
  * (build/workloads/ARCH/anon-touch) run natively under 4K and under each per-size mTHP
- * knob below the PMD size (or the sizes asked for), at two sizes, the settings interleaved run after run so that
- * the machine's load moves all of them alike; each setting's median minor faults and
- * system time (getrusage of the child) fitted by rp_cost_fit_host() (docs/cost-model.md,
- * "On this machine"). Knobs: vm/host-knobs.h, restored on every exit.
+ * knob below the PMD size (or the sizes asked for), at two sizes, and at one size with
+ * --between VM_HOST_CAL_BETWEEN (every fault cold: user work between two touches evicts
+ * the fault path's cache lines), the settings interleaved run after run so that the
+ * machine's load moves all of them alike; each setting's median minor faults and kernel
+ * time (sampled, vm/ksample.h; else getrusage's system time) fitted by rp_cost_fit_host()
+ * and rp_cost_fit_host_cold() (docs/cost-model.md, "On this machine"). Knobs:
+ * vm/host-knobs.h, restored on every exit.
  */
 #ifndef FT_VM_HOST_CALIBRATE_H
 #define FT_VM_HOST_CALIBRATE_H
@@ -15,16 +18,22 @@
 #include "replay/calibrate-host.h"
 
 #define VM_HOST_CAL_RUNS 5		/* default runs per setting */
-#define VM_HOST_CAL_MIB "256,1024"	/* default anon-touch sizes, MiB */
+#define VM_HOST_CAL_MIB "64,256"	/* default anon-touch sizes, MiB (not 1G: docs/cost-model.md) */
+#define VM_HOST_CAL_COLD_MIB "64"	/* default size of the cold runs, MiB */
+#define VM_HOST_CAL_BETWEEN "2M"	/* their --between: twice a 1 MiB L2 */
 
 struct vm_host_cal {
 	unsigned int runs;		/* per (setting, size), >= 1; the median is kept */
 	const unsigned int *kb;		/* mTHP sizes to calibrate, KiB; NULL/0: every */
 	size_t nr_kb;			/* per-size knob below the PMD size */
 	/* Optional: called after each setting's runs with its medians (the library prints
-	 * nothing): kb 4 or the mTHP size, KiB; mib the anon-touch size. */
-	void (*point)(unsigned int kb, unsigned int mib, const struct rp_host_point *p,
+	 * nothing): kb 4 or the mTHP size, KiB; mib the anon-touch size; cold 1 for the
+	 * --between runs. */
+	void (*point)(unsigned int kb, unsigned int mib, int cold, const struct rp_host_point *p,
 		      void *arg);
+	/* Optional: called once if kernel time cannot be sampled here (why), before the runs
+	 * measured by getrusage's tick-split system time instead. */
+	void (*note)(const char *why, void *arg);
 	void *arg;
 };
 
@@ -32,7 +41,8 @@ struct vm_host_cal {
  * vm_host_calibrate - refuse (vm_knobs_check()) or run the calibration and fit it into out
  * (its key this machine's, rp_cost_host_key()); the knobs as they were afterwards, on
  * failure too. The anon-touch sizes are $FT_HOST_CALIBRATE_MIB (comma-separated MiB; for
- * tests) or VM_HOST_CAL_MIB. Return: 0, or -1 with fail().
+ * tests) or VM_HOST_CAL_MIB, the cold runs' $FT_HOST_CALIBRATE_COLD_MIB or
+ * VM_HOST_CAL_COLD_MIB. Return: 0, or -1 with fail().
  */
 int vm_host_calibrate(const struct vm_host_cal *o, struct rp_cost *out);
 

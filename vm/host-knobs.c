@@ -27,6 +27,7 @@ static char knob_saved[VM_KNOBS_MAX][VALUE_MAX];
 static unsigned int knob_kb[VM_KNOBS_MAX];	/* 0 for TOP/enabled */
 static volatile sig_atomic_t nr_saved;		/* knobs saved: the handler restores these */
 static volatile pid_t child;
+static char child_group[PATH_MAX];		/* removed by the handler after the child */
 static int lock_fd = -1;			/* VM_KNOBS_LOCK, held while saved */
 static struct sigaction old_act[3];
 static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
@@ -148,6 +149,8 @@ static void on_signal(int sig)
 		kill(c, SIGKILL);
 		waitpid(c, NULL, 0);
 	}
+	if (*child_group)
+		rmdir(child_group);
 	restore_raw();
 	nr_saved = 0;
 	signal(sig, SIG_DFL);
@@ -235,6 +238,15 @@ int vm_knobs_set(unsigned int kb)
 void vm_knobs_child(pid_t pid)
 {
 	child = pid;
+}
+
+void vm_knobs_child_group(const char *dir)
+{
+	*child_group = 0;	/* never half a path under the handler */
+	if (dir && strlen(dir) < sizeof(child_group)) {
+		memcpy(child_group + 1, dir + 1, strlen(dir));
+		child_group[0] = dir[0];
+	}
 }
 
 int vm_knobs_restore(void)

@@ -59,6 +59,10 @@ int vm_knobs_set(unsigned int kb);
 /* The process the signal handler kills before restoring (0: none). */
 void vm_knobs_child(pid_t pid);
 
+/* vm_knobs_child_group - a directory (a cgroup of the child's, vm/ksample.h) the signal
+ * handler removes after it has reaped the child; NULL: none. Copied. */
+void vm_knobs_child_group(const char *dir);
+
 /* Restore every saved knob, remove the handlers, release the lock. Return: 0, or -1 with fail() naming the
  * first knob that could not be restored (the others are restored all the same). */
 int vm_knobs_restore(void);

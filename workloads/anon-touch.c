@@ -27,7 +27,7 @@
 
 static const char usage[] =
 	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
-	" [--hold SECONDS] [--fill SIZE] [--zeros]";
+	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES]";
 
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
@@ -65,10 +65,26 @@ static uint64_t rss_kb(void)
 	return res * wl_page_size() / 1024;
 }
 
+/* --between: a private buffer read line by line between two writes (user work that
+ * evicts the fault path's cache lines, as a program's own work does), and its size */
+static volatile unsigned char *between_buf;
+static size_t between_len;
+
+/* Read every 64-byte line of the --between buffer once (volatile: every read is done). */
+static void between_work(void)
+{
+	size_t i;
+
+	for (i = 0; i < between_len; i += 64) {
+		(void)between_buf[i];
+	}
+}
+
 /*
  * The measured phase: write one byte every @stride bytes of [p, p + size), ascending; with
- * @read_first, first read all of them, then write all of them. Not inlined so its code
- * page is faulted in by the warm-up call, outside the measurement.
+ * @read_first, first read all of them, then write all of them; with --between, read the
+ * buffer between two writes. Not inlined so its code page is faulted in by the warm-up
+ * call, outside the measurement.
  * Return: the OR of every byte read (0 if fresh anonymous memory reads as zero).
  */
 static __attribute__((noinline)) unsigned char touch(volatile unsigned char *p, size_t size,
@@ -84,6 +100,9 @@ static __attribute__((noinline)) unsigned char touch(volatile unsigned char *p, 
 	}
 	for (off = 0, i = 0; off < size; off += stride, i++) {
 		p[off] = pattern(i);
+		if (between_len) {
+			between_work();
+		}
 	}
 	return seen;
 }
@@ -196,6 +215,7 @@ int main(int argc, char **argv)
 		{ "hold", required_argument, NULL, 'H' },
 		{ "fill", required_argument, NULL, 'f' },
 		{ "zeros", no_argument, NULL, 'z' },
+		{ "between", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -238,6 +258,9 @@ int main(int argc, char **argv)
 		case 'z':
 			zeros = 1;
 			break;
+		case 'b':
+			between_len = wl_opt_size("--between", optarg);
+			break;
 		}
 	}
 	size = wl_opt_size("SIZE", argv[optind]);
@@ -252,6 +275,17 @@ int main(int argc, char **argv)
 	}
 	if (nohugepage && madvise(p, size, MADV_NOHUGEPAGE)) {
 		wl_die("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	}
+	/* the --between buffer: 4K pages whatever the folio policy (its faults, before the
+	 * measured phase, are the same under every policy), filled so that it is present */
+	if (between_len) {
+		between_buf = wl_map_aligned(between_len);
+		if (!between_buf) {
+			wl_die("cannot map the --between buffer of %zu bytes: %s", between_len,
+			       strerror(errno));
+		}
+		madvise((void *)between_buf, between_len, MADV_NOHUGEPAGE);
+		memset((void *)between_buf, 1, between_len);
 	}
 
 	/* Fault in touch()'s code and getrusage()'s stack use before the first reading. */

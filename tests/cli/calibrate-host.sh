@@ -9,7 +9,7 @@
 # never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 32
+plan 33
 # fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
 mktree() {
 	mkdir -p "$1"
@@ -29,6 +29,7 @@ settings() {
 	done
 }
 export FT_HOST_KNOBS_LOCK="$T/knobs.lock"
+export FT_HOST_CALIBRATE_COLD_MIB=1	# the cold runs (--between 2M): 256 touches, not 16384
 cal() { FT_HOST_THP_SYSFS=$TREE FT_HOST_CALIBRATE_MIB=1,2 "$FT" calibrate --host "$@"; }
 
 # refused NAME DB PATTERN: the last command exited 1 ($st) with one stderr line matching
@@ -99,6 +100,10 @@ for sig in INT TERM HUP; do
 done
 ps -eo pid=,args= | grep -F -- "-o $T/int.db" | grep -v grep > "$T/left" || :
 check "no calibration process left" test ! -s "$T/left"
+# the kernel-time sampler's cgroup (vm/ksample.h), under this shell's own cgroup v2 group
+cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)$(sed -n 's/^0:://p' /proc/self/cgroup)
+check "no sampler cgroup left by the signals (${cg:-no cgroup v2})" sh -c \
+	'! ls -d "$1"/foliotrace-ksample-* > /dev/null 2>&1' sh "${cg%/}"
 
 # 6. another writer holds the knobs' lock (as bench/host-lib.sh does, flock(1)): refused at
 # once, nothing written; once it is gone, the next one is not refused for the lock

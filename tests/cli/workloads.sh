@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 
 W="$TOP/build/workloads/x86_64"
-plan 96
+plan 99
 
 # run NAME ARGS...: run a workload; stdout in $T/out, stderr in $T/err, exit status in $rc
 run() {
@@ -75,6 +75,12 @@ run anon-touch 4M --nohugepage --read-first
 status 0
 is touched 1024
 within minflt 1024 2064
+
+# --between: the buffer read between two writes is faulted in before the measured phase
+run anon-touch 4M --nohugepage --between 64K
+status 0
+is touched 1024
+within minflt 1024 1040
 
 run anon-touch 1M --stride 100
 status 0

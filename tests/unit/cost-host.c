@@ -39,7 +39,7 @@ int main(void)
 	size_t n;
 	int rc;
 
-	plan(11);
+	plan(16);
 	n = points(p, 2e6, 1300, 0.23, 0);
 	ok(rp_cost_fit_host(p, n, &m, &base) == 0, "exact points fit");
 	ok(fabs(m.c[RP_COST_NEW] - 1300) < 1e-3, "new_ns 1300 recovered (%.6f)", m.c[RP_COST_NEW]);
@@ -82,5 +82,44 @@ int main(void)
 	rc = rp_cost_fit_host(p, n, &m, &base);
 	ok(rc == 0 && fabs(base) < 1,
 	   "zero base: fitted as 0 (%.3f ns)", base);
+
+	/*
+	 * cold runs: anon-touch 64M --between under 4K, 16K, 32K, 64K, 300 faults of their
+	 * own (exec, the buffer); base 5 ms, each fault 1300 + 1700 ns (new_ns above and
+	 * cold_ns 1700), 0.23 ns a byte: 4K 16684 faults, 5e6 + 3000 * 16684 + 0.23 * 67108864
+	 * = 70487038.72 ns, and so on
+	 */
+	{
+		static const double kb[] = { 4, 16, 32, 64 };
+		struct rp_host_point cp[4];
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			cp[i].bytes = 64 * 1048576.0;
+			cp[i].faults = cp[i].bytes / (kb[i] * 1024) + 300;
+			cp[i].sys_ns = 5e6 + 3000 * cp[i].faults + 0.23 * cp[i].bytes;
+		}
+		ok(fabs(cp[0].sys_ns - 70487038.72) < 1e-3, "the 4K cold point by hand (%.2f)",
+		   cp[0].sys_ns);
+		m.c[RP_COST_NEW] = 1300;
+		m.c[RP_COST_BYTE] = 0.23;
+		ok(rp_cost_fit_host_cold(cp, 4, &m) == 0 && m.has[RP_COST_COLD] &&
+		   fabs(m.c[RP_COST_COLD] - 1700) < 1e-3, "cold_ns 1700 recovered (%.6f)",
+		   m.c[RP_COST_COLD]);
+		/* cold runs as cheap per fault as the hot ones: cold_ns 0, not negative */
+		for (i = 0; i < 4; i++)
+			cp[i].sys_ns = 5e6 + 1200 * cp[i].faults + 0.23 * cp[i].bytes;
+		ok(rp_cost_fit_host_cold(cp, 4, &m) == 0 && m.c[RP_COST_COLD] == 0,
+		   "cold runs cheaper than new_ns: cold_ns 0 (%.3f)", m.c[RP_COST_COLD]);
+		ok(rp_cost_fit_host_cold(cp, 1, &m) == -1 && strstr(error_text(), "too few"),
+		   "one cold point refused: %s", error_text());
+		error_clear();
+		cp[1] = cp[0];
+		cp[2] = cp[0];
+		cp[3] = cp[0];
+		ok(rp_cost_fit_host_cold(cp, 4, &m) == -1 && strstr(error_text(), "differ"),
+		   "one fault count refused: %s", error_text());
+		error_clear();
+	}
 	return done_testing();
 }

@@ -16,7 +16,7 @@ int main(void)
 	struct rp_cost m;
 	struct rp_counters c;
 
-	plan(6);
+	plan(8);
 	memset(&m, 0, sizeof(m));
 	m.c[RP_COST_NEW] = 1000;
 	m.c[RP_COST_BYTE] = 0.25;
@@ -75,6 +75,21 @@ int main(void)
 	c.v[RP_M_ALLOC_0 + 2] = 3;
 	/* 5 * 1000 + 61440 * 0.25 + 3 * 500 (no PTE cost fitted) */
 	ok(rp_cost_predict(&m, &c) == 5000 + 15360 + 1500, "3 large folios of 5: 21860 ns");
+
+	/* cold faults: 4 of the 5 faults above (3 folios of 16K, 1 of 4K, 1 zero map) after
+	 * a long gap; a model without cold_ns (every guest model) ignores them */
+	memset(&c, 0, sizeof(c));
+	c.v[RP_M_FAULTS] = 5;
+	c.v[RP_M_ZERO_MAPS] = 1;
+	c.v[RP_M_ZEROED] = 3 * 16 * K + 4 * K;
+	c.v[RP_M_PTE_WRITES] = 3 * 4 + 1 + 1;
+	c.v[RP_M_COLD_FAULTS] = 4;
+	/* 4 * 1000 + 53248 * 0.25 + 300 (no PTE cost) */
+	ok(rp_cost_predict(&m, &c) == 17612, "cold faults without cold_ns: 17612 ns");
+	m.c[RP_COST_COLD] = 1500;
+	m.has[RP_COST_COLD] = 1;
+	/* + 4 * 1500 */
+	ok(rp_cost_predict(&m, &c) == 23612, "4 cold faults at cold_ns 1500: 23612 ns");
 
 	memset(&c, 0, sizeof(c));
 	ok(rp_cost_predict(&m, &c) == 0, "no fault: 0 ns");

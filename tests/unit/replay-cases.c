@@ -407,6 +407,25 @@ static const struct tcase cases[] = {
 	  { { "faults", 2 }, { "pmd_maps", 1 }, { "splits", 0 }, { "split_freed_pages", 0 },
 	    { "final_rss_bytes", 513 * 4 * K }, { "fallback_alloc_failed", 1 },
 	    { "alloc_fails", 1 }, { "alloc_order_0", 1 } } },
+	/* cold faults (replay.h, RP_COLD_GAP_NS 60 us): a touch every 20 us; a process's first
+	 * fault is cold, the others follow their previous fault by 20 us (order0: hot), 80 us
+	 * (16K: 4 touches per fault, all cold) or there is none (64K: the one fault) */
+	{ "cold faults: a touch every 20 us, order0: only the first", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) }, { { "faults", 16 }, { "cold_faults", 1 } },
+	  0, 20000 },
+	{ "cold faults: a touch every 20 us, mcpage:2: each fault 80 us after the last",
+	  "mcpage:2", NULL, { 0 }, { { B, B + 64 * K, 3 } }, { SEQ16(1) },
+	  { { "faults", 4 }, { "cold_faults", 4 } }, 0, 20000 },
+	{ "cold faults: a touch every 20 us, mcpage:4: one fault, the first", "mcpage:4", NULL,
+	  { 0 }, { { B, B + 64 * K, 3 } }, { SEQ16(1) }, { { "faults", 1 }, { "cold_faults", 1 } },
+	  0, 20000 },
+	/* two processes alternating every 30 us: each process's faults 60 us apart, all cold;
+	 * a read (zero page) and a zero_wp are faults too */
+	{ "cold faults: per process, 60 us apart when two alternate", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(2, B), W(1, B + 4 * K), W(2, B + 4 * K), R(1, B + 8 * K),
+	    { 'Z', 1, B + 8 * K, 0, 0, 0 } },
+	  { { "faults", 6 }, { "cold_faults", 5 }, { "zero_wp_faults", 1 } }, 0, 30000 },
 	/* +limit alone: the third 4K page is over memory.max (memcg OOM), mapped anyway */
 	{ "limit: a 4K page over the limit is oom, mapped anyway", "order0+limit:8K", NULL,
 	  { 0 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 4 * K), W(1, B + 8 * K) },
