@@ -26,7 +26,9 @@ static double now_s(void)
 /*
  * Hand w the complete lines of *acc (a partial last line stays; all if flush), each
  * followed by a tick: what a line announces is on the share before the line is written,
- * so the tick after it shows at least that.
+ * so the tick after it shows at least that. Also the lines read after the program
+ * exited (flush): it may exit before its last lines are read, and each still gets its
+ * state (the caller's tick with exited set ends the display).
  */
 static void give_lines(const struct vm_watch *w, struct strbuf *acc, int flush, double t0)
 {
@@ -37,8 +39,7 @@ static void give_lines(const struct vm_watch *w, struct strbuf *acc, int flush, 
 			continue;
 		acc->buf[i] = '\0';
 		w->line(w->arg, acc->buf + start);
-		if (!flush)
-			w->tick(w->arg, now_s() - t0, 0);
+		w->tick(w->arg, now_s() - t0, 0);
 		start = i + 1;
 	}
 	if (flush && start < acc->len) {
