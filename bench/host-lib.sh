@@ -149,3 +149,17 @@ recording() {
 			die "cannot read the kept recording $REC (delete it to record again)"
 	fi
 }
+
+# replay_sizes CMD [ARG...]: the recording in REC replayed under mthp:SIZE for each of SIZES
+# (and order0, replay's baseline), with ARGS, not stored; its JSON in $W/replay.json
+replay_sizes() {
+	rs_cmd=$1
+	shift
+	rs_policies=
+	for s in $SIZES; do
+		rs_policies="$rs_policies -P mthp:${s}K"
+	done
+	# shellcheck disable=SC2086 # the policy options are split on purpose
+	"$FT" replay "$REC" $rs_policies "$@" --format json -q -n > "$W/replay.json" ||
+		die "replay failed: $rs_cmd"
+}

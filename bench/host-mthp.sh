@@ -89,13 +89,7 @@ host_traps
 # "POLICY allocating_faults" lines (called with a redirection, not in a subshell: CHILD)
 guest() {
 	recording "$1" "$2"
-	policies=
-	for s in $SIZES; do
-		policies="$policies -P mthp:${s}K"
-	done
-	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$REC" $policies --format json -q -n > "$W/replay.json" ||
-		die "replay failed: $2"
+	replay_sizes "$2"
 	awk -v RS='"policy":"' 'NR > 1 {
 		p = substr($0, 1, index($0, "\"") - 1)
 		match($0, /"faults":[0-9]+/); f = substr($0, RSTART + 9, RLENGTH - 9)

@@ -114,13 +114,7 @@ knobs_release() {
 # "POLICY fault_time_ns" lines
 predict() {
 	recording 6.1 "$1"
-	policies=
-	for s in $SIZES; do
-		policies="$policies -P mthp:${s}K"
-	done
-	# shellcheck disable=SC2086 # the policy options are split on purpose
-	"$FT" replay "$REC" $policies --cost-model native --model-from "$MODEL" \
-		--format json -q -n > "$W/replay.json" || die "replay failed: $1"
+	replay_sizes "$1" --cost-model native --model-from "$MODEL"
 	awk -v RS='"policy":"' 'NR > 1 {
 		p = substr($0, 1, index($0, "\"") - 1)
 		match($0, /"fault_time_ns":[0-9]+/); t = substr($0, RSTART + 16, RLENGTH - 16)
