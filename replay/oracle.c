@@ -93,6 +93,12 @@ struct rp_oracle {
 	const uint8_t *counted;	/* rp_trace.counted: 0 for a shadow, in no metric */
 	uint32_t nr_counted;
 	int64_t rss, peak;	/* pages, all counted processes */
+	/*
+	 * +limit only: 2M ranges of counted processes holding a page (a page table each),
+	 * and 1 while a fault into an empty range has charged its table and mapped nothing
+	 */
+	uint64_t tables;
+	unsigned int table_pending;
 	/* allocator */
 	struct oblock *freel;	/* free blocks, unordered */
 	size_t nr_free, cap_free;
@@ -161,11 +167,33 @@ static void rehash(struct rp_oracle *o)
 	free(old);
 }
 
+static int counted(const struct rp_oracle *o, uint32_t proc)
+{
+	return !o->counted || proc >= o->nr_counted || o->counted[proc];
+}
+
+/* 1 if proc maps no page in the 2M range of vpn: 512 lookups, naive on purpose */
+static int range_empty(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	uint64_t b = vpn - vpn % 512, v;
+
+	for (v = b; v < b + 512; v++)
+		if (find(o, proc, v))
+			return 0;
+	return 1;
+}
+
 static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
-	struct opage *pg = xcalloc(1, sizeof(*pg));
+	struct opage *pg;
 	struct oproc *p = P(o, proc);
 	size_t b;
+
+	if (o->pol.mech.limit_pages && range_empty(o, proc, vpn)) {
+		o->table_pending = 0;		/* it is the range's table now */
+		o->tables += counted(o, proc);
+	}
+	pg = xcalloc(1, sizeof(*pg));
 
 	if (o->npages >= o->nbuckets)
 		rehash(o);
@@ -185,6 +213,8 @@ static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 
 static void del(struct rp_oracle *o, struct opage *pg)
 {
+	uint32_t proc = pg->proc;
+	uint64_t vpn = pg->vpn;
 	struct opage **pp;
 
 	for (pp = &o->bucket[bucket_of(o, pg->proc, pg->vpn)]; *pp; pp = &(*pp)->next) {
@@ -201,6 +231,8 @@ static void del(struct rp_oracle *o, struct opage *pg)
 		pg->pnext->pprev = pg->pprev;
 	o->npages--;
 	free(pg);
+	if (o->pol.mech.limit_pages && range_empty(o, proc, vpn))
+		o->tables -= counted(o, proc);
 }
 
 /* ---- reference counts of physical pages ---- */
@@ -259,11 +291,6 @@ static struct oproc *P(struct rp_oracle *o, uint32_t proc)
 	}
 	o->procs[proc].seen = 1;
 	return &o->procs[proc];
-}
-
-static int counted(const struct rp_oracle *o, uint32_t proc)
-{
-	return !o->counted || proc >= o->nr_counted || o->counted[proc];
 }
 
 /* d pages of proc's, of site slot slot, mapped (d > 0) or unmapped. */
@@ -475,13 +502,26 @@ static void mapped(struct rp_oracle *o, const struct rp_fault *f, uint64_t first
 		o->pol.ops->mapped(o->pol_state, f, first, ord);
 }
 
+/*
+ * +limit: the page table of a fault into an empty 2M range, charged (may reclaim) and
+ * pending until the fault maps a page there; over the limit, the memcg's OOM
+ */
+static void table_charge(struct rp_oracle *o, struct oproc *p)
+{
+	if (charge(o, 1, 1)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		p->c.v[RP_M_OOM]++;
+	}
+	o->table_pending = 1;
+}
+
 static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, uint32_t vma_id)
 {
 	struct oproc *p = P(o, proc);
 	uint64_t start = vpn, end = vpn + 1, v;
 	unsigned int reason = FTDB_FB_NONE, n, t;
 	unsigned int always4k = 0;
-	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0;
+	int thp = !!(o->pol.ops->flags & RP_POL_PMD), nothp = 0, table;
 	struct rp_fault f = { .vpn = vpn, .proc_id = proc, .vma_id = UINT32_MAX,
 			      .slot = o->slot };
 	uint8_t cand[RP_PMD_ORDER];
@@ -503,6 +543,12 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	p->c.v[RP_M_FAULTS]++;
 	if (rp_mech_any(&o->pol.mech))
 		range_vma(o, proc, vpn, vma_id);
+	/* a THP charges its table after itself, any other mapping before */
+	table = o->pol.mech.limit_pages && range_empty(o, proc, vpn);
+	if (table && (!write || o->pol.window)) {
+		table_charge(o, p);
+		table = 0;
+	}
 	if (!write) {
 		if (!thp) {
 			reason = is_large(o) ? FTDB_FB_READ : FTDB_FB_NONE;
@@ -570,6 +616,10 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		uint64_t sz = 1ULL << k, b = vpn - vpn % sz, pfn;
 		int pmd = thp && k == RP_PMD_ORDER;
 
+		if (table && !pmd) {
+			table_charge(o, p);
+			table = 0;
+		}
 		if (b < start || b + sz > end) {
 			if (!reason)
 				reason = FTDB_FB_VMA_EDGE;
@@ -597,6 +647,10 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		if (pmd)
 			thp_queue(o, proc, b);
 		rss(o, proc, o->slot, (int64_t)sz);
+		if (table && charge(o, 0, 1)) {		/* the THP's deposited table */
+			p->c.v[RP_M_ALLOC_FAILS]++;
+			p->c.v[RP_M_OOM]++;
+		}
 		p->c.v[RP_M_ALLOC_0 + k]++;
 		p->c.v[RP_M_ZEROED] += sz * RP_PAGE_SIZE;
 		if (pmd) {
@@ -614,6 +668,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	}
 	if (reason)
 		p->c.v[RP_M_FB_0 + reason]++;
+	if (table)
+		table_charge(o, p);
 	pg = add(o, proc, vpn);
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
@@ -891,6 +947,7 @@ static int charge(struct rp_oracle *o, uint64_t n, int may_reclaim)
 {
 	uint64_t limit = o->pol.mech.limit_pages;
 
+	n += o->tables + o->table_pending;	/* the page tables memory.max charges too */
 	if (!limit || (uint64_t)o->rss + n <= limit)
 		return 0;
 	while (may_reclaim && o->pol.mech.shrinker && o->dl_head < o->nr_dl) {

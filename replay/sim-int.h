@@ -87,6 +87,14 @@ struct rp_sim {
 					 * while the count is >= 2 */
 	uint64_t rss;			/* pages, all processes */
 	uint64_t peak;			/* pages, max of rss */
+	/*
+	 * page-table pages memory.max charges besides rss (+limit): one per leaf holding a
+	 * page of a counted process (its PTE table, or a PMD-mapped THP's deposited one),
+	 * and table_pending 1 while a fault into an empty leaf has charged its table and
+	 * not yet mapped a page there
+	 */
+	uint64_t tables;
+	unsigned int table_pending;
 	struct leaf *free_leaves;	/* emptied by exits, reused before malloc() */
 	struct moved *mv;		/* mremap scratch, reused */
 	size_t mv_cap;
@@ -221,7 +229,8 @@ struct sim_mech;
 void simx_new(struct rp_sim *s);
 void simx_free(struct rp_sim *s);
 /*
- * A charge of n pages against the limit (memory.max): 0 if s->rss + n fits, or, for a
+ * A charge of n pages against the limit (memory.max): 0 if s->rss + s->tables +
+ * s->table_pending + n fits, or, for a
  * charge that may reclaim (reclaim 1), after a shrinker pass over the whole deferred
  * split list; 1 if it still does not (the allocation fails). A fault's large folio is
  * charged without reclaim (reclaim 0: GFP_TRANSHUGE_LIGHT under the default defrag).

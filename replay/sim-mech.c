@@ -126,6 +126,7 @@ int simx_charge(struct rp_sim *s, uint64_t n, int reclaim)
 	uint64_t limit = s->pol.mech.limit_pages;
 	size_t i;
 
+	n += s->tables + s->table_pending;
 	if (s->rss + n <= limit)
 		return 0;
 	if (!reclaim || !s->pol.mech.shrinker)

@@ -226,9 +226,27 @@ static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 	return pfn;
 }
 
-/* Set page i of leaf l present with the given state. */
-static inline void pg_set(struct leaf *l, unsigned int i, uint8_t st, uint8_t ord, uint64_t pfn)
+/* A leaf of p gets its first page: its page table counts (s->tables), no longer pending. */
+static inline void leaf_filled(struct rp_sim *s, const struct proc *p)
 {
+	s->table_pending = 0;
+	if (!p->shadow)
+		s->tables++;
+}
+
+/* Leaf l of p lost its last page: its page table goes (see docs/policies.md, +limit). */
+static inline void leaf_emptied(struct rp_sim *s, const struct proc *p, const struct leaf *l)
+{
+	if (!l->nr_present && !p->shadow)
+		s->tables--;
+}
+
+/* Set page i of p's leaf l present with the given state. */
+static inline void pg_set(struct rp_sim *s, const struct proc *p, struct leaf *l, unsigned int i,
+			  uint8_t st, uint8_t ord, uint64_t pfn)
+{
+	if (!l->nr_present)
+		leaf_filled(s, p);
 	l->present[i >> 6] |= 1ULL << (i & 63);
 	l->nr_present++;
 	l->st[i] = st;
@@ -264,6 +282,8 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	unsigned int n = 1U << k, j;
 
 	/* the block is aligned to n and lies in one leaf; all its pages were absent */
+	if (!l->nr_present)
+		leaf_filled(s, p);
 	if (n >= 64)
 		memset(&l->present[i >> 6], 0xff, (n >> 6) * sizeof(uint64_t));
 	else
@@ -292,6 +312,26 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 
 /* ---- the fault paths ---- */
 
+/*
+ * +limit: a fault into an empty leaf allocates its PTE table first (pte_alloc() in
+ * do_anonymous_page(), GFP_PGTABLE_USER: charged, may reclaim); pending until the fault
+ * maps a page there. Over the limit it is the memcg's OOM, counted, and allocated anyway.
+ */
+static __attribute__((noinline)) void table_charge(struct rp_sim *s, struct proc *p)
+{
+	if (over_limit(s, 1, 1)) {
+		p->c.v[RP_M_ALLOC_FAILS]++;
+		p->c.v[RP_M_OOM]++;
+	}
+	s->table_pending = 1;
+}
+
+/* 1 if a fault into leaf l charges a page table: under +limit, the leaf empty */
+static inline int needs_table(const struct rp_sim *s, const struct leaf *l)
+{
+	return s->pol.mech.limit_pages && !l->nr_present;
+}
+
 /* always4k value of a VMA THP never serves and the kernel gives no reason for (no knob) */
 #define NO_THP	0xffU
 
@@ -304,6 +344,8 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 {
 	unsigned int reason = FTDB_FB_NONE, j;
 
+	if (needs_table(s, l))	/* the huge zero page's deposited table, or the PTE table */
+		table_charge(s, p);
 	if (!(s->pol.ops->flags & RP_POL_PMD)) {
 		if (s->large)
 			reason = FTDB_FB_READ;
@@ -318,7 +360,7 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			reason = FTDB_FB_PTE_POPULATED;
 		} else {
 			for (j = 0; j < LEAF_PAGES; j++)
-				pg_set(l, j, PG_ZERO, 0, 0);
+				pg_set(s, p, l, j, PG_ZERO, 0, 0);
 			p->c.v[RP_M_PTE_WRITES]++;
 			p->c.v[RP_M_HUGE_ZERO_MAPS]++;
 			return;
@@ -326,7 +368,7 @@ static void fault_read(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 	}
 	if (reason)
 		p->c.v[RP_M_FB_0 + reason]++;
-	pg_set(l, i, PG_ZERO, 0, 0);
+	pg_set(s, p, l, i, PG_ZERO, 0, 0);
 	p->c.v[RP_M_PTE_WRITES]++;
 	p->c.v[RP_M_ZERO_MAPS]++;
 }
@@ -340,9 +382,11 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 	uint64_t base = f->vpn & ~(uint64_t)LEAF_MASK, pfn;
 	unsigned int mapped = 0, failed = 0;
 
+	if (needs_table(s, l))
+		table_charge(s, p);
 	/* the faulting page first: it must be mapped even if the others cannot be */
 	pfn = alloc_page(s, p);
-	pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
+	pg_set(s, p, l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
 	site_alloc(s, l, i, 1);
 	mapped++;
 	for (v = lo; v < hi; v++) {
@@ -356,7 +400,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 			break;
 		}
 		p->c.v[RP_M_ALLOC_0]++;
-		pg_set(l, j, 0, 0, pfn);
+		pg_set(s, p, l, j, 0, 0, pfn);
 		site_alloc(s, l, j, 1);
 		mapped++;
 	}
@@ -373,6 +417,7 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	uint8_t orders[RP_PMD_ORDER];
 	unsigned int n = 0, reason = FTDB_FB_NONE, k, t;
 	uint64_t pfn, b;
+	int table = needs_table(s, l), pmd;
 
 	if (always4k) {
 		if (s->large && always4k != NO_THP)
@@ -385,6 +430,15 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	}
 	for (t = 0; t < n; t++) {
 		k = orders[t];
+		pmd = k == RP_PMD_ORDER && (s->pol.ops->flags & RP_POL_PMD);
+		/*
+		 * +limit: a THP's table is charged after its folio (pte_alloc_one() in
+		 * __do_huge_pmd_anonymous_page()), any other's before (do_anonymous_page())
+		 */
+		if (table && !pmd) {
+			table_charge(s, p);
+			table = 0;
+		}
 		b = f->vpn & ~((1ULL << k) - 1);
 		if (b < f->vma_start || b + (1ULL << k) > f->vma_end) {
 			if (!reason)
@@ -406,8 +460,11 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 				reason = FTDB_FB_ALLOC_FAILED;
 			continue;
 		}
-		map_block(s, p, l, (unsigned int)(b & LEAF_MASK), k, pfn, i,
-			  k == RP_PMD_ORDER && (s->pol.ops->flags & RP_POL_PMD));
+		map_block(s, p, l, (unsigned int)(b & LEAF_MASK), k, pfn, i, pmd);
+		if (table && over_limit(s, 0, 1)) {	/* the deposited table, after the THP */
+			p->c.v[RP_M_ALLOC_FAILS]++;
+			p->c.v[RP_M_OOM]++;
+		}
 		if (reason)
 			p->c.v[RP_M_FB_0 + reason]++;
 		if (s->pol.ops->mapped)
@@ -416,8 +473,10 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 	}
 	if (reason)
 		p->c.v[RP_M_FB_0 + reason]++;
+	if (table)
+		table_charge(s, p);
 	pfn = alloc_page(s, p);
-	pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
+	pg_set(s, p, l, i, PG_TOUCHED | PG_WRITTEN, 0, pfn);
 	site_alloc(s, l, i, 1);
 	rss_add(s, p, 1);
 	p->c.v[RP_M_ZEROED] += RP_PAGE_SIZE;
@@ -739,6 +798,7 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			}
 		}
 	}
+	leaf_emptied(s, p, l);
 	p->c.v[RP_M_BLOAT] += untouched << RP_PAGE_SHIFT;
 	rss_sub(s, p, pages);
 }
@@ -783,6 +843,7 @@ static void take_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 		l->present[j >> 6] &= ~(1ULL << (j & 63));
 		l->nr_present--;
 	}
+	leaf_emptied(s, p, l);
 }
 
 static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi,
@@ -798,7 +859,7 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 		uint64_t v = dst + s->mv[k].off;
 		struct leaf *l = leaf_get(s, p, v >> LEAF_SHIFT);
 
-		pg_set(l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
+		pg_set(s, p, l, (unsigned int)(v & LEAF_MASK), s->mv[k].st, s->mv[k].ord, s->mv[k].pfn);
 		l->thp = 0;	/* a THP moved, or one moved into, is off the deferred list */
 		if (s->nr_slots)
 			l->site[v & LEAF_MASK] = s->mv[k].site;
@@ -884,12 +945,12 @@ static void dup_page(struct rp_sim *s, struct proc *child, struct leaf *pl, stru
 		unmap_range(s, child, (cl->key << LEAF_SHIFT) + j,
 			    (cl->key << LEAF_SHIFT) + j + 1);
 	if (pl->st[j] & PG_ZERO) {
-		pg_set(cl, j, PG_ZERO, 0, 0);
+		pg_set(s, child, cl, j, PG_ZERO, 0, 0);
 		return;
 	}
 	pl->st[j] |= PG_COW;
 	shared_inc(&s->shared, pl->pfn[j]);
-	pg_set(cl, j, PG_COW | PG_TOUCHED | (pl->st[j] & PG_WRITTEN), pl->ord[j], pl->pfn[j]);
+	pg_set(s, child, cl, j, PG_COW | PG_TOUCHED | (pl->st[j] & PG_WRITTEN), pl->ord[j], pl->pfn[j]);
 	if (s->nr_slots) {
 		/*
 		 * A shadow's pages are in the shadows' slot; a counted child's
@@ -1082,7 +1143,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				}
 				/* first_touch() of a write under order0, inline */
 				count_fault(s, p);
-				pg_set(l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
+				pg_set(s, p, l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
 				if (s->nr_slots) {
 					site_fault(s);
 					site_alloc(s, l, i, 1);

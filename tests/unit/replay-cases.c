@@ -369,8 +369,9 @@ static const struct tcase cases[] = {
 	 * +shrinker: a THP with 100 of 512 pages written, then a write in the next 2M range:
 	 * 512 + 512 pages are over the 768 of limit:3M. The second THP's charge does not
 	 * reclaim (GFP_TRANSHUGE_LIGHT), so it falls back (alloc_failed) although a split of
-	 * the first (412 zero-filled > 409) would make room; its 4K page fits (513 <= 768)
-	 * and needs no reclaim either: nothing split. The model before 6.12's check split the
+	 * the first (412 zero-filled > 409) would make room; its page table and 4K page fit
+	 * (512 + the first's deposited table + 2 = 515 <= 768) and need no reclaim either:
+	 * nothing split. The model before 6.12's check split the
 	 * first and mapped the second (pmd_maps 2, splits 1).
 	 */
 	{ "shrinker: a THP's charge over the limit falls back to 4K, no split, under 409",
@@ -382,12 +383,12 @@ static const struct tcase cases[] = {
 	/*
 	 * ... and a 4K charge's reclaim splits every underused THP on the list at once.
 	 * limit:4112K is 1028 pages. THP 1 (B: 100 pages written) and THP 2 (B + 2M: 1
-	 * written) are 1024 pages. The write at B + 4M: its THP's charge (1536) falls back
-	 * (alloc_failed 1, alloc_fails 1), its 4K page fits (1025), and so do the 4K pages of
-	 * the next three writes (1026..1028: the peak, 1028 pages). The fifth write's 4K charge
+	 * written) are 1024 pages and their deposited page tables 2. The write at B + 4M: its
+	 * THP's charge (1026 + 512) falls back (alloc_failed 1, alloc_fails 1), its page table
+	 * (1027) and 4K page (1028) fit: RSS 1025 pages, the peak. The next write's 4K charge
 	 * (1029) reclaims: the shrinker splits THP 1 (412 zero-filled > 409: 412 freed, which
 	 * alone would make room) and THP 2 too (511 > 409: 511 freed): splits 2, 923 pages
-	 * freed, every one untouched (bloat 923 pages); RSS 1028 - 923 + 1 = 106 pages (100 +
+	 * freed, every one untouched (bloat 923 pages); RSS 1025 - 923 + 4 = 106 pages (100 +
 	 * 1 + 5 written). Faults: 1 + 1 + 5 (the other 99 writes of THP 1 find their page);
 	 * alloc_order_0 5, alloc_order_9 2.
 	 */
@@ -396,7 +397,7 @@ static const struct tcase cases[] = {
 	  { SEQ100(1, B), W(1, B + 2 * M), W(1, B + 4 * M), W(1, B + 4 * M + 4 * K),
 	    W(1, B + 4 * M + 8 * K), W(1, B + 4 * M + 12 * K), W(1, B + 4 * M + 16 * K) },
 	  { { "faults", 7 }, { "pmd_maps", 2 }, { "splits", 2 }, { "split_freed_pages", 923 },
-	    { "final_rss_bytes", 106 * 4 * K }, { "peak_rss_bytes", 1028 * 4 * K },
+	    { "final_rss_bytes", 106 * 4 * K }, { "peak_rss_bytes", 1025 * 4 * K },
 	    { "bloat_bytes", 923 * 4 * K }, { "fallback_alloc_failed", 1 },
 	    { "alloc_fails", 1 }, { "alloc_order_0", 5 }, { "alloc_order_9", 2 },
 	    { "oom", 0 } } },
@@ -426,10 +427,30 @@ static const struct tcase cases[] = {
 	  { W(1, B), W(2, B), W(1, B + 4 * K), W(2, B + 4 * K), R(1, B + 8 * K),
 	    { 'Z', 1, B + 8 * K, 0, 0, 0 } },
 	  { { "faults", 6 }, { "cold_faults", 5 }, { "zero_wp_faults", 1 } }, 0, 30000 },
-	/* +limit alone: the third 4K page is over memory.max (memcg OOM), mapped anyway */
-	{ "limit: a 4K page over the limit is oom, mapped anyway", "order0+limit:8K", NULL,
+	/*
+	 * +limit alone: the range's page table and two 4K pages fill memory.max (3 pages);
+	 * the third 4K page is over it (memcg OOM), mapped anyway
+	 */
+	{ "limit: a 4K page over the limit is oom, mapped anyway", "order0+limit:12K", NULL,
 	  { 0 }, { { B, B + 64 * K, 3 } }, { W(1, B), W(1, B + 4 * K), W(1, B + 8 * K) },
 	  { { "faults", 3 }, { "oom", 1 }, { "alloc_fails", 1 }, { "final_rss_bytes", 12 * K } } },
+	/*
+	 * page tables are charged, one per 2M range holding a page: under limit:16K (4 pages)
+	 * the first two ranges' tables and pages fit; the third's table (5) and page (6) are
+	 * both over (oom 2). Counting pages alone, all three would fit.
+	 */
+	{ "limit: one page table per 2M range is charged", "order0+limit:16K", NULL, { 0 },
+	  { { B, B + 6 * M, 3 } }, { W(1, B), W(1, B + 2 * M), W(1, B + 4 * M) },
+	  { { "faults", 3 }, { "oom", 2 }, { "alloc_fails", 2 }, { "final_rss_bytes", 12 * K } } },
+	/*
+	 * a THP's deposited table is charged after the THP (__do_huge_pmd_anonymous_page()):
+	 * under limit:2M its 512 pages fit and the table is over (oom 1), where a table
+	 * charged first would have made the THP fall back
+	 */
+	{ "limit: a THP's deposited table is charged after it", "thp+limit:2M", NULL, { 0 },
+	  { { B, B + 4 * M, 3 } }, { W(1, B) },
+	  { { "pmd_maps", 1 }, { "oom", 1 }, { "alloc_fails", 1 },
+	    { "fallback_alloc_failed", 0 }, { "final_rss_bytes", 2 * M } } },
 };
 
 static void build(const struct tcase *c, struct rp_stream *s)
