@@ -19,6 +19,11 @@
  * zero-filled: the kernel's thp_underused() reads page contents and counts them as unused,
  * while a trace only knows they were written. rss_kb (VmRSS at the end, /proc/self/statm)
  * shows what the shrinker left.
+ *
+ * For khugepaged (tests/guest/khugepaged-612.sh): --clear-refs writes 1 to
+ * /proc/self/clear_refs after the checks, before the hold, clearing every page's accessed
+ * (young) and referenced bits, which a trace does not hold: khugepaged then finds no
+ * referenced page in a range and does not collapse it (SCAN_LACK_REFERENCED_PAGE).
  */
 #include "wl-common.h"
 
@@ -27,7 +32,7 @@
 
 static const char usage[] =
 	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
-	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES]";
+	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES] [--clear-refs]";
 
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
@@ -205,6 +210,17 @@ out:
 	return ret;
 }
 
+/* Clear the accessed and referenced bits of every page of this process (clear_refs 1). */
+static void write_clear_refs(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY);
+
+	if (fd < 0 || write(fd, "1\n", 2) != 2) {
+		wl_die("cannot write /proc/self/clear_refs: %s", strerror(errno));
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -216,16 +232,17 @@ int main(int argc, char **argv)
 		{ "fill", required_argument, NULL, 'f' },
 		{ "zeros", no_argument, NULL, 'z' },
 		{ "between", required_argument, NULL, 'b' },
+		{ "clear-refs", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t page = wl_page_size();
 	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched, fill = 0, off;
-	int nohugepage = 0, read_first = 0, check = 0, status = 0, c;
+	int nohugepage = 0, read_first = 0, check = 0, clear_refs = 0, status = 0, c;
 	struct wl_faults before, delta;
 	struct contig cg = { 0 };
 	unsigned char seen;
-	char extra[160] = "", more[96] = "";
+	char extra[160] = "", more[128] = "";
 	unsigned char *p, *q;
 
 	wl_prog = "anon-touch";
@@ -260,6 +277,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			between_len = wl_opt_size("--between", optarg);
+			break;
+		case 'c':
+			clear_refs = 1;
 			break;
 		}
 	}
@@ -326,6 +346,11 @@ int main(int argc, char **argv)
 			((volatile unsigned char *)q)[off] = 1;
 		}
 		snprintf(more, sizeof(more), " fill=%" PRIu64 " fill_addr=%p", fill, (void *)q);
+	}
+	/* last, after every read of the memory: the checks above set the accessed bits */
+	if (clear_refs) {
+		write_clear_refs();
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), " clear_refs=1");
 	}
 	if (fill || zeros) {
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
