@@ -28,8 +28,14 @@
 # reclaim, thp_fault_fallback_charge), maps 4K pages in the ranges that follow until a 4K
 # charge overflows, and that charge's reclaim splits every THP on the deferred list at
 # once; the ranges after it get THPs again. THPs at the fault and splits within 10% of the
-# simulator's, peak RSS within 2% of memory.peak; the charge fallbacks within 5 ranges (the
-# issue's 10% is not met: the charges the model does not count, below).
+# simulator's, peak RSS within 2% of memory.peak. The charge fallbacks are the room left
+# when the first THP's charge fails (less than a THP's 513 pages, so the remainder of the
+# room modulo 513) over a fallback range's 33 pages: a few dozen pages of charge move them
+# by a range. The model charges the anonymous pages and their page tables; the kernel's
+# cgroup also holds each CPU's charge stock (0 to MEMCG_CHARGE_BATCH, 64 pages, per CPU,
+# unknown at any instant) and the task's kernel memory. So the kernel's count must lie
+# within 10% of the model's range over that stock: the replay at memory.max less 0, 8, ...
+# 64 x CPUs pages.
 FT_TEST_KERNEL=6.12
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
@@ -184,15 +190,26 @@ diag "simulator (128M): pmd_maps $sf, fallback_alloc_failed $sfc, splits $ss, al
 	"$(sim "$S409" alloc_fails), oom $(sim "$S409" oom), peak_rss_bytes $speak"
 [ -n "$sf" ] && [ -n "$kf" ] && [ "$kfc" -gt 0 ] && within_pct "$sf" "$kf" 10
 ok $? "128M: THPs at the fault: simulator pmd_maps $sf within 10% of the kernel's $kf (some charges failed: $kfc)"
-# The issue's goal is 10%; not met (16 against 13 on x86_64, 12 on arm64): the cgroup also
-# charges page tables (a THP's deposited one, each fallback range's PTE table), up to 64
-# pages of per-cpu stock and the task's kernel memory, which the model does not, so the
-# kernel's room between a THP's charge failing and a 4K charge's reclaim is smaller and
-# varies from run to run (docs/policies.md, "What 6.12 does under memory.max"). Held to
-# what that can explain: a room within 160 pages, 5 ranges of 32 written pages.
-within_pct "$sfc" "$kfc" 10 || diag "charge fallbacks: simulator $sfc not within the goal's 10% of $kfc"
-ok $([ -n "$sfc" ] && [ "$kfc" -gt 0 ] && [ $(( (sfc - kfc) * (sfc - kfc) )) -le 25 ]; echo $?) \
-	"128M: charge fallbacks: simulator $sfc within 5 ranges of the kernel's thp_fault_fallback_charge $kfc"
+within_pct "$sfc" "$kfc" 10 || diag "charge fallbacks: simulator $sfc at memory.max not within 10% of $kfc"
+# the model over the charge stock's range: memory.max less 0, 8, ... 64 x CPUs pages
+cpus=$(python3 -c "import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute('SELECT cpus FROM trace').fetchone()[0])" "$T/t128.db")
+stock=$((64 * ${cpus:-2}))
+specs=
+for k in $(seq 0 8 $stock); do
+	specs="$specs -P thp+shrinker:max_ptes_none=409+limit:$(( LIMIT / 1024 - 4 * k ))K"
+done
+"$FT" replay "$T/o128.db" -n $specs --format json > "$T/stock.json" 2> "$T/stock.err"
+range=$(python3 -c "import json, sys
+v = [r['metrics']['fallback_alloc_failed'] for r in json.load(open(sys.argv[1]))['runs']
+     if '+limit:' in r['policy']]
+print(min(v), max(v), len(v))" "$T/stock.json")
+set -- $range
+diag "simulator (128M) at memory.max less 0..$stock pages (the per-cpu charge stock of" \
+	"${cpus:-2} CPUs), $3 limits: fallback_alloc_failed $1..$2"
+ok $([ $# = 3 ] && [ "$kfc" -gt 0 ] && [ $((kfc * 10)) -ge $(($1 * 9)) ] &&
+	[ $((kfc * 10)) -le $(($2 * 11)) ]; echo $?) \
+	"128M: charge fallbacks: the kernel's thp_fault_fallback_charge $kfc within 10% of the simulator's $1..$2 over the charge stock"
 [ -n "$ss" ] && [ "$ku" -gt 0 ] && within_pct "$ss" "$ku" 10
 ok $? "128M: splits: simulator $ss within 10% of the kernel's thp_underused_split_page $ku"
 [ -n "$speak" ] && [ -n "$kpeak" ] && within_pct "$speak" "$kpeak" 2
