@@ -16,29 +16,43 @@
 #include "lib/xalloc.h"
 #include "replay/cost.h"
 #include "replay/measure.h"
+#include "replay/pageset.h"
 
 struct vec {
 	uint64_t *v;		/* latency_ns */
 	size_t n, cap;
 };
 
-/* New-folio faults of one shape: a folio of bytes bytes mapped by ptes entries. */
+/*
+ * New-folio faults of one shape: a folio of bytes bytes mapped by ptes entries, and
+ * whether the fault allocated a page table (table 1) or found one.
+ */
 struct group {
 	uint64_t bytes;
 	uint32_t ptes;
+	int table;
 	struct vec lat;
 };
 
 struct rp_cost_samples {
 	struct group *g;
 	size_t nr_g, cap_g;
-	struct vec fixed[RP_COST_NR];	/* ZERO, ZERO_WP, COW used */
+	struct vec fixed[RP_COST_NR];	/* ZERO (those that found a table), ZERO_WP, COW used */
+	struct vec zero_table;		/* zero-page faults that allocated a page table */
 	int64_t traces;
 	uint64_t page_size;		/* of the trace being added, bytes */
+	/* the trace being added: its processes' 2M ranges with a page table (keys: 2M) */
+	struct rp_pageset tables;
+	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
+	size_t tmp_cap;
 };
 
+/* pages (PTEs) a page table maps: a 2M range with 4K pages */
+#define TABLE_SHIFT 9
+
 static const char *const coef_names[RP_COST_NR] = {
-	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns"
+	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns",
+	"table_ns"
 };
 
 /*
@@ -48,7 +62,7 @@ static const char *const coef_names[RP_COST_NR] = {
 static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
-	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9,
+	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9, [RP_COST_TABLE] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -71,6 +85,9 @@ void rp_cost_samples_free(struct rp_cost_samples *s)
 		free(s->g[i].lat.v);
 	for (i = 0; i < RP_COST_NR; i++)
 		free(s->fixed[i].v);
+	free(s->zero_table.v);
+	rp_pageset_release(&s->tables);
+	free(s->tmp);
 	free(s->g);
 	free(s);
 }
@@ -118,12 +135,61 @@ out:
 	return ret;
 }
 
+/*
+ * The page tables of the trace being added, from its events in order: 1 if the fault ev
+ * allocated its range's table (none there yet). A munmap, mremap or exit frees the tables
+ * of the 2M ranges it covers whole (of all, at exit); a fork gives the child the parent's.
+ * MADV_DONTNEED keeps them. Close to the engines' rule (a table goes when such a zap
+ * leaves its range without a page: replay/sim.c), the same on a calibration workload.
+ */
+static int follow_tables(struct rp_cost_samples *s, const struct ftdb_event *ev)
+{
+	uint64_t key, lo, hi;
+	size_t n, i;
+
+	switch (ev->kind) {
+	case FTDB_EV_FAULT:
+		key = rp_ps_key(ev->proc_id, ev->addr / s->page_size >> TABLE_SHIFT);
+		if (rp_pageset_get(&s->tables, key))
+			return 0;
+		rp_pageset_add(&s->tables, key, 1);
+		return 1;
+	case FTDB_EV_MM_DUP:
+		if (ev->proc_id == (uint32_t)ev->aux)
+			return 0;
+		n = rp_pageset_take(&s->tables, (uint32_t)ev->aux, 0, RP_PS_ALL_PAGES, &s->tmp,
+				    &s->tmp_cap);
+		for (i = 0; i < n; i++) {
+			rp_pageset_add(&s->tables, rp_ps_key((uint32_t)ev->aux, s->tmp[i].page), 1);
+			rp_pageset_set(&s->tables, rp_ps_key(ev->proc_id, s->tmp[i].page), 1);
+		}
+		return 0;
+	case FTDB_EV_ZAP:
+		if (ev->reason == FTDB_ZAP_EXIT) {
+			lo = 0;
+			hi = RP_PS_ALL_PAGES;
+		} else if (ev->reason == FTDB_ZAP_MUNMAP || ev->reason == FTDB_ZAP_MREMAP) {
+			lo = ((ev->addr / s->page_size) + (1U << TABLE_SHIFT) - 1) >> TABLE_SHIFT;
+			hi = ev->end / s->page_size >> TABLE_SHIFT;
+		} else {
+			return 0;
+		}
+		if (lo < hi)
+			(void)rp_pageset_take(&s->tables, ev->proc_id, lo, hi, &s->tmp,
+					      &s->tmp_cap);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int add_event(const struct ftdb_event *ev, void *arg)
 {
 	struct rp_cost_samples *s = arg;
 	struct group *g;
 	uint64_t bytes;
 	size_t i;
+	int table = follow_tables(s, ev);
 
 	if (ev->kind == FTDB_EV_ZERO_WP || ev->kind == FTDB_EV_COW) {
 		vec_add(&s->fixed[ev->kind == FTDB_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
@@ -132,12 +198,13 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
-		vec_add(&s->fixed[RP_COST_ZERO], ev->aux);
+		vec_add(table ? &s->zero_table : &s->fixed[RP_COST_ZERO], ev->aux);
 		return 0;
 	}
 	bytes = s->page_size << ev->order;
 	for (i = 0; i < s->nr_g; i++)
-		if (s->g[i].bytes == bytes && s->g[i].ptes == ev->nr_ptes)
+		if (s->g[i].bytes == bytes && s->g[i].ptes == ev->nr_ptes &&
+		    s->g[i].table == table)
 			break;
 	if (i == s->nr_g) {
 		XGROW(s->g, s->cap_g, s->nr_g + 1);
@@ -145,6 +212,7 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 		memset(g, 0, sizeof(*g));
 		g->bytes = bytes;
 		g->ptes = ev->nr_ptes;
+		g->table = table;
 	}
 	vec_add(&s->g[i].lat, ev->aux);
 	return 0;
@@ -158,6 +226,7 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 		return -1;
 	s->page_size = t.page_size > 0 ? (uint64_t)t.page_size : 4096;
 	ftdb_trace_release(&t);
+	rp_pageset_release(&s->tables);		/* each trace's processes are its own */
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
 		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
@@ -251,8 +320,38 @@ static int is_large(const struct group *g, uint64_t page_size)
 }
 
 /*
+ * table_ns: for each shape (bytes, PTEs) with RP_COST_MIN_SAMPLES faults that allocated a
+ * page table and as many that did not, the typical latency of the former less that of the
+ * latter; their mean weighted by the former's records. 0 when no shape has both, or when
+ * the difference is not positive (noise the model cannot use: the term is left out).
+ */
+static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key)
+{
+	double sum = 0, n = 0;
+	size_t i, k;
+
+	for (i = 0; i < s->nr_g; i++) {
+		struct group *g = &s->g[i];
+
+		if (!g->table || g->lat.n < RP_COST_MIN_SAMPLES)
+			continue;
+		for (k = 0; k < s->nr_g; k++) {
+			struct group *h = &s->g[k];
+
+			if (h->table || h->bytes != g->bytes || h->ptes != g->ptes ||
+			    h->lat.n < RP_COST_MIN_SAMPLES)
+				continue;
+			sum += (double)g->lat.n * (typical(&g->lat, key) - typical(&h->lat, key));
+			n += (double)g->lat.n;
+		}
+	}
+	return n > 0 && sum > 0 ? sum / n : 0;
+}
+
+/*
  * Weighted least squares over the typical latencies (typical(): medians, or means under
- * icount) of the new-folio groups with enough records: typical ~ new + byte * bytes
+ * icount) of the new-folio groups with enough records, less table_ns for the groups of
+ * faults that allocated a page table (fit_table(), first): typical ~ new + byte * bytes
  * [+ pte * ptes] [+ large if a large folio], each group weighted by records / typical^2, so
  * a group counts by its size and by its relative (not absolute) error: the 2M faults, three
  * orders of magnitude slower, do not decide the 4K cost.
@@ -264,6 +363,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 {
 	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
 	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
+	double table = fit_table(s, &out->key);
 	uint64_t size0 = 0, large0 = 0;
 	size_t i;
 	unsigned int n = 2, j, sizes = 0, large_sizes = 0, col[RP_COST_SOLVE_MAX];
@@ -304,7 +404,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 
 		if (g->lat.n < RP_COST_MIN_SAMPLES)
 			continue;
-		med = typical(&g->lat, &out->key);
+		med = typical(&g->lat, &out->key) - (g->table ? table : 0);
 		if (med < 1)
 			med = 1;
 		for (j = 0; j < n; j++)
@@ -325,6 +425,10 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 			return fail("the fit gives a %s %s of %.3g: these latencies do not follow "
 				     "the model", j == 0 ? "fixed cost" : "cost",
 				     rp_cost_coef_name(col[j]), x[j]);
+	if (table > 0) {
+		out->c[RP_COST_TABLE] = table;
+		out->has[RP_COST_TABLE] = 1;
+	}
 	out->samples += used;
 	return 0;
 }
@@ -341,11 +445,23 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 	if (fit_new(s, out))
 		return -1;
 	for (k = RP_COST_ZERO; k <= RP_COST_COW; k++) {
-		if (s->fixed[k].n < RP_COST_MIN_SAMPLES)
-			continue;
-		out->c[k] = typical(&s->fixed[k], &out->key);
-		out->has[k] = 1;
-		out->samples += (int64_t)s->fixed[k].n;
+		struct vec all = { 0 }, *v = &s->fixed[k];
+		size_t i;
+
+		/* without table_ns a zero-page fault's table is part of zero_ns: all count */
+		if (k == RP_COST_ZERO && !out->has[RP_COST_TABLE] && s->zero_table.n) {
+			for (i = 0; i < v->n; i++)
+				vec_add(&all, v->v[i]);
+			for (i = 0; i < s->zero_table.n; i++)
+				vec_add(&all, s->zero_table.v[i]);
+			v = &all;
+		}
+		if (v->n >= RP_COST_MIN_SAMPLES) {
+			out->c[k] = typical(v, &out->key);
+			out->has[k] = 1;
+			out->samples += (int64_t)v->n;
+		}
+		free(all.v);
 	}
 	return 0;
 }
@@ -448,10 +564,11 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	for (k = 2; k <= RP_PMD_ORDER; k++)
 		nlarge += (double)v[RP_M_ALLOC_0 + k];
 	/* c[] is 0 where !has: a model without cold_ns (every guest one) prices none cold,
-	 * one without large_ns no large folio more */
+	 * one without large_ns no large folio more, one without table_ns no page table */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
 	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
-	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS];
+	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS] +
+	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

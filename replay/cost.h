@@ -12,11 +12,16 @@
  *   anon_cow:                                     cow
  *   and a cold fault (RP_M_COLD_FAULTS: more than RP_COLD_GAP_NS since its process's
  *   previous one) cold more, when the model has it (host models: calibrate --host)
+ *   and a fault that allocated a page table (RP_M_TABLE_FAULTS) table more
  * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
  * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
  * mapped a number of PTEs other than its pages (it is then part of byte); large without
- * 4K faults and two sizes of large folios to tell it from new and byte; zero, zero_wp,
+ * 4K faults and two sizes of large folios to tell it from new and byte; table without
+ * one shape of new folio with RP_COST_MIN_SAMPLES faults that allocated a table and as
+ * many that did not (a calibration trace's first fault in each 2M range), fitted first as
+ * their difference, the others then on the latencies less it (and the zero-page faults
+ * that allocated a table then out of zero's statistic); zero, zero_wp,
  * cow with fewer than RP_COST_MIN_SAMPLES records, and a run then costs those faults as a
  * new 4K folio.
  */
@@ -45,6 +50,8 @@ enum rp_cost_coef {
 	RP_COST_LARGE,		/* ns more per new-folio fault of a large folio (order >= 2,
 				 * PMD included): compound folio, vma_alloc_folio's path */
 	RP_COST_COLD,		/* ns a cold fault costs beyond its kind's cost (host models) */
+	RP_COST_TABLE,		/* ns a fault that allocated a page table costs beyond its
+				 * kind's cost (pte_alloc(), a THP's deposited table) */
 	RP_COST_NR
 };
 
@@ -82,7 +89,10 @@ const char *rp_cost_coef_name(unsigned int c);
 int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key);
 
 /*
- * rp_cost_samples_add - add every FAULT, ZERO_WP and COW record of trace_id to s.
+ * rp_cost_samples_add - add every FAULT, ZERO_WP and COW record of trace_id to s, each
+ * FAULT labelled with whether it allocated a page table: the first fault of its process
+ * in its 2M range, since the process began (or inherited the range's table at fork) or a
+ * munmap, mremap or exit zapped the whole range (docs/cost-model.md, "Page tables").
  * Return: 0, or -1 with fail().
  */
 int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id);

@@ -25,6 +25,7 @@
 #include "lib/xalloc.h"
 #include "replay/mech.h"
 #include "replay/policy.h"
+#include "replay/pageset.h"
 #include "replay/replay.h"
 
 #define NREFS 65536	/* buckets of the pfn reference counts */
@@ -94,9 +95,12 @@ struct rp_oracle {
 	uint32_t nr_counted;
 	int64_t rss, peak;	/* pages, all counted processes */
 	/*
-	 * +limit only: 2M ranges of counted processes holding a page (a page table each),
-	 * and 1 while a fault into an empty range has charged its table and mapped nothing
+	 * page tables: (process, 2M range) -> 1 while the range has one (from its first page
+	 * until a munmap, mremap or exit leaves it empty, or a THP is zapped whole); tables,
+	 * those of counted processes; table_pending 1 while a fault into a range without one
+	 * has charged its table (+limit) and mapped nothing
 	 */
+	struct rp_pageset tbl;
 	uint64_t tables;
 	unsigned int table_pending;
 	/* allocator */
@@ -183,16 +187,56 @@ static int range_empty(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 	return 1;
 }
 
+static int has_table(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	return rp_pageset_get(&o->tbl, rp_ps_key(proc, vpn / 512)) != 0;
+}
+
+/* The 2M range of vpn gets its page table (no longer pending). */
+static void table_new(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+{
+	rp_pageset_add(&o->tbl, rp_ps_key(proc, vpn / 512), 1);
+	o->tables += counted(o, proc);
+	o->table_pending = 0;
+}
+
+/*
+ * The page tables of proc's 2M ranges that meet pages [lo, hi): each one whose range holds
+ * no page now goes if all (munmap, mremap, exit), or if it is in thp_whole (the first
+ * pages of ranges that were a whole PMD-mapped THP before a MADV_DONTNEED, nr of them).
+ */
+static void tables_drop(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_t hi, int all,
+			const uint64_t *thp_whole, size_t nr)
+{
+	struct rp_page_val *t = NULL;
+	size_t cap = 0, n, i, k;
+
+	if (hi <= lo)
+		return;
+	n = rp_pageset_take(&o->tbl, proc, lo / 512,
+			    hi / 512 >= RP_PS_ALL_PAGES ? RP_PS_ALL_PAGES : (hi - 1) / 512 + 1,
+			    &t, &cap);
+	for (i = 0; i < n; i++) {
+		int drop = all;
+
+		for (k = 0; k < nr && !drop; k++)
+			drop = thp_whole[k] == t[i].page * 512;
+		if (drop && range_empty(o, proc, t[i].page * 512))
+			o->tables -= counted(o, proc);
+		else
+			rp_pageset_add(&o->tbl, rp_ps_key(proc, t[i].page), 1);
+	}
+	free(t);
+}
+
 static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 {
 	struct opage *pg;
 	struct oproc *p = P(o, proc);
 	size_t b;
 
-	if (o->pol.mech.limit_pages && range_empty(o, proc, vpn)) {
-		o->table_pending = 0;		/* it is the range's table now */
-		o->tables += counted(o, proc);
-	}
+	if (!has_table(o, proc, vpn))
+		table_new(o, proc, vpn);
 	pg = xcalloc(1, sizeof(*pg));
 
 	if (o->npages >= o->nbuckets)
@@ -213,8 +257,6 @@ static struct opage *add(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
 
 static void del(struct rp_oracle *o, struct opage *pg)
 {
-	uint32_t proc = pg->proc;
-	uint64_t vpn = pg->vpn;
 	struct opage **pp;
 
 	for (pp = &o->bucket[bucket_of(o, pg->proc, pg->vpn)]; *pp; pp = &(*pp)->next) {
@@ -231,8 +273,6 @@ static void del(struct rp_oracle *o, struct opage *pg)
 		pg->pnext->pprev = pg->pprev;
 	o->npages--;
 	free(pg);
-	if (o->pol.mech.limit_pages && range_empty(o, proc, vpn))
-		o->tables -= counted(o, proc);
 }
 
 /* ---- reference counts of physical pages ---- */
@@ -544,7 +584,9 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 	if (rp_mech_any(&o->pol.mech))
 		range_vma(o, proc, vpn, vma_id);
 	/* a THP charges its table after itself, any other mapping before */
-	table = o->pol.mech.limit_pages && range_empty(o, proc, vpn);
+	table = !has_table(o, proc, vpn);
+	p->c.v[RP_M_TABLE_FAULTS] += (uint64_t)table;
+	table = table && o->pol.mech.limit_pages;
 	if (table && (!write || o->pol.window)) {
 		table_charge(o, p);
 		table = 0;
@@ -770,13 +812,25 @@ static int starts_run(struct rp_oracle *o, const struct opage *pg)
 	return run;
 }
 
+/* 1 if some page of the 512 from b is not mapped */
+static int absent_any(struct rp_oracle *o, uint32_t proc, uint64_t b)
+{
+	uint64_t v;
+
+	for (v = b; v < b + 512; v++)
+		if (!find(o, proc, v))
+			return 1;
+	return 0;
+}
+
 static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 {
 	uint32_t proc = ev->proc_id;
 	uint64_t lo = ev->addr / RP_PAGE_SIZE;
 	uint64_t hi = ev->end / RP_PAGE_SIZE + (ev->end % RP_PAGE_SIZE != 0);
 	struct opage **v;
-	size_t n, i;
+	size_t n, i, nr_whole = 0, cap_whole = 0;
+	uint64_t *thp_whole = NULL;
 
 	P(o, proc);
 	if (ev->reason == FTDB_ZAP_EXIT) {	/* exit ends the whole address space */
@@ -787,6 +841,19 @@ static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 	if (hi <= lo)
 		return;
 	n = collect(o, proc, lo, hi, &v);
+	/* MADV_DONTNEED keeps page tables but a whole PMD-mapped THP's (zap_huge_pmd()) */
+	if (ev->reason == FTDB_ZAP_DONTNEED) {
+		uint64_t b;
+
+		for (b = (lo + 511) / 512 * 512; b + 512 <= hi; b += 512) {
+			struct opage *first = find(o, proc, b);
+
+			if (first && first->ord == RP_PMD_ORDER && !absent_any(o, proc, b)) {
+				XGROW(thp_whole, cap_whole, nr_whole + 1);
+				thp_whole[nr_whole++] = b;
+			}
+		}
+	}
 	if (ev->reason == FTDB_ZAP_EXIT)	/* the runs at the address space's end */
 		for (i = 0; i < n; i++)
 			P(o, proc)->c.v[RP_M_CONTPTE_EXIT] += (uint64_t)starts_run(o, v[i]);
@@ -821,11 +888,15 @@ static void zap(struct rp_oracle *o, const struct ftdb_event *ev)
 			pg->slot = saved[i].slot;
 		}
 		free(saved);
+		tables_drop(o, proc, dst, dst + (hi - lo), 1, NULL, 0);
 	} else {
 		for (i = 0; i < n; i++)
 			unmap(o, v[i]);
 	}
 	free(v);
+	if (ev->reason != FTDB_ZAP_FREE)
+		tables_drop(o, proc, lo, hi, ev->reason != FTDB_ZAP_DONTNEED, thp_whole, nr_whole);
+	free(thp_whole);
 }
 
 static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
@@ -842,6 +913,18 @@ static void mm_dup(struct rp_oracle *o, uint32_t child, uint32_t parent)
 		P(o, child)->kh = 1;
 		XGROW(o->mms, o->cap_mms, o->nr_mms + 1);
 		o->mms[o->nr_mms++] = child;
+	}
+	/* copy_page_range(): the child gets a page table wherever the parent has one */
+	{
+		struct rp_page_val *t = NULL;
+		size_t cap = 0, nt = rp_pageset_take(&o->tbl, parent, 0, RP_PS_ALL_PAGES, &t, &cap);
+
+		for (i = 0; i < nt; i++)
+			rp_pageset_add(&o->tbl, rp_ps_key(parent, t[i].page), 1);
+		for (i = 0; i < nt; i++)
+			if (!has_table(o, child, t[i].page * 512))
+				table_new(o, child, t[i].page * 512);
+		free(t);
 	}
 	n = collect(o, parent, 0, UINT64_MAX, &v);
 	for (i = 0; i < n; i++) {
@@ -1509,6 +1592,7 @@ void rp_oracle_free(struct rp_oracle *o)
 			free(r);
 		}
 	free(o->bucket);
+	rp_pageset_release(&o->tbl);
 	free(o->procs);
 	free(o->freel);
 	free(o->site);

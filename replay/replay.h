@@ -252,6 +252,8 @@ enum rp_metric {
 	RP_M_SPLIT_FREED,	/* pages: their zero-filled subpages freed */
 	RP_M_FAULT_TIME,	/* ns: predicted by the cost model (replay/cost.h), not by
 				 * the engines; stored only when the database has one */
+	RP_M_TABLE_FAULTS,	/* first-touch faults that allocated a page table: their 2M
+				 * range of the process had none (docs/metrics.md) */
 	RP_M_COLD_FAULTS,	/* faults (as RP_M_FAULTS) after RP_COLD_GAP_NS or more of
 				 * their process's own time since its previous one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */

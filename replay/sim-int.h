@@ -34,6 +34,9 @@ struct leaf {
 					 * UINT32_MAX: none (khugepaged's VMA of the range) */
 	uint32_t thp;			/* serial of the THP mapped here (the deferred split
 					 * list's key, sim-mech.c), 0: none */
+	uint8_t pt;			/* the range has a page table: from its first page
+					 * until a munmap, mremap or exit empties it (kept
+					 * through MADV_DONTNEED, as the kernel keeps it) */
 	uint64_t present[LEAF_PAGES / 64];	/* bit set: PTE not none */
 	uint32_t nr_present;		/* bits set in present */
 	uint8_t st[LEAF_PAGES];		/* PG_* */
@@ -88,9 +91,9 @@ struct rp_sim {
 	uint64_t rss;			/* pages, all processes */
 	uint64_t peak;			/* pages, max of rss */
 	/*
-	 * page-table pages memory.max charges besides rss (+limit): one per leaf holding a
-	 * page of a counted process (its PTE table, or a PMD-mapped THP's deposited one),
-	 * and table_pending 1 while a fault into an empty leaf has charged its table and
+	 * page-table pages memory.max charges besides rss (+limit): the leaves of counted
+	 * processes with pt set (a PTE table, or a PMD-mapped THP's deposited one), and
+	 * table_pending 1 while a fault into a leaf without one has charged its table and
 	 * not yet mapped a page there
 	 */
 	uint64_t tables;

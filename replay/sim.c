@@ -99,6 +99,7 @@ static struct leaf *leaf_get(struct rp_sim *s, struct proc *p, uint64_t key)
 	l->key = key;
 	l->vma = UINT32_MAX;
 	l->thp = 0;
+	l->pt = 0;
 	memset(l->present, 0, sizeof(l->present));
 	l->nr_present = 0;
 	proc_insert(p, l);
@@ -226,27 +227,35 @@ static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 	return pfn;
 }
 
-/* A leaf of p gets its first page: its page table counts (s->tables), no longer pending. */
-static inline void leaf_filled(struct rp_sim *s, const struct proc *p)
+/* Leaf l of p, without a page table, gets a page: its table (s->tables), no longer pending. */
+static inline void leaf_table(struct rp_sim *s, const struct proc *p, struct leaf *l)
 {
+	l->pt = 1;
 	s->table_pending = 0;
 	if (!p->shadow)
 		s->tables++;
 }
 
-/* Leaf l of p lost its last page: its page table goes (see docs/policies.md, +limit). */
-static inline void leaf_emptied(struct rp_sim *s, const struct proc *p, const struct leaf *l)
+/*
+ * After an unmap in leaf l of p: a munmap, mremap or exit (keep 0) that left it no page
+ * frees its page table (free_pgtables()); MADV_DONTNEED (keep 1) leaves the table.
+ */
+static inline void leaf_unmapped(struct rp_sim *s, const struct proc *p, struct leaf *l,
+				 int keep)
 {
-	if (!l->nr_present && !p->shadow)
-		s->tables--;
+	if (!l->nr_present && l->pt && !keep) {
+		l->pt = 0;
+		if (!p->shadow)
+			s->tables--;
+	}
 }
 
 /* Set page i of p's leaf l present with the given state. */
 static inline void pg_set(struct rp_sim *s, const struct proc *p, struct leaf *l, unsigned int i,
 			  uint8_t st, uint8_t ord, uint64_t pfn)
 {
-	if (!l->nr_present)
-		leaf_filled(s, p);
+	if (!l->pt)
+		leaf_table(s, p, l);
 	l->present[i >> 6] |= 1ULL << (i & 63);
 	l->nr_present++;
 	l->st[i] = st;
@@ -282,8 +291,8 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	unsigned int n = 1U << k, j;
 
 	/* the block is aligned to n and lies in one leaf; all its pages were absent */
-	if (!l->nr_present)
-		leaf_filled(s, p);
+	if (!l->pt)
+		leaf_table(s, p, l);
 	if (n >= 64)
 		memset(&l->present[i >> 6], 0xff, (n >> 6) * sizeof(uint64_t));
 	else
@@ -326,10 +335,10 @@ static __attribute__((noinline)) void table_charge(struct rp_sim *s, struct proc
 	s->table_pending = 1;
 }
 
-/* 1 if a fault into leaf l charges a page table: under +limit, the leaf empty */
+/* 1 if a fault into leaf l charges a page table: under +limit, the leaf without one */
 static inline int needs_table(const struct rp_sim *s, const struct leaf *l)
 {
-	return s->pol.mech.limit_pages && !l->nr_present;
+	return s->pol.mech.limit_pages && !l->pt;
 }
 
 /* always4k value of a VMA THP never serves and the kernel gives no reason for (no knob) */
@@ -589,6 +598,7 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 	unsigned int always4k;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
 
 	count_fault(s, p);
+	p->c.v[RP_M_TABLE_FAULTS] += !l->pt;
 	site_fault(s);
 	if (s->mx) {		/* khugepaged's VMA of the range, and its list of mms */
 		l->vma = vma_id;
@@ -701,7 +711,7 @@ static void range_walk(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t h
 			struct leaf *l = leaf_find(p, key);
 			uint64_t base = key << LEAF_SHIFT;
 
-			if (l && l->nr_present)
+			if (l && (l->nr_present || l->pt))
 				fn(s, p, l, lo > base ? (unsigned int)(lo - base) : 0,
 				   hi < base + LEAF_PAGES ? (unsigned int)(hi - base) : LEAF_PAGES,
 				   arg);
@@ -712,7 +722,7 @@ static void range_walk(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t h
 		struct leaf *l = p->slot[si];
 		uint64_t base;
 
-		if (!l || !l->nr_present || l->key < first || l->key > last)
+		if (!l || !(l->nr_present || l->pt) || l->key < first || l->key > last)
 			continue;
 		base = l->key << LEAF_SHIFT;
 		fn(s, p, l, lo > base ? (unsigned int)(lo - base) : 0,
@@ -753,7 +763,8 @@ static void site_unmap(struct rp_sim *s, struct leaf *l, unsigned int g, uint64_
 }
 
 /*
- * Unmap pages [a, b) of leaf l: RSS, bloat, frees. Pages are counted 8 at a time from
+ * Unmap pages [a, b) of leaf l: RSS, bloat, frees; arg non-NULL keeps the leaf's page
+ * table (MADV_DONTNEED), else one left without a page goes. Pages are counted 8 at a time from
  * their st bytes (bit 0 PG_ZERO, bit 1 PG_TOUCHED, bit 2 PG_COW), only the groups of 8
  * with a present page (an exit unmaps whole leaves that hold a few pages); only pages
  * with a physical side (shared after fork, or the buddy model) are visited one by one.
@@ -764,6 +775,9 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 	const uint64_t ones = 0x0101010101010101ULL;
 	uint64_t pages = 0, untouched = 0;	/* non-zero-page pages unmapped, untouched ones */
 	int buddy = s->alloc.kind == RP_FRAG_BUDDYINFO;
+	/* a PMD-mapped THP zapped whole: zap_huge_pmd() frees its deposited table */
+	int keep = arg && !(a == 0 && b == LEAF_PAGES && l->nr_present == LEAF_PAGES &&
+			    l->ord[0] == RP_PMD_ORDER);
 	unsigned int w, g;
 
 	for (w = a >> 6; w <= (b - 1) >> 6; w++) {
@@ -798,14 +812,18 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			}
 		}
 	}
-	leaf_emptied(s, p, l);
+	leaf_unmapped(s, p, l, keep);
 	p->c.v[RP_M_BLOAT] += untouched << RP_PAGE_SHIFT;
 	rss_sub(s, p, pages);
 }
 
-static void unmap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi)
+/* Unmap pages [lo, hi) of p; keep_tables: MADV_DONTNEED's, the page tables stay. */
+static void unmap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi,
+			int keep_tables)
 {
-	range_walk(s, p, lo, hi, unmap_leaf, NULL);
+	static int keep = 1;
+
+	range_walk(s, p, lo, hi, unmap_leaf, keep_tables ? &keep : NULL);
 }
 
 static void lazyfree_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int a,
@@ -843,7 +861,7 @@ static void take_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 		l->present[j >> 6] &= ~(1ULL << (j & 63));
 		l->nr_present--;
 	}
-	leaf_emptied(s, p, l);
+	leaf_unmapped(s, p, l, 0);	/* the source's table goes with its VMA */
 }
 
 static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t hi,
@@ -854,7 +872,7 @@ static void mremap_range(struct rp_sim *s, struct proc *p, uint64_t lo, uint64_t
 
 	range_walk(s, p, lo, hi, take_leaf, &t);
 	/* whatever the destination held is unmapped first */
-	unmap_range(s, p, dst, dst + (hi - lo));
+	unmap_range(s, p, dst, dst + (hi - lo), 0);
 	for (k = 0; k < t.n; k++) {
 		uint64_t v = dst + s->mv[k].off;
 		struct leaf *l = leaf_get(s, p, v >> LEAF_SHIFT);
@@ -916,7 +934,7 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 			mremap_range(s, p, lo, hi, ev->aux >> RP_PAGE_SHIFT);
 			break;
 		}
-		unmap_range(s, p, lo, hi);
+		unmap_range(s, p, lo, hi, 0);
 		break;
 	case FTDB_ZAP_EXIT:
 		/*
@@ -924,13 +942,13 @@ static void zap(struct rp_sim *s, struct proc *p, const struct ftdb_event *ev)
 		 * (the later ones find nothing, so the runs are counted once)
 		 */
 		p->c.v[RP_M_CONTPTE_EXIT] += proc_contpte(p);
-		unmap_range(s, p, 0, UINT64_MAX);
+		unmap_range(s, p, 0, UINT64_MAX, 0);
 		proc_compact(s, p);
 		if (s->mx)
 			simx_exit(s, p);
 		break;
 	default:
-		unmap_range(s, p, lo, hi);
+		unmap_range(s, p, lo, hi, ev->reason == FTDB_ZAP_DONTNEED);
 		break;
 	}
 }
@@ -943,7 +961,7 @@ static void dup_page(struct rp_sim *s, struct proc *child, struct leaf *pl, stru
 {
 	if (pg_present(cl, j))	/* a stale child page: replaced */
 		unmap_range(s, child, (cl->key << LEAF_SHIFT) + j,
-			    (cl->key << LEAF_SHIFT) + j + 1);
+			    (cl->key << LEAF_SHIFT) + j + 1, 1);
 	if (pl->st[j] & PG_ZERO) {
 		pg_set(s, child, cl, j, PG_ZERO, 0, 0);
 		return;
@@ -975,9 +993,12 @@ static void mm_dup(struct rp_sim *s, struct proc *child, struct proc *parent)
 	for (si = 0; si < parent->cap; si++) {
 		struct leaf *pl = parent->slot[si], *cl;
 
-		if (!pl || !pl->nr_present)
+		if (!pl || !pl->pt)
 			continue;
 		cl = leaf_get(s, child, pl->key);
+		/* copy_pte_range() gives the child a table wherever the parent has one */
+		if (!cl->pt)
+			leaf_table(s, child, cl);
 		/* the present pages only, in page order: a leaf is mostly absent */
 		for (w = 0; w < LEAF_PAGES / 64; w++) {
 			uint64_t bits;
@@ -1143,6 +1164,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 				}
 				/* first_touch() of a write under order0, inline */
 				count_fault(s, p);
+				p->c.v[RP_M_TABLE_FAULTS] += !l->pt;
 				pg_set(s, p, l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
 				if (s->nr_slots) {
 					site_fault(s);

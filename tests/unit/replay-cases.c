@@ -443,6 +443,26 @@ static const struct tcase cases[] = {
 	  { { B, B + 6 * M, 3 } }, { W(1, B), W(1, B + 2 * M), W(1, B + 4 * M) },
 	  { { "faults", 3 }, { "oom", 2 }, { "alloc_fails", 2 }, { "final_rss_bytes", 12 * K } } },
 	/*
+	 * page tables (table_faults): the first fault into a 2M range allocates its table (B,
+	 * B + 2M); MADV_DONTNEED keeps it (the write at B after it allocates none), a munmap
+	 * that leaves the range empty frees it (the next write at B allocates one): 3 of 5
+	 */
+	{ "page tables: DONTNEED keeps a range's table, munmap frees it", "order0", NULL, { 0 },
+	  { { B, B + 4 * M, 3 } },
+	  { W(1, B), W(1, B + 4 * K), W(1, B + 2 * M), { 'D', 1, B, B + 8 * K, 0, 0 }, W(1, B),
+	    { 'U', 1, B, B + 8 * K, 0, 0 }, W(1, B) },
+	  { { "faults", 5 }, { "table_faults", 3 }, { "final_rss_bytes", 8 * K } } },
+	/*
+	 * ... a THP zapped whole by MADV_DONTNEED takes its deposited table (zap_huge_pmd()):
+	 * the THP faulted again allocates one; a fork gives the child a table wherever the
+	 * parent has one, so only the child's fault in a new range allocates: 3 of 3
+	 */
+	{ "page tables: a THP zapped whole frees its table, fork copies them", "thp", NULL, { 0 },
+	  { { B, B + 4 * M, 3 } },
+	  { W(1, B), { 'D', 1, B, B + 2 * M, 0, 0 }, W(1, B), { 'K', 2, 1, 0, 0, 0 },
+	    W(2, B + 2 * M) },
+	  { { "faults", 3 }, { "table_faults", 3 }, { "pmd_maps", 3 } } },
+	/*
 	 * a THP's deposited table is charged after the THP (__do_huge_pmd_anonymous_page()):
 	 * under limit:2M its 512 pages fit and the table is over (oom 1), where a table
 	 * charged first would have made the THP fall back
