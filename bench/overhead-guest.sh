@@ -16,6 +16,10 @@
 #             before kernel patch 0006, half the events of a fault)
 #   allocs    traced with anon_alloc too: a fault's allocations as events of their own,
 #             what recordings paid before kernel patch 0006 (two events per fault)
+#   pagealloc traced with LTTng's stock kmem_mm_page_alloc alone: about one event per
+#             fault of a 4K-fault loop (its page; a page table now and then) with 5
+#             fields against anon_fault's 15, so that against `faults` it splits an
+#             event's cost into what every event pays and what its fields add
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from
 # /proc/uptime (10 ms steps) around the workload alone: session setup and the final flush
@@ -43,6 +47,7 @@ session() { # session MODE: create and start the session of MODE
 	case $1 in
 	faults) evs=anon_fault ;;
 	allocs) evs=$events,anon_alloc ;;
+	pagealloc) evs=kmem_mm_page_alloc ;;
 	esac
 	case $1 in
 	snapshot) lttng create oh --snapshot --output=/tmp/oh-snap > /dev/null ;;

@@ -19,7 +19,7 @@
 # kernel's khugepaged then finds no referenced page in any range and collapses none
 # (SCAN_LACK_REFERENCED_PAGE); its first touches, the stream the simulator would replay,
 # are those of the run without it, so the simulator's collapses stay what they were: the
-# effect measured is the difference (docs/policies.md, "What the trace does not hold").
+# effect measured is the difference (docs/policies.md, "What a trace does not hold").
 FT_TEST_KERNEL=6.12
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
