@@ -21,6 +21,11 @@
 /* What the collector does with an event type; tracer/evclass.c maps names to these. */
 enum collect_kind {
 	CK_OTHER,		/* counted only */
+	/*
+	 * anon_fault of the packed probe (pid_tid, info: docs/events.md), before CK_FAULT so
+	 * that the name resolves to CK_FAULT and evclass.c picks this one by its info field
+	 */
+	CK_FAULT_PACKED,
 	CK_FAULT, CK_ALLOC, CK_ZERO_WP, CK_COW, CK_ZAP, CK_MM_DUP,
 	CK_EXEC, CK_FORK, CK_EXIT, CK_STATEDUMP,
 	/* syscall_exit_X of the calls the site tracer stops (tracer/syscalls.h), in its order */

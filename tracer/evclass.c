@@ -58,6 +58,9 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 			ec->kind = k;
 	if (ec->kind == CK_OTHER)
 		return 0;
+	/* the probe since the packed layout: its small fields in one, info */
+	if (ec->kind == CK_FAULT && member_index(payload, "info", 0) >= 0)
+		ec->kind = CK_FAULT_PACKED;
 	d = &ft_collect_events[ec->kind];
 	for (k = 0; d->fields[k]; k++) {
 		const char *want = d->fields[k];

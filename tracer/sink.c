@@ -253,9 +253,11 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 		return -1;
 	if (s->input)
 		ft_collect_set_workload(&s->col, (int32_t)ft_header_int(s->input, "workload_pid", 0));
-	/* kernel patch 0006: one event per fault, its allocations in its own fields */
+	/* kernel patch 0006: one event per fault, its allocations in its own fields (the
+	 * packed probe's in info) */
 	if (ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault",
-				    "alloc_orders"))
+				    "alloc_orders") ||
+	    ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault", "info"))
 		ft_collect_set_fault_allocs(&s->col, s->input ? (uint64_t)ft_header_int(s->input,
 							       "page_size", 4096) : 4096);
 	if (store_clock_offset(s, stream))

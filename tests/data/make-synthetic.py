@@ -4,11 +4,13 @@
 # collector's tests until and besides real guest traces. Needs python3-bt2 (Debian).
 #
 #   /usr/bin/python3 tests/data/make-synthetic.py OUT_DIR [NR_FAULTS] [--no-uuid] [--no-header]
-#                    [--allocs=events|fields|both] [--alloc-cases] [--syscalls]
+#                    [--allocs=events|fields|both|packed] [--alloc-cases] [--syscalls]
 #
 # --allocs: how the faults' allocation attempts are written: anon_alloc events (events, the
 # default: the format before kernel patch 0006), anon_fault's alloc_orders and pfn fields
-# (fields: one event per fault) or both. The same arguments otherwise give the same story.
+# (fields: one event per fault) or both; packed: as fields, in the probe's packed layout
+# (anon_fault's pid_tid and info, docs/events.md). The same arguments otherwise give the
+# same story.
 # --alloc-cases: some order-4 faults fail their allocation (then get 4K, or nothing: OOM),
 # lose a race after allocating, or are PMD faults with no anon_alloc at all.
 # --syscalls: as the `sites` channel records them (docs/sites.md), every event gets LTTng's
@@ -234,14 +236,32 @@ def field_class(tc, t):
     return tc.create_unsigned_integer_field_class(int(t[1:]))
 
 
+# anon_fault in the probe's packed layout: the small fields in pid_tid and info
+PACKED_FAULT = [('mm', 'u64'), ('pid_tid', 'u64'), ('address', 'u64'), ('vm_start', 'u64'),
+                ('vm_end', 'u64'), ('vm_flags', 'u64'), ('latency_ns', 'u64'), ('info', 'u64'),
+                ('pfn', 'u64')]
+
+
+def packed(f):
+    """an anon_fault's fields in the packed layout (docs/events.md)"""
+    out = {k: f[k] for k in ('mm', 'address', 'vm_start', 'vm_end', 'vm_flags', 'latency_ns',
+                             'pfn')}
+    out['pid_tid'] = (f['pid'] & 0xffffffff) << 32 | (f['tid'] & 0xffffffff)
+    out['info'] = (f['write'] | f['order'] << 8 | f['zero_page'] << 16 | f['fallback'] << 24 |
+                   f['nr_ptes'] << 32 | f['alloc_orders'] << 48)
+    return out
+
+
 def allocs_as(events, how):
     """the story with the faults' allocation attempts written as --allocs says"""
     out = []
     for ts, cpu, name, f in events:
-        if name == 'anon_alloc' and how == 'fields':
+        if name == 'anon_alloc' and how in ('fields', 'packed'):
             continue
         if name == 'anon_fault' and how == 'events':
             f = {k: v for k, v in f.items() if k not in ('alloc_orders', 'pfn')}
+        if name == 'anon_fault' and how == 'packed':
+            f = packed(f)
         out.append((ts, cpu, name, f))
     return out
 
@@ -305,8 +325,10 @@ def event_classes(how, syscalls=False):
             ev['syscall_exit_' + call] = [('ret', 's64')]
     if how == 'events':
         ev['anon_fault'] = [x for x in ev['anon_fault'] if x[0] not in ('alloc_orders', 'pfn')]
-    if how == 'fields':
+    if how in ('fields', 'packed'):
         del ev['anon_alloc']
+    if how == 'packed':
+        ev['anon_fault'] = PACKED_FAULT
     return ev
 
 
@@ -415,8 +437,8 @@ def main():
     for a in sys.argv[1:]:
         if a.startswith('--allocs='):
             how = a[len('--allocs='):]
-    if how not in ('events', 'fields', 'both'):
-        sys.exit('make-synthetic.py: --allocs=events|fields|both, not %s' % how)
+    if how not in ('events', 'fields', 'both', 'packed'):
+        sys.exit('make-synthetic.py: --allocs=events|fields|both|packed, not %s' % how)
     events = allocs_as(Story(nr, '--alloc-cases' in sys.argv).build(), how)
     syscalls = '--syscalls' in sys.argv
     if syscalls:
