@@ -41,14 +41,18 @@ struct rp_cost_samples {
 	struct vec zero_table;		/* zero-page faults that allocated a page table */
 	int64_t traces;
 	uint64_t page_size;		/* of the trace being added, bytes */
-	/* the trace being added: its processes' 2M ranges with a page table (keys: 2M) */
-	struct rp_pageset tables;
+	/*
+	 * the trace being added: its processes' 2M ranges with a page table (keys: 2M), and
+	 * the 1G ranges they have touched (a PMD table each; keys: 1G, kept until exit)
+	 */
+	struct rp_pageset tables, uppers;
 	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
 	size_t tmp_cap;
 };
 
-/* pages (PTEs) a page table maps: a 2M range with 4K pages */
+/* pages (PTEs) a page table maps: a 2M range with 4K pages; and a PMD table: 1G */
 #define TABLE_SHIFT 9
+#define UPPER_SHIFT 18
 
 static const char *const coef_names[RP_COST_NR] = {
 	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns",
@@ -87,6 +91,7 @@ void rp_cost_samples_free(struct rp_cost_samples *s)
 		free(s->fixed[i].v);
 	free(s->zero_table.v);
 	rp_pageset_release(&s->tables);
+	rp_pageset_release(&s->uppers);
 	free(s->tmp);
 	free(s->g);
 	free(s);
@@ -135,39 +140,57 @@ out:
 	return ret;
 }
 
+/* Give process child a copy of parent's keys of set t (a fork). */
+static void copy_keys(struct rp_cost_samples *s, struct rp_pageset *t, uint32_t child,
+		      uint32_t parent)
+{
+	size_t n = rp_pageset_take(t, parent, 0, RP_PS_ALL_PAGES, &s->tmp, &s->tmp_cap), i;
+
+	for (i = 0; i < n; i++) {
+		rp_pageset_add(t, rp_ps_key(parent, s->tmp[i].page), 1);
+		rp_pageset_set(t, rp_ps_key(child, s->tmp[i].page), 1);
+	}
+}
+
 /*
- * The page tables of the trace being added, from its events in order: 1 if the fault ev
- * allocated its range's table (none there yet). A munmap, mremap or exit frees the tables
- * of the 2M ranges it covers whole (of all, at exit); a fork gives the child the parent's.
- * MADV_DONTNEED keeps them. Close to the engines' rule (a table goes when such a zap
- * leaves its range without a page: replay/sim.c), the same on a calibration workload.
+ * The page tables of the trace being added, from its events in order: for a fault, the
+ * tables it allocated: 0, 1 (its 2M range's PTE table) or 2 (that and the PMD table of its
+ * 1G range: the process's first fault there). A munmap, mremap or exit frees the PTE
+ * tables of the 2M ranges it covers whole (of all, at exit; the PMD tables only at exit);
+ * a fork gives the child the parent's. MADV_DONTNEED keeps them. Close to the engines'
+ * rule (a table goes when such a zap leaves its range without a page: replay/sim.c), the
+ * same on a calibration workload.
  */
 static int follow_tables(struct rp_cost_samples *s, const struct ftdb_event *ev)
 {
-	uint64_t key, lo, hi;
-	size_t n, i;
+	uint64_t key, lo, hi, page = ev->addr / s->page_size;
+	int n;
 
 	switch (ev->kind) {
 	case FTDB_EV_FAULT:
-		key = rp_ps_key(ev->proc_id, ev->addr / s->page_size >> TABLE_SHIFT);
+		key = rp_ps_key(ev->proc_id, page >> TABLE_SHIFT);
 		if (rp_pageset_get(&s->tables, key))
 			return 0;
 		rp_pageset_add(&s->tables, key, 1);
-		return 1;
+		n = 1;
+		key = rp_ps_key(ev->proc_id, page >> UPPER_SHIFT);
+		if (!rp_pageset_get(&s->uppers, key)) {
+			rp_pageset_add(&s->uppers, key, 1);
+			n = 2;
+		}
+		return n;
 	case FTDB_EV_MM_DUP:
-		if (ev->proc_id == (uint32_t)ev->aux)
-			return 0;
-		n = rp_pageset_take(&s->tables, (uint32_t)ev->aux, 0, RP_PS_ALL_PAGES, &s->tmp,
-				    &s->tmp_cap);
-		for (i = 0; i < n; i++) {
-			rp_pageset_add(&s->tables, rp_ps_key((uint32_t)ev->aux, s->tmp[i].page), 1);
-			rp_pageset_set(&s->tables, rp_ps_key(ev->proc_id, s->tmp[i].page), 1);
+		if (ev->proc_id != (uint32_t)ev->aux) {
+			copy_keys(s, &s->tables, ev->proc_id, (uint32_t)ev->aux);
+			copy_keys(s, &s->uppers, ev->proc_id, (uint32_t)ev->aux);
 		}
 		return 0;
 	case FTDB_EV_ZAP:
 		if (ev->reason == FTDB_ZAP_EXIT) {
 			lo = 0;
 			hi = RP_PS_ALL_PAGES;
+			(void)rp_pageset_take(&s->uppers, ev->proc_id, lo, hi, &s->tmp,
+					      &s->tmp_cap);
 		} else if (ev->reason == FTDB_ZAP_MUNMAP || ev->reason == FTDB_ZAP_MREMAP) {
 			lo = ((ev->addr / s->page_size) + (1U << TABLE_SHIFT) - 1) >> TABLE_SHIFT;
 			hi = ev->end / s->page_size >> TABLE_SHIFT;
@@ -198,7 +221,9 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
 	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
-		vec_add(table ? &s->zero_table : &s->fixed[RP_COST_ZERO], ev->aux);
+		/* one that also allocated a PMD table (2) is no sample of either */
+		if (table < 2)
+			vec_add(table ? &s->zero_table : &s->fixed[RP_COST_ZERO], ev->aux);
 		return 0;
 	}
 	bytes = s->page_size << ev->order;
@@ -227,6 +252,7 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 	s->page_size = t.page_size > 0 ? (uint64_t)t.page_size : 4096;
 	ftdb_trace_release(&t);
 	rp_pageset_release(&s->tables);		/* each trace's processes are its own */
+	rp_pageset_release(&s->uppers);
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
 		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
@@ -321,9 +347,12 @@ static int is_large(const struct group *g, uint64_t page_size)
 
 /*
  * table_ns: for each shape (bytes, PTEs) with RP_COST_MIN_SAMPLES faults that allocated a
- * page table and as many that did not, the typical latency of the former less that of the
- * latter; their mean weighted by the former's records. 0 when no shape has both, or when
- * the difference is not positive (noise the model cannot use: the term is left out).
+ * PTE table (table 1) and as many that found one (table 0), the typical latency of the
+ * former less that of the latter; their mean weighted by the former's records. The faults
+ * that also allocated the PMD table of their 1G range (table 2: a process's first there,
+ * mostly at its start, which also pay for the upper levels' walk) are left out of it.
+ * 0 when no shape has both, or when the difference is not positive (noise the model cannot
+ * use: the term is left out).
  */
 static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key)
 {
@@ -333,7 +362,7 @@ static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
 
-		if (!g->table || g->lat.n < RP_COST_MIN_SAMPLES)
+		if (g->table != 1 || g->lat.n < RP_COST_MIN_SAMPLES)
 			continue;
 		for (k = 0; k < s->nr_g; k++) {
 			struct group *h = &s->g[k];
@@ -349,12 +378,38 @@ static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key
 }
 
 /*
+ * The latencies of shape i's first group (the lowest index of its bytes and PTEs, 1 if
+ * it is, 0 if another group of the shape comes first) into v: every group of the shape,
+ * each latency less table_ns for each page table its fault allocated (0, 1 or 2).
+ */
+static int shape_samples(const struct rp_cost_samples *s, size_t i, double table, struct vec *v)
+{
+	const struct group *g = &s->g[i];
+	size_t k, j;
+
+	for (k = 0; k < i; k++)
+		if (s->g[k].bytes == g->bytes && s->g[k].ptes == g->ptes)
+			return 0;
+	for (k = i; k < s->nr_g; k++) {
+		const struct group *h = &s->g[k];
+		double less = table * h->table;
+
+		if (h->bytes != g->bytes || h->ptes != g->ptes)
+			continue;
+		for (j = 0; j < h->lat.n; j++)
+			vec_add(v, (double)h->lat.v[j] > less ?
+				   (uint64_t)llround((double)h->lat.v[j] - less) : 0);
+	}
+	return 1;
+}
+
+/*
  * Weighted least squares over the typical latencies (typical(): medians, or means under
- * icount) of the new-folio groups with enough records, less table_ns for the groups of
- * faults that allocated a page table (fit_table(), first): typical ~ new + byte * bytes
- * [+ pte * ptes] [+ large if a large folio], each group weighted by records / typical^2, so
- * a group counts by its size and by its relative (not absolute) error: the 2M faults, three
- * orders of magnitude slower, do not decide the 4K cost.
+ * icount) of the new-folio shapes (bytes, PTEs) with enough records, each record's latency
+ * less table_ns for each page table its fault allocated (fit_table(), first): typical ~
+ * new + byte * bytes [+ pte * ptes] [+ large if a large folio], each shape weighted by
+ * records / typical^2, so a shape counts by its size and by its relative (not absolute)
+ * error: the 2M faults, three orders of magnitude slower, do not decide the 4K cost.
  * pte is fitted when enough records map a number of PTEs other than their pages (PMD
  * maps); large when there are 4K records and large folios of two sizes (else it cannot be
  * told from new and byte). Unknowns in order: new, byte, [pte], [large].
@@ -365,23 +420,26 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
 	double table = fit_table(s, &out->key);
 	uint64_t size0 = 0, large0 = 0;
+	struct vec *shape = xcalloc(s->nr_g ? s->nr_g : 1, sizeof(*shape));
 	size_t i;
 	unsigned int n = 2, j, sizes = 0, large_sizes = 0, col[RP_COST_SOLVE_MAX];
 	int64_t used = 0, split = 0, small = 0;
+	int ret = -1;
 
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
 
-		if (g->lat.n < RP_COST_MIN_SAMPLES)
+		if (!shape_samples(s, i, table, &shape[i]) ||
+		    shape[i].n < RP_COST_MIN_SAMPLES)
 			continue;
 		if (!sizes || (g->bytes != size0 && sizes == 1))
 			sizes++;
 		if (sizes == 1)
 			size0 = g->bytes;
 		if ((uint64_t)g->ptes * s->page_size != g->bytes)
-			split += (int64_t)g->lat.n;
+			split += (int64_t)shape[i].n;
 		if (!is_large(g, s->page_size)) {
-			small += (int64_t)g->lat.n;
+			small += (int64_t)shape[i].n;
 		} else if (!large_sizes) {
 			large_sizes = 1;
 			large0 = g->bytes;
@@ -389,10 +447,11 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 			large_sizes = 2;
 		}
 	}
-	if (sizes < 2)
-		return fail("too few samples: the per-byte cost needs %d new-folio faults of "
-			     "each of two folio sizes (record under order0 and mcpage:2, say)",
-			     RP_COST_MIN_SAMPLES);
+	if (sizes < 2) {
+		fail("too few samples: the per-byte cost needs %d new-folio faults of each of two "
+		     "folio sizes (record under order0 and mcpage:2, say)", RP_COST_MIN_SAMPLES);
+		goto out;
+	}
 	col[0] = RP_COST_NEW;
 	col[1] = RP_COST_BYTE;
 	if (split >= RP_COST_MIN_SAMPLES)
@@ -402,35 +461,44 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
 
-		if (g->lat.n < RP_COST_MIN_SAMPLES)
+		if (shape[i].n < RP_COST_MIN_SAMPLES)
 			continue;
-		med = typical(&g->lat, &out->key) - (g->table ? table : 0);
+		med = typical(&shape[i], &out->key);
 		if (med < 1)
 			med = 1;
 		for (j = 0; j < n; j++)
 			row[j] = col[j] == RP_COST_NEW ? 1 :
 				 col[j] == RP_COST_BYTE ? (double)g->bytes :
 				 col[j] == RP_COST_PTE ? (double)g->ptes : is_large(g, s->page_size);
-		rp_cost_normal_add(a, b, row, n, (double)g->lat.n / (med * med), med);
-		used += (int64_t)g->lat.n;
+		rp_cost_normal_add(a, b, row, n, (double)shape[i].n / (med * med), med);
+		used += (int64_t)shape[i].n;
 	}
-	if (rp_cost_solve(a, b, n, x))
-		return fail("cannot fit the new-folio costs: the groups do not separate them");
+	if (rp_cost_solve(a, b, n, x)) {
+		fail("cannot fit the new-folio costs: the groups do not separate them");
+		goto out;
+	}
 	for (j = 0; j < n; j++) {
 		out->c[col[j]] = x[j];
 		out->has[col[j]] = 1;
 	}
-	for (j = 0; j < n; j++)
-		if (!(x[j] > 0))
-			return fail("the fit gives a %s %s of %.3g: these latencies do not follow "
-				     "the model", j == 0 ? "fixed cost" : "cost",
-				     rp_cost_coef_name(col[j]), x[j]);
+	for (j = 0; j < n; j++) {
+		if (!(x[j] > 0)) {
+			fail("the fit gives a %s %s of %.3g: these latencies do not follow the model",
+			     j == 0 ? "fixed cost" : "cost", rp_cost_coef_name(col[j]), x[j]);
+			goto out;
+		}
+	}
 	if (table > 0) {
 		out->c[RP_COST_TABLE] = table;
 		out->has[RP_COST_TABLE] = 1;
 	}
 	out->samples += used;
-	return 0;
+	ret = 0;
+out:
+	for (i = 0; i < s->nr_g; i++)
+		free(shape[i].v);
+	free(shape);
+	return ret;
 }
 
 int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
