@@ -19,9 +19,10 @@
  * mapped a number of PTEs other than its pages (it is then part of byte); large without
  * 4K faults and two sizes of large folios to tell it from new and byte; table without
  * one shape of new folio with RP_COST_MIN_SAMPLES faults that allocated a table and as
- * many that did not (a calibration trace's first fault in each 2M range), fitted first as
- * their difference, the others then on the latencies less it (and the zero-page faults
- * that allocated a table then out of zero's statistic); zero, zero_wp,
+ * many that did not (a calibration trace's first fault in each 2M range; not a process's
+ * first in a 1G range, which allocates the PMD table too), fitted first as their
+ * difference, the others then on the latencies less it per table (and the zero-page
+ * faults that allocated a table then out of zero's statistic); zero, zero_wp,
  * cow with fewer than RP_COST_MIN_SAMPLES records, and a run then costs those faults as a
  * new 4K folio.
  */
@@ -90,9 +91,11 @@ int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key);
 
 /*
  * rp_cost_samples_add - add every FAULT, ZERO_WP and COW record of trace_id to s, each
- * FAULT labelled with whether it allocated a page table: the first fault of its process
- * in its 2M range, since the process began (or inherited the range's table at fork) or a
- * munmap, mremap or exit zapped the whole range (docs/cost-model.md, "Page tables").
+ * FAULT labelled with the page tables it allocated: its 2M range's PTE table if it is the
+ * first fault of its process there, since the process began (or inherited the range's
+ * table at fork) or a munmap, mremap or exit zapped the whole range; and its 1G range's
+ * PMD table too if it is also the process's first there (docs/cost-model.md, "Page
+ * tables").
  * Return: 0, or -1 with fail().
  */
 int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id);
