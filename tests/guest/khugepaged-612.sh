@@ -16,10 +16,13 @@
 #
 # Then the access bits, which a trace does not hold: the same workload with --clear-refs
 # (every page's accessed and referenced bits cleared before the hold) under thp. The
-# kernel's khugepaged then finds no referenced page in any range and collapses none
-# (SCAN_LACK_REFERENCED_PAGE); its first touches, the stream the simulator would replay,
-# are those of the run without it, so the simulator's collapses stay what they were: the
-# effect measured is the difference (docs/policies.md, "What a trace does not hold").
+# kernel's khugepaged then finds no referenced page in the ranges it scans after that and
+# collapses none of them (SCAN_LACK_REFERENCED_PAGE); only a pass that came before the
+# clearing can have collapsed some (khugepaged wakes when the process's first VMA enters
+# its list, and a pass scans pages_to_scan, 4096 PTEs: at most 8 ranges). Its first
+# touches, the stream the simulator would replay, are those of the run without it, so the
+# simulator's collapses stay what they were: the effect measured is the difference
+# (docs/policies.md, "What a trace does not hold").
 FT_TEST_KERNEL=6.12
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
@@ -91,6 +94,6 @@ ok $? "the workload cleared its accessed bits (clear_refs=1 in its result line)"
 cc=$(vmstat_delta "$T/cr.db" thp_collapse_alloc)
 diag "access bits cleared: the kernel's thp_collapse_alloc $cc (with them: $kc);" \
 	"the simulator's, from the same first touches, $sc"
-[ -n "$cc" ] && [ "$cc" -eq 0 ] && [ "$kc" -gt 0 ]
-ok $? "access bits cleared: khugepaged collapsed $cc ranges, not $kc (no referenced page)"
+[ -n "$cc" ] && [ "$cc" -le $((4096 / 512)) ] && [ "$cc" -lt "$kc" ]
+ok $? "access bits cleared: khugepaged collapsed $cc ranges, at most one pass's 8 before the clearing, not $kc (no referenced page)"
 done_testing
