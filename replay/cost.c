@@ -347,14 +347,18 @@ static int is_large(const struct group *g, uint64_t page_size)
 
 /*
  * table_ns: for each shape (bytes, PTEs) with RP_COST_MIN_SAMPLES faults that allocated a
- * PTE table (table 1) and as many that found one (table 0), the typical latency of the
- * former less that of the latter; their mean weighted by the former's records. The faults
+ * PTE table (table 1) and as many that found one (table 0), the median latency of the
+ * former less that of the latter, on every clock: a table is the same work each time, and
+ * the mean of a few dozen faults follows a timer interrupt inside one of them (on arm64's
+ * icount calibration the means gave 759 to 969 from run to run, the medians 768 and 768
+ * at 4K and 16K, what sparse's own faults show); their mean weighted by the former's
+ * records. The faults
  * that also allocated the PMD table of their 1G range (table 2: a process's first there,
  * mostly at its start, which also pay for the upper levels' walk) are left out of it.
  * 0 when no shape has both, or when the difference is not positive (noise the model cannot
  * use: the term is left out).
  */
-static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key)
+static double fit_table(struct rp_cost_samples *s)
 {
 	double sum = 0, n = 0;
 	size_t i, k;
@@ -370,7 +374,7 @@ static double fit_table(struct rp_cost_samples *s, const struct rp_cost_key *key
 			if (h->table || h->bytes != g->bytes || h->ptes != g->ptes ||
 			    h->lat.n < RP_COST_MIN_SAMPLES)
 				continue;
-			sum += (double)g->lat.n * (typical(&g->lat, key) - typical(&h->lat, key));
+			sum += (double)g->lat.n * (median(&g->lat) - median(&h->lat));
 			n += (double)g->lat.n;
 		}
 	}
@@ -418,7 +422,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 {
 	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
 	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
-	double table = fit_table(s, &out->key);
+	double table = fit_table(s);
 	uint64_t size0 = 0, large0 = 0;
 	struct vec *shape = xcalloc(s->nr_g ? s->nr_g : 1, sizeof(*shape));
 	size_t i;

@@ -72,7 +72,7 @@ check "fault_time_ns stored for the run" test \
 # new-folio faults of both traces, fallbacks included) among the faults that found their
 # 2M range's page table, and table_ns is the mean extra of those of a shape that allocated
 # it (the first fault of a process in a range: anon-touch unmaps no whole range before it
-# exits), weighted by their count, a process's first fault in a 1G range (a PMD table too)
+# exits), as medians, weighted by their count, a process's first fault in a 1G range (a PMD table too)
 # left out of that; the line is then through the means less table_ns for each table a
 # fault allocated; tcg's through the medians
 for t in 1 2; do "$FT" query "$T/cal-icount.db" --trace $t faults --format csv | sed "s/^/$t,/"; done \
@@ -91,10 +91,13 @@ for r in csv.reader(open(sys.argv[1])):
     rows.append((int(r[6]), tables, int(r[10])))
 def mean(v):
     return sum(v) / len(v)
+def median(v):
+    v = sorted(v)
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
 lab = {}
 for o, n, lat in rows:
     lab.setdefault((o, n), []).append(lat)
-w = [(len(lab[(o, 1)]), mean(lab[(o, 1)]) - mean(lab[(o, 0)])) for o in (0, 2)
+w = [(len(lab[(o, 1)]), median(lab[(o, 1)]) - median(lab[(o, 0)])) for o in (0, 2)
      if len(lab.get((o, 1), [])) >= 16 and len(lab.get((o, 0), [])) >= 16]
 t = sum(n * d for n, d in w) / sum(n for n, _ in w) if w else 0
 t = t if t > 0 else 0
