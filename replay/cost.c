@@ -24,8 +24,8 @@ struct vec {
 };
 
 /*
- * New-folio faults of one shape: a folio of bytes bytes mapped by ptes entries, and
- * whether the fault allocated a page table (table 1) or found one.
+ * New-folio faults of one shape: a folio of bytes bytes mapped by ptes entries, and the
+ * page tables each fault allocated (table 0, 1 or 2: follow_tables()).
  */
 struct group {
 	uint64_t bytes;
@@ -140,18 +140,6 @@ out:
 	return ret;
 }
 
-/* Give process child a copy of parent's keys of set t (a fork). */
-static void copy_keys(struct rp_cost_samples *s, struct rp_pageset *t, uint32_t child,
-		      uint32_t parent)
-{
-	size_t n = rp_pageset_take(t, parent, 0, RP_PS_ALL_PAGES, &s->tmp, &s->tmp_cap), i;
-
-	for (i = 0; i < n; i++) {
-		rp_pageset_add(t, rp_ps_key(parent, s->tmp[i].page), 1);
-		rp_pageset_set(t, rp_ps_key(child, s->tmp[i].page), 1);
-	}
-}
-
 /*
  * The page tables of the trace being added, from its events in order: for a fault, the
  * tables it allocated: 0, 1 (its 2M range's PTE table) or 2 (that and the PMD table of its
@@ -181,8 +169,10 @@ static int follow_tables(struct rp_cost_samples *s, const struct ftdb_event *ev)
 		return n;
 	case FTDB_EV_MM_DUP:
 		if (ev->proc_id != (uint32_t)ev->aux) {
-			copy_keys(s, &s->tables, ev->proc_id, (uint32_t)ev->aux);
-			copy_keys(s, &s->uppers, ev->proc_id, (uint32_t)ev->aux);
+			rp_pageset_copy_proc(&s->tables, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
+					     &s->tmp_cap);
+			rp_pageset_copy_proc(&s->uppers, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
+					     &s->tmp_cap);
 		}
 		return 0;
 	case FTDB_EV_ZAP:

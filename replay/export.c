@@ -294,15 +294,8 @@ void rp_export_feed(struct rp_export *x, const struct ftdb_event *ev)
 		ivmap_copy(&p->m, &pp->m);
 		{
 			uint64_t idx = (uint64_t)p->index;
-			size_t k, n = rp_pageset_take(&x->seen, parent, 0, RP_PS_ALL_PAGES, &x->tmp,
-						      &x->tmp_cap);
 
-			for (k = 0; k < n; k++) {
-				uint64_t pg = x->tmp[k].page;
-
-				rp_pageset_set(&x->seen, rp_ps_key(parent, pg), 1);
-				rp_pageset_set(&x->seen, rp_ps_key(ev->proc_id, pg), 1);
-			}
+			rp_pageset_copy_proc(&x->seen, ev->proc_id, parent, &x->tmp, &x->tmp_cap);
 			emit(pp, FTR_OP_FORK, 1, &idx);
 		}
 		x->st.forks++;

@@ -176,15 +176,21 @@ static int counted(const struct rp_oracle *o, uint32_t proc)
 	return !o->counted || proc >= o->nr_counted || o->counted[proc];
 }
 
-/* 1 if proc maps no page in the 2M range of vpn: 512 lookups, naive on purpose */
-static int range_empty(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
+static int absent(struct rp_oracle *o, uint32_t proc, uint64_t b, uint64_t n)
 {
-	uint64_t b = vpn - vpn % 512, v;
+	uint64_t v;
 
-	for (v = b; v < b + 512; v++)
+	for (v = b; v < b + n; v++)
 		if (find(o, proc, v))
 			return 0;
 	return 1;
+}
+
+/* An order-0 allocation over the limit or without memory: the memcg's (or the zone's) OOM. */
+static void count_oom(struct oproc *p)
+{
+	p->c.v[RP_M_ALLOC_FAILS]++;
+	p->c.v[RP_M_OOM]++;
 }
 
 static int has_table(struct rp_oracle *o, uint32_t proc, uint64_t vpn)
@@ -221,7 +227,7 @@ static void tables_drop(struct rp_oracle *o, uint32_t proc, uint64_t lo, uint64_
 
 		for (k = 0; k < nr && !drop; k++)
 			drop = thp_whole[k] == t[i].page * 512;
-		if (drop && range_empty(o, proc, t[i].page * 512))
+		if (drop && absent(o, proc, t[i].page * 512, 512))
 			o->tables -= counted(o, proc);
 		else
 			rp_pageset_add(&o->tbl, rp_ps_key(proc, t[i].page), 1);
@@ -472,10 +478,8 @@ static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 		oom = 1;
 		pfn = bump(o, 0);
 	}
-	if (oom) {
-		p->c.v[RP_M_ALLOC_FAILS]++;
-		p->c.v[RP_M_OOM]++;
-	}
+	if (oom)
+		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
 }
@@ -505,16 +509,6 @@ static void unmap(struct rp_oracle *o, struct opage *pg)
 static int is_large(const struct rp_oracle *o)
 {
 	return !(o->pol.ops->flags & RP_POL_4K);
-}
-
-static int absent(struct rp_oracle *o, uint32_t proc, uint64_t b, uint64_t n)
-{
-	uint64_t v;
-
-	for (v = b; v < b + n; v++)
-		if (find(o, proc, v))
-			return 0;
-	return 1;
 }
 
 /*
@@ -548,10 +542,8 @@ static void mapped(struct rp_oracle *o, const struct rp_fault *f, uint64_t first
  */
 static void table_charge(struct rp_oracle *o, struct oproc *p)
 {
-	if (charge(o, 1, 1)) {
-		p->c.v[RP_M_ALLOC_FAILS]++;
-		p->c.v[RP_M_OOM]++;
-	}
+	if (charge(o, 1, 1))
+		count_oom(p);
 	o->table_pending = 1;
 }
 
@@ -689,10 +681,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		if (pmd)
 			thp_queue(o, proc, b);
 		rss(o, proc, o->slot, (int64_t)sz);
-		if (table && charge(o, 0, 1)) {		/* the THP's deposited table */
-			p->c.v[RP_M_ALLOC_FAILS]++;
-			p->c.v[RP_M_OOM]++;
-		}
+		if (table && charge(o, 0, 1))		/* the THP's deposited table */
+			count_oom(p);
 		p->c.v[RP_M_ALLOC_0 + k]++;
 		p->c.v[RP_M_ZEROED] += sz * RP_PAGE_SIZE;
 		if (pmd) {

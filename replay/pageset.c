@@ -87,3 +87,15 @@ size_t rp_pageset_take(struct rp_pageset *t, uint32_t proc, uint64_t lo, uint64_
 		rp_pageset_del(t, rp_ps_key(proc, (*out)[k].page));
 	return n;
 }
+
+size_t rp_pageset_copy_proc(struct rp_pageset *t, uint32_t child, uint32_t parent,
+			    struct rp_page_val **out, size_t *cap)
+{
+	size_t n = rp_pageset_take(t, parent, 0, RP_PS_ALL_PAGES, out, cap), k;
+
+	for (k = 0; k < n; k++) {
+		rp_pageset_set(t, rp_ps_key(parent, (*out)[k].page), (*out)[k].val);
+		rp_pageset_set(t, rp_ps_key(child, (*out)[k].page), (*out)[k].val);
+	}
+	return n;
+}

@@ -118,4 +118,11 @@ struct rp_page_val {
 size_t rp_pageset_take(struct rp_pageset *t, uint32_t proc, uint64_t lo, uint64_t hi,
 		       struct rp_page_val **out, size_t *cap);
 
+/*
+ * rp_pageset_copy_proc - a fork: process child gets every (parent, page) key of t, with
+ * its value; out and cap are rp_pageset_take()'s scratch. Return: how many keys.
+ */
+size_t rp_pageset_copy_proc(struct rp_pageset *t, uint32_t child, uint32_t parent,
+			    struct rp_page_val **out, size_t *cap);
+
 #endif /* FT_REPLAY_PAGESET_H */

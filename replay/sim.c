@@ -195,6 +195,13 @@ static inline void site_fault(struct rp_sim *s)
 		s->site[s->cur].faults++;
 }
 
+/* An order-0 allocation over the limit or without memory: the memcg's (or the zone's) OOM. */
+static inline void count_oom(struct proc *p)
+{
+	p->c.v[RP_M_ALLOC_FAILS]++;
+	p->c.v[RP_M_OOM]++;
+}
+
 /*
  * One 4K allocation that must succeed (zero_wp, COW, the 4K fallback). Over the limit it
  * is the memcg's OOM: counted, and mapped anyway, as a failed buddy allocation is.
@@ -208,10 +215,8 @@ static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, stru
 		oom = 1;
 		pfn = rp_alloc_overflow(&s->alloc, 0);
 	}
-	if (oom) {
-		p->c.v[RP_M_ALLOC_FAILS]++;
-		p->c.v[RP_M_OOM]++;
-	}
+	if (oom)
+		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
 	return pfn;
 }
@@ -328,10 +333,8 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
  */
 static __attribute__((noinline)) void table_charge(struct rp_sim *s, struct proc *p)
 {
-	if (over_limit(s, 1, 1)) {
-		p->c.v[RP_M_ALLOC_FAILS]++;
-		p->c.v[RP_M_OOM]++;
-	}
+	if (over_limit(s, 1, 1))
+		count_oom(p);
 	s->table_pending = 1;
 }
 
@@ -470,10 +473,8 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 			continue;
 		}
 		map_block(s, p, l, (unsigned int)(b & LEAF_MASK), k, pfn, i, pmd);
-		if (table && over_limit(s, 0, 1)) {	/* the deposited table, after the THP */
-			p->c.v[RP_M_ALLOC_FAILS]++;
-			p->c.v[RP_M_OOM]++;
-		}
+		if (table && over_limit(s, 0, 1))	/* the deposited table, after the THP */
+			count_oom(p);
 		if (reason)
 			p->c.v[RP_M_FB_0 + reason]++;
 		if (s->pol.ops->mapped)
@@ -516,6 +517,13 @@ static inline void count_fault(struct rp_sim *s, struct proc *p)
 							    s->lat);
 	p->fault_end = s->now;
 	p->faulted = 1;
+}
+
+/* A first-touch fault of p into leaf l: counted, and its page table if l has none yet. */
+static inline void count_first_touch(struct rp_sim *s, struct proc *p, const struct leaf *l)
+{
+	count_fault(s, p);
+	p->c.v[RP_M_TABLE_FAULTS] += !l->pt;
 }
 
 /*
@@ -597,8 +605,7 @@ static __attribute__((noinline)) void first_touch(struct rp_sim *s, struct proc 
 	struct rp_fault f;
 	unsigned int always4k;	/* reason the VMA always gets 4K, 0 if none, or NO_THP */
 
-	count_fault(s, p);
-	p->c.v[RP_M_TABLE_FAULTS] += !l->pt;
+	count_first_touch(s, p, l);
 	site_fault(s);
 	if (s->mx) {		/* khugepaged's VMA of the range, and its list of mms */
 		l->vma = vma_id;
@@ -1163,8 +1170,7 @@ static inline __attribute__((always_inline)) void feed(struct rp_sim *s,
 					continue;
 				}
 				/* first_touch() of a write under order0, inline */
-				count_fault(s, p);
-				p->c.v[RP_M_TABLE_FAULTS] += !l->pt;
+				count_first_touch(s, p, l);
 				pg_set(s, p, l, i, PG_TOUCHED | PG_WRITTEN, 0, alloc_page(s, p));
 				if (s->nr_slots) {
 					site_fault(s);
