@@ -341,7 +341,7 @@ static int is_large(const struct group *g, uint64_t page_size)
  * former less that of the latter, on every clock: a table is the same work each time, and
  * the mean of a few dozen faults follows a timer interrupt inside one of them (on arm64's
  * icount calibration the means gave 759 to 969 from run to run, the medians 768 and 768
- * at 4K and 16K, what sparse's own faults show); their mean weighted by the former's
+ * at 4K and 16K, what sparse's own faults show: bench/table-cost.sh); their mean weighted by the former's
  * records. The faults
  * that also allocated the PMD table of their 1G range (table 2: a process's first there,
  * mostly at its start, which also pay for the upper levels' walk) are left out of it.
