@@ -124,10 +124,12 @@ ok $? "  ... the partial one stays, under its own identity"
 ok $? "nothing left in TMPDIR or beside the database"
 
 # interrupted ingests (SIGTERM, SIGHUP) clean up like failed ones, then die of the signal;
-# FT_TEST_INGEST_DELAY_US (2 ms per event, thousands of events) keeps the child writing
+# FT_TEST_INGEST_DELAY_US (20 ms per event, thousands of events) keeps the child writing for
+# a minute: on a loaded machine the shell's 0.3 s sleep can take seconds, and at 2 ms an
+# event the ingest once finished first (exit 0, the database written)
 # interrupt SIG DB DIR: start an ingest of DIR, signal it while it writes
 interrupt() {
-	FT_TEST_INGEST_DELAY_US=2000 "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
+	FT_TEST_INGEST_DELAY_US=20000 "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
 	_pid=$!
 	_i=0
 	while [ ! -e "$2-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
@@ -136,12 +138,14 @@ interrupt() {
 	wait $_pid
 }
 interrupt TERM "$T/db/new.db" "$FIX"
-ok $([ $? = 143 ]; echo $?) "SIGTERM while writing a new database: the ingest dies of it"
+st=$?
+ok $([ $st = 143 ]; echo $?) "SIGTERM while writing a new database: the ingest dies of it (exit $st)"
 [ "$(ls -A "$T/db")" = "existing.db" ] && [ -z "$(ls -A "$T/tmp")" ]
 ok $? "  ... and leaves no database, journal or temporary behind"
 cp "$DB" "$T/before-hup.db"
 interrupt HUP "$DB" "$TOP/tests/data/x86_64-fork-cow-order0"
-ok $([ $? = 129 ]; echo $?) "SIGHUP while writing into the existing database: dies of it"
+st=$?
+ok $([ $st = 129 ]; echo $?) "SIGHUP while writing into the existing database: dies of it (exit $st)"
 cmp -s "$DB" "$T/before-hup.db" && [ "$(ls -A "$T/db")" = "existing.db" ]
 ok $? "  ... which is byte-identical, without a journal"
 
