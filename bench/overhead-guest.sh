@@ -20,6 +20,10 @@
 #             fault of a 4K-fault loop (its page; a page table now and then) with 5
 #             fields against anon_fault's 15, so that against `faults` it splits an
 #             event's cost into what every event pays and what its fields add
+#   filtered  traced with anon_fault alone under a filter no fault passes (mm == 0): the
+#             kernel's work for the event (local_clock() at entry and exit, the fallback
+#             reason), the tracepoint call, LTTng's checks and its filter, and nothing
+#             written; against `faults` it splits off what the ring buffer costs
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from
 # /proc/uptime (10 ms steps) around the workload alone: session setup and the final flush
@@ -45,7 +49,7 @@ timed() { # timed NAME CMD...
 session() { # session MODE: create and start the session of MODE
 	evs=$events
 	case $1 in
-	faults) evs=anon_fault ;;
+	faults|filtered) evs=anon_fault ;;
 	allocs) evs=$events,anon_alloc ;;
 	pagealloc) evs=kmem_mm_page_alloc ;;
 	esac
@@ -56,7 +60,11 @@ session() { # session MODE: create and start the session of MODE
 	esac &&
 		lttng enable-channel -k --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $opts chan0 \
 			> /dev/null &&
-		lttng enable-event -k -c chan0 "$evs" > /dev/null &&
+		if [ "$1" = filtered ]; then
+			lttng enable-event -k -c chan0 "$evs" --filter 'mm == 0' > /dev/null
+		else
+			lttng enable-event -k -c chan0 "$evs" > /dev/null
+		fi &&
 		lttng start > /dev/null || { echo "overhead-guest: lttng setup failed ($1)"; exit 1; }
 	if [ "$1" = pinned ]; then
 		last=$(($(nproc) - 1))

@@ -19,7 +19,7 @@
 # filesystem share in a tree prepared on the host (workloads/kbuild.sh), which this guest
 # has not. FT_OVERHEAD_WORKLOADS, an extended regular expression, picks some (e.g.
 # 'pf-loop'). FT_OVERHEAD_MODES adds the modes of bench/overhead-guest.sh that split the
-# cost (tmpfs, snapshot, faults, pinned, allocs, pagealloc), each printed as its own ratio to the untraced
+# cost (tmpfs, snapshot, faults, filtered, pinned, allocs, pagealloc), each printed as its own ratio to the untraced
 # time. Fails if a recording run discarded events or
 # reported another minflt than the untraced run of its round. Last lines:
 #
