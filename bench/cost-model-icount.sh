@@ -5,8 +5,10 @@
 #
 #   sh bench/cost-model-icount.sh [--arch x86_64|arm64] [--cpus N] [-d DIR] [WORKLOAD...]
 #
-# Calibration (as tests/guest/cost-model-icount.sh): anon-touch 32M recorded under
-# `--clock icount` with order0, mcpage:2, mthp:64K and thp, `foliotrace calibrate`. Then
+# Calibration (as tests/guest/cost-model-icount.sh): anon-touch 32M --fork recorded under
+# `--clock icount` with order0, mcpage:2, mthp:64K and thp (--fork: then a child's COW of
+# every page, of 4K folios under order0, of large ones under the others: cow_ns and
+# cow_large_ns), `foliotrace calibrate`. Then
 # the bundled workloads of SCRIPT below, run one after another in one guest and recorded
 # there under order0 on the icount clock, are replayed in one icount guest per policy of
 # POLICIES (`foliotrace guest replay --clock icount`; every knob policy of the 6.1 guest:
@@ -114,8 +116,8 @@ for db in "$dir"/*.db; do
 done
 CAL=
 for p in order0 mcpage:2 mthp:64K thp; do
-	db=$dir/$arch-cal-anon-touch-$(echo "$p" | tr -d :).db
-	record "$db" "$p" anon-touch 32M
+	db=$dir/$arch-cal-anon-touch-fork-$(echo "$p" | tr -d :).db
+	record "$db" "$p" anon-touch 32M --fork
 	CAL="$CAL $db"
 done
 DB=$dir/$arch-workloads.db

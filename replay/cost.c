@@ -39,6 +39,7 @@ struct rp_cost_samples {
 	size_t nr_g, cap_g;
 	struct vec fixed[RP_COST_NR];	/* ZERO (those that found a table), ZERO_WP, COW used */
 	struct vec zero_table;		/* zero-page faults that allocated a page table */
+	struct vec cow_large;		/* COWs of a page inside a large folio (follow_folios()) */
 	int64_t traces;
 	uint64_t page_size;		/* of the trace being added, bytes */
 	/*
@@ -46,6 +47,8 @@ struct rp_cost_samples {
 	 * the 1G ranges they have touched (a PMD table each; keys: 1G, kept until exit)
 	 */
 	struct rp_pageset tables, uppers;
+	/* the trace being added: the folio order of each present page, + 1 (keys: page) */
+	struct rp_pageset folios;
 	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
 	size_t tmp_cap;
 };
@@ -56,7 +59,7 @@ struct rp_cost_samples {
 
 static const char *const coef_names[RP_COST_NR] = {
 	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns",
-	"table_ns"
+	"table_ns", "cow_large_ns"
 };
 
 /*
@@ -67,6 +70,7 @@ static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
 	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9, [RP_COST_TABLE] = 1e9,
+	[RP_COST_COW_LARGE] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -90,8 +94,10 @@ void rp_cost_samples_free(struct rp_cost_samples *s)
 	for (i = 0; i < RP_COST_NR; i++)
 		free(s->fixed[i].v);
 	free(s->zero_table.v);
+	free(s->cow_large.v);
 	rp_pageset_release(&s->tables);
 	rp_pageset_release(&s->uppers);
+	rp_pageset_release(&s->folios);
 	free(s->tmp);
 	free(s->g);
 	free(s);
@@ -101,6 +107,15 @@ static void vec_add(struct vec *v, uint64_t x)
 {
 	XGROW(v->v, v->cap, v->n + 1);
 	v->v[v->n++] = x;
+}
+
+/* Append every value of from to v. */
+static void vec_cat(struct vec *v, const struct vec *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		vec_add(v, from->v[i]);
 }
 
 int rp_cost_trace_key(sqlite3 *db, int64_t trace_id, struct rp_cost_key *key)
@@ -196,16 +211,74 @@ static int follow_tables(struct rp_cost_samples *s, const struct ftdb_event *ev)
 	}
 }
 
+/*
+ * The folio of each present page of the trace being added, from its events in order: a
+ * new-folio fault of order k maps the naturally aligned 2^k pages around its address (a
+ * PMD-mapped THP too; the zero page is no folio of the process); a COW or zero_wp fault
+ * maps a 4K copy; a munmap, MADV_DONTNEED, mremap or exit zap removes the pages it covers
+ * (mremap's moved pages lose their label); a fork gives the child the parent's. The
+ * engines keep the same order per page (replay/sim.c, replay/oracle.c: cow_copy()).
+ * Return: for a COW, 1 if its page was inside a large folio (order 2 and up, as large_ns
+ * counts them), else 0.
+ */
+static int follow_folios(struct rp_cost_samples *s, const struct ftdb_event *ev)
+{
+	uint64_t page = ev->addr / s->page_size, n, i, lo, hi;
+	uint32_t was;
+
+	switch (ev->kind) {
+	case FTDB_EV_FAULT:
+		if (ev->flags & FTDB_EVF_ZERO_PAGE || ev->order > RP_PMD_ORDER)
+			return 0;
+		n = 1ULL << ev->order;
+		for (i = 0; i < n; i++)
+			rp_pageset_set(&s->folios, rp_ps_key(ev->proc_id, (page & ~(n - 1)) + i),
+				       ev->order + 1);
+		return 0;
+	case FTDB_EV_COW:
+	case FTDB_EV_ZERO_WP:
+		was = rp_pageset_get(&s->folios, rp_ps_key(ev->proc_id, page));
+		rp_pageset_set(&s->folios, rp_ps_key(ev->proc_id, page), 1);
+		return ev->kind == FTDB_EV_COW && was >= 3;
+	case FTDB_EV_MM_DUP:
+		if (ev->proc_id != (uint32_t)ev->aux)
+			rp_pageset_copy_proc(&s->folios, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
+					     &s->tmp_cap);
+		return 0;
+	case FTDB_EV_ZAP:
+		if (ev->reason == FTDB_ZAP_EXIT) {
+			lo = 0;
+			hi = RP_PS_ALL_PAGES;
+		} else if (ev->reason == FTDB_ZAP_MUNMAP || ev->reason == FTDB_ZAP_MREMAP ||
+			   ev->reason == FTDB_ZAP_DONTNEED) {
+			lo = page;
+			hi = (ev->end + s->page_size - 1) / s->page_size;
+		} else {
+			return 0;
+		}
+		if (lo < hi)
+			(void)rp_pageset_take(&s->folios, ev->proc_id, lo, hi, &s->tmp,
+					      &s->tmp_cap);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int add_event(const struct ftdb_event *ev, void *arg)
 {
 	struct rp_cost_samples *s = arg;
 	struct group *g;
 	uint64_t bytes;
 	size_t i;
-	int table = follow_tables(s, ev);
+	int table = follow_tables(s, ev), large = follow_folios(s, ev);
 
-	if (ev->kind == FTDB_EV_ZERO_WP || ev->kind == FTDB_EV_COW) {
-		vec_add(&s->fixed[ev->kind == FTDB_EV_COW ? RP_COST_COW : RP_COST_ZERO_WP], ev->aux);
+	if (ev->kind == FTDB_EV_COW) {
+		vec_add(large ? &s->cow_large : &s->fixed[RP_COST_COW], ev->aux);
+		return 0;
+	}
+	if (ev->kind == FTDB_EV_ZERO_WP) {
+		vec_add(&s->fixed[RP_COST_ZERO_WP], ev->aux);
 		return 0;
 	}
 	if (ev->kind != FTDB_EV_FAULT)
@@ -243,6 +316,7 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 	ftdb_trace_release(&t);
 	rp_pageset_release(&s->tables);		/* each trace's processes are its own */
 	rp_pageset_release(&s->uppers);
+	rp_pageset_release(&s->folios);
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
 		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
@@ -508,14 +582,19 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 		return -1;
 	for (k = RP_COST_ZERO; k <= RP_COST_COW; k++) {
 		struct vec all = { 0 }, *v = &s->fixed[k];
-		size_t i;
+		/* a COW of a large folio's page is a sample of cow_large_ns when both kinds
+		 * have enough; else of cow_ns, as before that term */
+		int split = k == RP_COST_COW && v->n >= RP_COST_MIN_SAMPLES &&
+			    s->cow_large.n >= RP_COST_MIN_SAMPLES;
 
 		/* without table_ns a zero-page fault's table is part of zero_ns: all count */
 		if (k == RP_COST_ZERO && !out->has[RP_COST_TABLE] && s->zero_table.n) {
-			for (i = 0; i < v->n; i++)
-				vec_add(&all, v->v[i]);
-			for (i = 0; i < s->zero_table.n; i++)
-				vec_add(&all, s->zero_table.v[i]);
+			vec_cat(&all, v);
+			vec_cat(&all, &s->zero_table);
+			v = &all;
+		} else if (k == RP_COST_COW && !split && s->cow_large.n) {
+			vec_cat(&all, v);
+			vec_cat(&all, &s->cow_large);
 			v = &all;
 		}
 		if (v->n >= RP_COST_MIN_SAMPLES) {
@@ -524,6 +603,11 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 			out->samples += (int64_t)v->n;
 		}
 		free(all.v);
+		if (split) {
+			out->c[RP_COST_COW_LARGE] = typical(&s->cow_large, &out->key) - out->c[k];
+			out->has[RP_COST_COW_LARGE] = 1;
+			out->samples += (int64_t)s->cow_large.n;
+		}
 	}
 	return 0;
 }
@@ -626,11 +710,13 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	for (k = 2; k <= RP_PMD_ORDER; k++)
 		nlarge += (double)v[RP_M_ALLOC_0 + k];
 	/* c[] is 0 where !has: a model without cold_ns (every guest one) prices none cold,
-	 * one without large_ns no large folio more, one without table_ns no page table */
+	 * one without large_ns no large folio more, one without table_ns no page table, one
+	 * without cow_large_ns every COW alike */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
 	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
 	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS] +
-	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS];
+	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS] +
+	    m->c[RP_COST_COW_LARGE] * (double)v[RP_M_COW_LARGE];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

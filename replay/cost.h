@@ -47,12 +47,15 @@ enum rp_cost_coef {
 	RP_COST_PTE,		/* ns per PTE a new-folio fault writes */
 	RP_COST_ZERO,		/* ns per zero-page fault */
 	RP_COST_ZERO_WP,	/* ns per anon_zero_wp */
-	RP_COST_COW,		/* ns per anon_cow */
+	RP_COST_COW,		/* ns per anon_cow (of a page of a 4K folio, when
+				 * RP_COST_COW_LARGE is fitted) */
 	RP_COST_LARGE,		/* ns more per new-folio fault of a large folio (order >= 2,
 				 * PMD included): compound folio, vma_alloc_folio's path */
 	RP_COST_COLD,		/* ns a cold fault costs beyond its kind's cost (host models) */
 	RP_COST_TABLE,		/* ns a fault that allocated a page table costs beyond its
 				 * kind's cost (pte_alloc(), a THP's deposited table) */
+	RP_COST_COW_LARGE,	/* ns an anon_cow of a page inside a large folio (order >= 2,
+				 * PMD included) costs beyond cow_ns */
 	RP_COST_NR
 };
 

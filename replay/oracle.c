@@ -714,13 +714,17 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 		mapped(o, &f, vpn, 0);
 }
 
-/* Write fault on a COW page: a private 4K copy; the old page is freed once nobody maps it. */
+/*
+ * Write fault on a COW page: a private 4K copy; the old page is freed once nobody maps it.
+ * Counted in RP_M_COW_LARGE too when the page was of a large folio (order 2 and up).
+ */
 static void cow_copy(struct rp_oracle *o, struct opage *pg)
 {
 	struct oproc *p = P(o, pg->proc);
 
 	if (ref_put(o, pg->pfn) == 0)
 		put(o, pg->pfn);
+	p->c.v[RP_M_COW_LARGE] += pg->ord >= 2;
 	pg->cow = 0;
 	pg->touched = 1;
 	pg->written = 1;

@@ -254,6 +254,8 @@ enum rp_metric {
 				 * the engines; stored only when the database has one */
 	RP_M_TABLE_FAULTS,	/* first-touch faults that allocated a page table: their 2M
 				 * range of the process had none (docs/metrics.md) */
+	RP_M_COW_LARGE,		/* COW faults (as RP_M_COW) of a page inside a large folio
+				 * (order >= 2, PMD included) */
 	RP_M_COLD_FAULTS,	/* faults (as RP_M_FAULTS) after RP_COLD_GAP_NS or more of
 				 * their process's own time since its previous one */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */

@@ -497,11 +497,13 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 
 /*
  * Write fault on a page shared copy-on-write: map a private 4K copy. The old page loses
- * this mapping and is freed once no process maps it.
+ * this mapping and is freed once no process maps it. A COW of a page of a large folio
+ * (order 2 and up) counts in RP_M_COW_LARGE too: the cost model prices it more.
  */
 static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i)
 {
 	release_page(s, l->st[i], l->pfn[i]);
+	p->c.v[RP_M_COW_LARGE] += l->ord[i] >= 2;
 	l->st[i] = PG_TOUCHED | PG_WRITTEN;
 	l->ord[i] = 0;
 	l->pfn[i] = alloc_page(s, p);

@@ -24,15 +24,22 @@
  * /proc/self/clear_refs after the checks, before the hold, clearing every page's accessed
  * (young) and referenced bits, which a trace does not hold: khugepaged then finds no
  * referenced page in a range and does not collapse it (SCAN_LACK_REFERENCED_PAGE).
+ *
+ * For the cost model's COW terms (calibrate, docs/cost-model.md): --fork then forks a
+ * child that writes one byte of every touched page, each a copy on write of a page of
+ * the folio the measured phase mapped (a large one under an mTHP policy), and exits; the
+ * parent waits. fork_minflt is the child's minor faults (its COWs, its stack).
  */
 #include "wl-common.h"
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 static const char usage[] =
 	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
-	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES] [--clear-refs]";
+	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES] [--clear-refs] [--fork]";
 
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
@@ -221,6 +228,42 @@ static void write_clear_refs(void)
 	close(fd);
 }
 
+/*
+ * --fork: a child writes one byte every @step bytes of [p, p + size), each a COW of the
+ * page the parent mapped, and exits; the parent waits. *minflt: the child's minor faults.
+ * Return: 0, or -1 with a message (fork, wait or the child failed).
+ */
+static int fork_cows(unsigned char *p, uint64_t size, uint64_t step, long *minflt)
+{
+	struct rusage ru;
+	uint64_t off;
+	int wstatus;
+	pid_t pid;
+
+	*minflt = 0;
+	fflush(stdout); /* nothing buffered may be printed twice */
+	pid = fork();
+	if (pid < 0) {
+		return wl_error("fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		for (off = 0; off < size; off += step) {
+			((volatile unsigned char *)p)[off] ^= 0x80;
+		}
+		_exit(0);
+	}
+	if (waitpid(pid, &wstatus, 0) != pid) {
+		return wl_error("waitpid: %s", strerror(errno));
+	}
+	if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus)) {
+		return wl_error("the --fork child failed (wait status %d)", wstatus);
+	}
+	if (!getrusage(RUSAGE_CHILDREN, &ru)) {
+		*minflt = ru.ru_minflt;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -233,12 +276,13 @@ int main(int argc, char **argv)
 		{ "zeros", no_argument, NULL, 'z' },
 		{ "between", required_argument, NULL, 'b' },
 		{ "clear-refs", no_argument, NULL, 'c' },
+		{ "fork", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t page = wl_page_size();
 	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched, fill = 0, off;
-	int nohugepage = 0, read_first = 0, check = 0, clear_refs = 0, status = 0, c;
+	int nohugepage = 0, read_first = 0, check = 0, clear_refs = 0, do_fork = 0, status = 0, c;
 	struct wl_faults before, delta;
 	struct contig cg = { 0 };
 	unsigned char seen;
@@ -280,6 +324,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			clear_refs = 1;
+			break;
+		case 'F':
+			do_fork = 1;
 			break;
 		}
 	}
@@ -346,6 +393,15 @@ int main(int argc, char **argv)
 			((volatile unsigned char *)q)[off] = 1;
 		}
 		snprintf(more, sizeof(more), " fill=%" PRIu64 " fill_addr=%p", fill, (void *)q);
+	}
+	if (do_fork) {
+		long minflt;
+
+		if (fork_cows(p, size, stride >= page ? stride : page, &minflt)) {
+			status = -1;
+		}
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), " fork_minflt=%ld",
+			 minflt);
 	}
 	/* last, after every read of the memory: the checks above set the accessed bits */
 	if (clear_refs) {

@@ -123,9 +123,9 @@ printf "INSERT INTO cost_model VALUES ('x86_64', '%s', 'unknown', 2000, 0.25, NU
 sqlite3 "$old" < "$T/v6.sql"
 "$FT" ingest -q -o "$old" "$D/x86_64-pf-loop-order0"
 ok $? "ingest migrates a schema-6 database"
-check "migrated: user_version 11, the old model's clock is its accel (unknown), no large_ns, cold_ns nor table_ns" test \
-	"$(sqlite3 "$old" 'PRAGMA user_version') $(q "$old" "SELECT accel || ' ' || clock || ' ' || new_ns || ' ' || (large_ns IS NULL) || (cold_ns IS NULL) || (table_ns IS NULL) FROM cost_model")" \
-	= "11 unknown unknown 2000.0 111"
+check "migrated: user_version 12, the old model's clock is its accel (unknown), no large_ns, cold_ns, table_ns nor cow_large_ns" test \
+	"$(sqlite3 "$old" 'PRAGMA user_version') $(q "$old" "SELECT accel || ' ' || clock || ' ' || new_ns || ' ' || (large_ns IS NULL) || (cold_ns IS NULL) || (table_ns IS NULL) || (cow_large_ns IS NULL) FROM cost_model")" \
+	= "12 unknown unknown 2000.0 1111"
 check "a trace whose header has no clock: trace.clock NULL" test \
 	"$(q "$old" "SELECT clock IS NULL FROM trace")" = 1
 "$FT" replay "$old" --policy order0 > /dev/null

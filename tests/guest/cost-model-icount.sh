@@ -1,14 +1,15 @@
 #!/bin/sh
 # Guest test: the cost model where it can be checked (issue 24 item 2). Under `--clock
 # icount` a fault's latency_ns is the handler's instructions and repeats, so the model can
-# be held to the issue's 10% on sums. Calibration: anon-touch 32M recorded under order0,
-# mcpage:2, mthp:64K and thp (4K, 16K, 64K and PMD-mapped 2M folios, 16 of the last), then
-# `foliotrace calibrate`. Held out: pf-loop --size 2M --loops 4, malloc-churn --size 16M
-# --loops 1 and sparse --size 64M --touches 1024, recorded one after another in one guest
-# under order0,
+# be held to the issue's 10% on sums. Calibration: anon-touch 32M --fork recorded under
+# order0, mcpage:2, mthp:64K and thp (4K, 16K, 64K and PMD-mapped 2M folios, 16 of the
+# last; then a child's COW of every page, of 4K folios under order0, of large ones under the
+# others), then `foliotrace calibrate`. Held out: pf-loop --size 2M --loops 4, malloc-churn
+# --size 16M --loops 1, fork-cow --size 4M and sparse --size 64M --touches 1024, recorded
+# one after another in one guest under order0,
 # and replayed in one guest per knob policy (--clock icount): order0, mcpage:2, mcpage:4,
 # mthp:16K, mthp:32K, mthp:64K and thp. Asserted: the model's key says icount and it fits
-# its PTE and large-folio terms; its cost of each calibration shape is within 10% of the
+# its PTE, large-folio and large-COW terms; its cost of each calibration shape is within 10% of the
 # mean latency of that shape's faults, computed here by awk over `query faults` (the fit's
 # own weighted least squares is not redone); and for each held-out workload (its processes
 # by name, --comm; malloc-churn, which re-executes itself, by the pid it prints) `compare --sim-vs-real` puts the predicted fault_time_ns within 10% of
@@ -23,9 +24,9 @@
 . "$(dirname "$0")/guest-lib.inc"
 
 POLICIES="order0 mcpage:2 mcpage:4 mthp:16K mthp:32K mthp:64K thp"
-WORKLOADS="pf-loop malloc-churn sparse"
+WORKLOADS="pf-loop malloc-churn fork-cow sparse"
 SCRIPT="pf-loop --size 2M --loops 4 && malloc-churn --size 16M --loops 1 &&
-sparse --size 64M --touches 1024"
+fork-cow --size 4M && sparse --size 64M --touches 1024"
 SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 CPUS="--cpus 1"
 NPOL=$(echo $POLICIES | wc -w)
@@ -39,8 +40,8 @@ for p in order0 mcpage:2 mthp:64K thp; do
 	s=$(date +%s)
 	# shellcheck disable=SC2086 # two words
 	"$FT" record --arch "$ARCH" $CPUS --clock icount --policy "$p" -o "$db" -- anon-touch 32M \
-		> "$db.out" 2> "$db.err"
-	ok $? "record anon-touch 32M under $p, --clock icount ($ARCH, $(( $(date +%s) - s )) s)"
+		--fork > "$db.out" 2> "$db.err"
+	ok $? "record anon-touch 32M --fork under $p, --clock icount ($ARCH, $(( $(date +%s) - s )) s)"
 	[ -s "$db.err" ] && sed 's/^/#   /' "$db.err" | tail -3
 	CAL="$CAL $db"
 done
@@ -56,8 +57,8 @@ ok $? "record the held-out $(echo $WORKLOADS | tr ' ' ',') in one guest under or
 ok $? "calibrate from the 4 anon-touch recordings into the held-out database"
 sed 's/^/#   /' "$T/cal.out"
 sql() { sql_rows "$DB" "$1"; }
-check "the model is keyed by the icount clock and fits a PTE and a large-folio cost" test \
-	"$(sql "SELECT clock || ' ' || (pte_ns > 0) || ' ' || (large_ns > 0) FROM cost_model")" = "icount 1 1"
+check "the model is keyed by the icount clock and fits a PTE, a large-folio and a large-COW cost" test \
+	"$(sql "SELECT clock || ' ' || (pte_ns > 0) || ' ' || (large_ns > 0) || ' ' || (cow_large_ns IS NOT NULL) FROM cost_model")" = "icount 1 1 1"
 
 # each calibration shape (all traces pooled, as the fit pools them): the mean latency of its
 # new-folio faults (not the zero page), against the model's new_ns + byte_ns * bytes +

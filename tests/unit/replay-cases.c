@@ -161,6 +161,21 @@ static const struct tcase cases[] = {
 	    { "final_rss_bytes", 8 * K }, { "peak_rss_bytes", 16 * K }, { "zeroed_bytes", 8 * K },
 	    { "bloat_bytes", 0 } } },
 	/*
+	 * COW of a large folio's page (cow_large_faults, priced cow_large_ns more): the child
+	 * writes pages 1 and 2 of the parent's 16K block, then page 1 again (its own copy now,
+	 * no fault). Under order0 the same child's write of page 1, which the parent faulted in
+	 * as a 4K page, is a COW but not a large one.
+	 */
+	{ "mcpage:2: the child's COWs of a 16K block's pages are large COWs", "mcpage:2", NULL,
+	  { 0 }, { { B, B + 64 * K, 3 } },
+	  { W(1, B), { 'K', 2, 1, 0, 0, 0 }, W(2, B + 4 * K), W(2, B + 8 * K), W(2, B + 4 * K) },
+	  { { "cow_faults", 2 }, { "cow_large_faults", 2 }, { "faults", 1 },
+	    { "alloc_order_2", 1 }, { "alloc_order_0", 2 } } },
+	{ "order0: a COW of a 4K page is no large COW", "order0", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } },
+	  { W(1, B), W(1, B + 4 * K), { 'K', 2, 1, 0, 0, 0 }, W(2, B + 4 * K) },
+	  { { "cow_faults", 1 }, { "cow_large_faults", 0 }, { "faults", 2 } } },
+	/*
 	 * A page of the parent's pre-fork 16K block that the recording first touched after the
 	 * child exited: the model reuses the sole mapping (6.1 would copy a page of a
 	 * PTE-mapped large folio: docs/policies.md, limits).
