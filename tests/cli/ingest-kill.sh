@@ -5,7 +5,10 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/trace-lib.inc"
 
-plan 7
+plan 8
+# the killed ingest cannot remove its scratch directory: keep it in the test's own
+mkdir -p "$T/tmp"
+export TMPDIR="$T/tmp"
 DB="$T/k.db"
 "$FT" ingest -q -o "$DB" "$TINY" || echo "# cannot prepare a database"
 "$FT" ingest -q -o "$T/clean.db" "$SMALL"
@@ -23,6 +26,8 @@ n=$(db_int "$DB" "SELECT count(*) FROM trace")
 ok $([ "$n" = 1 ]; echo $?) "after SIGKILL: only the earlier trace (got $n)"
 ok $([ "$(db_int "$DB" "SELECT count(*) FROM event_chunk WHERE trace_id <> 1")" = 0 ]; echo $?) \
 	"  ... and no rows of the killed one"
+ok $([ "$(ls "$T/tmp" | grep -c '^foliotrace-ingest-')" = 1 ]; echo $?) \
+	"  ... its scratch directory stays (SIGKILL), in TMPDIR, not /tmp"
 
 "$FT" ingest -q -o "$DB" "$SMALL"
 ok $? "rerun succeeds"
