@@ -155,6 +155,22 @@ out:
 	return ret;
 }
 
+/* A fork (ev an MM_DUP): the child gets the parent's keys of set. */
+static void fork_copy(struct rp_cost_samples *s, struct rp_pageset *set,
+		      const struct ftdb_event *ev)
+{
+	if (ev->proc_id != (uint32_t)ev->aux)
+		rp_pageset_copy_proc(set, ev->proc_id, (uint32_t)ev->aux, &s->tmp, &s->tmp_cap);
+}
+
+/* Remove ev's process's keys of set in [lo, hi). */
+static void drop(struct rp_cost_samples *s, struct rp_pageset *set,
+		 const struct ftdb_event *ev, uint64_t lo, uint64_t hi)
+{
+	if (lo < hi)
+		(void)rp_pageset_take(set, ev->proc_id, lo, hi, &s->tmp, &s->tmp_cap);
+}
+
 /*
  * The page tables of the trace being added, from its events in order: for a fault, the
  * tables it allocated: 0, 1 (its 2M range's PTE table) or 2 (that and the PMD table of its
@@ -183,28 +199,21 @@ static int follow_tables(struct rp_cost_samples *s, const struct ftdb_event *ev)
 		}
 		return n;
 	case FTDB_EV_MM_DUP:
-		if (ev->proc_id != (uint32_t)ev->aux) {
-			rp_pageset_copy_proc(&s->tables, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
-					     &s->tmp_cap);
-			rp_pageset_copy_proc(&s->uppers, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
-					     &s->tmp_cap);
-		}
+		fork_copy(s, &s->tables, ev);
+		fork_copy(s, &s->uppers, ev);
 		return 0;
 	case FTDB_EV_ZAP:
 		if (ev->reason == FTDB_ZAP_EXIT) {
 			lo = 0;
 			hi = RP_PS_ALL_PAGES;
-			(void)rp_pageset_take(&s->uppers, ev->proc_id, lo, hi, &s->tmp,
-					      &s->tmp_cap);
+			drop(s, &s->uppers, ev, lo, hi);
 		} else if (ev->reason == FTDB_ZAP_MUNMAP || ev->reason == FTDB_ZAP_MREMAP) {
 			lo = ((ev->addr / s->page_size) + (1U << TABLE_SHIFT) - 1) >> TABLE_SHIFT;
 			hi = ev->end / s->page_size >> TABLE_SHIFT;
 		} else {
 			return 0;
 		}
-		if (lo < hi)
-			(void)rp_pageset_take(&s->tables, ev->proc_id, lo, hi, &s->tmp,
-					      &s->tmp_cap);
+		drop(s, &s->tables, ev, lo, hi);
 		return 0;
 	default:
 		return 0;
@@ -241,9 +250,7 @@ static int follow_folios(struct rp_cost_samples *s, const struct ftdb_event *ev)
 		rp_pageset_set(&s->folios, rp_ps_key(ev->proc_id, page), 1);
 		return ev->kind == FTDB_EV_COW && was >= 3;
 	case FTDB_EV_MM_DUP:
-		if (ev->proc_id != (uint32_t)ev->aux)
-			rp_pageset_copy_proc(&s->folios, ev->proc_id, (uint32_t)ev->aux, &s->tmp,
-					     &s->tmp_cap);
+		fork_copy(s, &s->folios, ev);
 		return 0;
 	case FTDB_EV_ZAP:
 		if (ev->reason == FTDB_ZAP_EXIT) {
@@ -256,9 +263,7 @@ static int follow_folios(struct rp_cost_samples *s, const struct ftdb_event *ev)
 		} else {
 			return 0;
 		}
-		if (lo < hi)
-			(void)rp_pageset_take(&s->folios, ev->proc_id, lo, hi, &s->tmp,
-					      &s->tmp_cap);
+		drop(s, &s->folios, ev, lo, hi);
 		return 0;
 	default:
 		return 0;

@@ -22,7 +22,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "replay/cost.h"
-#include "tests/unit/chunkdb.h"
+#include "tests/unit/costfit.h"
 #include "tests/unit/tap.h"
 
 #define K 1024ULL
@@ -36,17 +36,6 @@
 /* the model the COW latencies follow: ns */
 #define COW 1500
 #define LARGE 400
-
-struct gen {
-	struct ftdb_enc enc;
-	uint64_t ts;
-};
-
-static void ev_add(struct gen *g, struct ftdb_event ev)
-{
-	ev.ts = g->ts += 1000;
-	ftdb_enc_add(&g->enc, &ev);
-}
 
 static void fault(struct gen *g, uint32_t proc, uint64_t addr, unsigned int order,
 		  unsigned int ptes)
@@ -78,24 +67,12 @@ static void fork_(struct gen *g, uint32_t child, uint32_t parent)
  */
 static int make_db(const char *path, unsigned int nr_large)
 {
-	struct gen g = { .ts = 0 };
-	sqlite3 *db;
+	struct gen g;
+	sqlite3 *db = gen_open(path, &g, 4);
 	unsigned int i;
-	int rc;
 
-	if (ftdb_open(path, FTDB_CREATE, &db))
+	if (!db)
 		return -1;
-	rc = ftdb_exec(db, "BEGIN; INSERT INTO trace(trace_id, uuid, page_size, arch, kernel, "
-		       "clocksource, clock, last_ts, ingested_at, tool_version) VALUES (1, 'a', "
-		       "4096, 'x86_64', '6.1.0-test', 'tsc', 'icount', 9000, 'x', 'y');");
-	for (i = 1; i <= 4; i++) {
-		char sql[128];
-
-		snprintf(sql, sizeof(sql), "INSERT INTO process(proc_id, trace_id, pid, mm) "
-			 "VALUES (%u, 1, %u, %u);", i, 10 + i, i);
-		rc = rc ? rc : ftdb_exec(db, sql);
-	}
-	ftdb_enc_init(&g.enc);
 	for (i = 0; i < 32; i++)
 		fault(&g, 1, A + i * 4 * K, 0, 1);
 	fault(&g, 1, L + 8 * K, 4, 16);		/* any page of the folio: it maps all 16 */
@@ -124,29 +101,7 @@ static int make_db(const char *path, unsigned int nr_large)
 		cow(&g, 4, L + i * 4 * K, 0);
 	for (i = 0; nr_large > 8 && i < 8; i++)
 		cow(&g, 4, L + 64 * K + i * 4 * K, 1);
-	if (!rc)
-		rc = chunkdb_store(db, &g.enc, 1000, (int64_t)g.ts);
-	if (!rc)
-		rc = ftdb_exec(db, "COMMIT");
-	ftdb_enc_release(&g.enc);
-	ftdb_close(db);
-	return rc ? -1 : 0;
-}
-
-static int fit(const char *path, struct rp_cost *m)
-{
-	struct rp_cost_samples *s = rp_cost_samples_new();
-	sqlite3 *db;
-	int rc = -1;
-
-	memset(m, 0, sizeof(*m));
-	if (!ftdb_open(path, FTDB_READONLY, &db)) {
-		rc = rp_cost_trace_key(db, 1, &m->key) || rp_cost_samples_add(s, db, 1) ||
-		     rp_cost_fit(s, m);
-		ftdb_close(db);
-	}
-	rp_cost_samples_free(s);
-	return rc;
+	return gen_close(db, &g);
 }
 
 int main(void)

@@ -23,7 +23,7 @@
 #include "lib/error.h"
 #include "lib/strbuf.h"
 #include "replay/cost.h"
-#include "tests/unit/chunkdb.h"
+#include "tests/unit/costfit.h"
 #include "tests/unit/tap.h"
 
 #define K 1024ULL
@@ -37,17 +37,6 @@
 static uint64_t lat(unsigned int order, int table)
 {
 	return NEW + (4096ULL << order) / 8 + (table ? TABLE : 0);
-}
-
-struct gen {
-	struct ftdb_enc enc;
-	uint64_t ts;
-};
-
-static void ev_add(struct gen *g, struct ftdb_event ev)
-{
-	ev.ts = g->ts += 1000;
-	ftdb_enc_add(&g->enc, &ev);
 }
 
 static void fault(struct gen *g, uint32_t proc, uint64_t addr, unsigned int order, uint64_t ns)
@@ -82,19 +71,12 @@ static void range(struct gen *g, uint32_t proc, uint64_t r, unsigned int order, 
 /* The trace of nr ranges per size (4K and 16K), and the zaps, fork and zero pages. */
 static int make_db(const char *path, unsigned int nr)
 {
-	struct gen g = { .ts = 0 };
-	sqlite3 *db;
+	struct gen g;
+	sqlite3 *db = gen_open(path, &g, 2);
 	unsigned int r;
-	int rc;
 
-	if (ftdb_open(path, FTDB_CREATE, &db))
+	if (!db)
 		return -1;
-	rc = ftdb_exec(db, "BEGIN; INSERT INTO trace(trace_id, uuid, page_size, arch, kernel, "
-		       "clocksource, clock, last_ts, ingested_at, tool_version) VALUES (1, 'a', "
-		       "4096, 'x86_64', '6.1.0-test', 'tsc', 'icount', 9000, 'x', 'y');"
-		       "INSERT INTO process(proc_id, trace_id, pid, mm) VALUES (1, 1, 10, 1);"
-		       "INSERT INTO process(proc_id, trace_id, pid, mm) VALUES (2, 1, 11, 2);");
-	ftdb_enc_init(&g.enc);
 	/* every range in one 1G range: its PMD table comes with the first fault */
 	for (r = 0; r < nr; r++) {
 		range(&g, 1, B + r * 2 * M, 0, r ? 1 : 2);
@@ -117,29 +99,7 @@ static int make_db(const char *path, unsigned int nr)
 		zero(&g, 1, B + 6 * M + r * 4 * K + 256 * K, ZERO);
 		zero(&g, 1, B + (200 + r) * 2 * M, ZERO + TABLE);
 	}
-	if (!rc)
-		rc = chunkdb_store(db, &g.enc, 1000, (int64_t)g.ts);
-	if (!rc)
-		rc = ftdb_exec(db, "COMMIT");
-	ftdb_enc_release(&g.enc);
-	ftdb_close(db);
-	return rc ? -1 : 0;
-}
-
-static int fit(const char *path, struct rp_cost *m)
-{
-	struct rp_cost_samples *s = rp_cost_samples_new();
-	sqlite3 *db;
-	int rc = -1;
-
-	memset(m, 0, sizeof(*m));
-	if (!ftdb_open(path, FTDB_READONLY, &db)) {
-		rc = rp_cost_trace_key(db, 1, &m->key) || rp_cost_samples_add(s, db, 1) ||
-		     rp_cost_fit(s, m);
-		ftdb_close(db);
-	}
-	rp_cost_samples_free(s);
-	return rc;
+	return gen_close(db, &g);
 }
 
 int main(void)
