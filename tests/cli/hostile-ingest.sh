@@ -20,7 +20,7 @@ STREAM_CASES="deleted empty fifo devzero absent"
 n_idx=$(echo $IDX_FLIPS | wc -w)
 n_meta=$(echo $META_CUTS | wc -w)
 n_stream=$(echo $STREAM_CASES | wc -w)
-plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11 + 4 + 2))
+plan $((2 + n_idx * 8 + n_meta * 4 + 8 + n_stream * 4 + 1 + 11 + 4 + 2 + 2))
 
 mkdir -p "$T/db" "$T/tr" "$T/tmp"
 export TMPDIR="$T/tmp"			# where ingest would leave a temporary directory
@@ -124,12 +124,13 @@ ok $? "  ... the partial one stays, under its own identity"
 ok $? "nothing left in TMPDIR or beside the database"
 
 # interrupted ingests (SIGTERM, SIGHUP) clean up like failed ones, then die of the signal;
-# FT_TEST_INGEST_DELAY_US (20 ms per event, thousands of events) keeps the child writing for
-# a minute: on a loaded machine the shell's 0.3 s sleep can take seconds, and at 2 ms an
-# event the ingest once finished first (exit 0, the database written)
+# FT_TEST_INGEST_DELAY_US (2 ms per event, thousands of events) keeps the child writing.
+# env --default-signal: a signal ignored where the test runs (SIGHUP under nohup) is
+# inherited ignored, and ingest keeps an ignored signal so (as nohup wants); the ingest
+# here must see SIGHUP as a terminal sends it, whatever started the test
 # interrupt SIG DB DIR: start an ingest of DIR, signal it while it writes
 interrupt() {
-	FT_TEST_INGEST_DELAY_US=20000 "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
+	FT_TEST_INGEST_DELAY_US=2000 env --default-signal="$1" "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
 	_pid=$!
 	_i=0
 	while [ ! -e "$2-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
@@ -148,6 +149,18 @@ st=$?
 ok $([ $st = 129 ]; echo $?) "SIGHUP while writing into the existing database: dies of it (exit $st)"
 cmp -s "$DB" "$T/before-hup.db" && [ "$(ls -A "$T/db")" = "existing.db" ]
 ok $? "  ... which is byte-identical, without a journal"
+# under nohup (SIGHUP ignored when the ingest starts) a hangup is no stop: stored whole
+FT_TEST_INGEST_DELAY_US=2000 env --ignore-signal=HUP "$FT" ingest -q -o "$T/nohup.db" "$FIX" \
+	2> /dev/null &
+_pid=$!
+_i=0
+while [ ! -e "$T/nohup.db-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
+kill -HUP $_pid
+wait $_pid
+st=$?
+ok $([ $st = 0 ]; echo $?) "SIGHUP ignored at start (nohup): the ingest goes on (exit $st)"
+ok $([ "$(db_int "$T/nohup.db" "SELECT events FROM trace")" = "$(bt_total "$FIX")" ]; echo $?) \
+	"  ... and stores every event babeltrace2 counts"
 
 # header keys read as integers (cpus, workload_pid) that are FIFOs: never opened, so the
 # ingest neither blocks nor fails; the header's other files are stored as before
