@@ -47,9 +47,10 @@ timed() { # timed NAME CMD...
 	echo "$t0 $t1 ${mf:-0}" > /tmp/oh.t
 }
 session() { # session MODE: create and start the session of MODE
-	evs=$events
+	evs=$events filter=
 	case $1 in
-	faults|filtered) evs=anon_fault ;;
+	faults) evs=anon_fault ;;
+	filtered) evs=anon_fault filter='mm == 0' ;;
 	allocs) evs=$events,anon_alloc ;;
 	pagealloc) evs=kmem_mm_page_alloc ;;
 	esac
@@ -60,11 +61,7 @@ session() { # session MODE: create and start the session of MODE
 	esac &&
 		lttng enable-channel -k --subbuf-size="$subbuf" --num-subbuf="$nsubbuf" $opts chan0 \
 			> /dev/null &&
-		if [ "$1" = filtered ]; then
-			lttng enable-event -k -c chan0 "$evs" --filter 'mm == 0' > /dev/null
-		else
-			lttng enable-event -k -c chan0 "$evs" > /dev/null
-		fi &&
+		lttng enable-event -k -c chan0 "$evs" ${filter:+--filter "$filter"} > /dev/null &&
 		lttng start > /dev/null || { echo "overhead-guest: lttng setup failed ($1)"; exit 1; }
 	if [ "$1" = pinned ]; then
 		last=$(($(nproc) - 1))

@@ -248,7 +248,7 @@ static int follow_folios(struct rp_cost_samples *s, const struct ftdb_event *ev)
 	case FTDB_EV_ZERO_WP:
 		was = rp_pageset_get(&s->folios, rp_ps_key(ev->proc_id, page));
 		rp_pageset_set(&s->folios, rp_ps_key(ev->proc_id, page), 1);
-		return ev->kind == FTDB_EV_COW && was >= 3;
+		return ev->kind == FTDB_EV_COW && was >= 2 + 1;	/* stored order + 1 */
 	case FTDB_EV_MM_DUP:
 		fork_copy(s, &s->folios, ev);
 		return 0;
@@ -420,8 +420,8 @@ static int is_large(const struct group *g, uint64_t page_size)
  * former less that of the latter, on every clock: a table is the same work each time, and
  * the mean of a few dozen faults follows a timer interrupt inside one of them (on arm64's
  * icount calibration the means gave 759 to 969 from run to run, the medians 768 and 768
- * at 4K and 16K, what sparse's own faults show: bench/table-cost.sh); their mean weighted by the former's
- * records. The faults
+ * at 4K and 16K, what sparse's own faults show: bench/table-cost.sh); their mean
+ * weighted by the former's records. The faults
  * that also allocated the PMD table of their 1G range (table 2: a process's first there,
  * mostly at its start, which also pay for the upper levels' walk) are left out of it.
  * 0 when no shape has both, or when the difference is not positive (noise the model cannot

@@ -128,9 +128,11 @@ ok $? "nothing left in TMPDIR or beside the database"
 # env --default-signal: a signal ignored where the test runs (SIGHUP under nohup) is
 # inherited ignored, and ingest keeps an ignored signal so (as nohup wants); the ingest
 # here must see SIGHUP as a terminal sends it, whatever started the test
-# interrupt SIG DB DIR: start an ingest of DIR, signal it while it writes
+# interrupt SIG DB DIR [ENVOPT]: start an ingest of DIR with SIG's disposition ENVOPT
+# (default --default-signal=SIG), signal it while it writes
 interrupt() {
-	FT_TEST_INGEST_DELAY_US=2000 env --default-signal="$1" "$FT" ingest -q -o "$2" "$3" 2> /dev/null &
+	FT_TEST_INGEST_DELAY_US=2000 env "${4:---default-signal=$1}" "$FT" ingest -q -o "$2" "$3" \
+		2> /dev/null &
 	_pid=$!
 	_i=0
 	while [ ! -e "$2-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
@@ -150,13 +152,7 @@ ok $([ $st = 129 ]; echo $?) "SIGHUP while writing into the existing database: d
 cmp -s "$DB" "$T/before-hup.db" && [ "$(ls -A "$T/db")" = "existing.db" ]
 ok $? "  ... which is byte-identical, without a journal"
 # under nohup (SIGHUP ignored when the ingest starts) a hangup is no stop: stored whole
-FT_TEST_INGEST_DELAY_US=2000 env --ignore-signal=HUP "$FT" ingest -q -o "$T/nohup.db" "$FIX" \
-	2> /dev/null &
-_pid=$!
-_i=0
-while [ ! -e "$T/nohup.db-journal" ] && [ $_i -lt 200 ]; do sleep 0.05; _i=$((_i + 1)); done
-kill -HUP $_pid
-wait $_pid
+interrupt HUP "$T/nohup.db" "$FIX" --ignore-signal=HUP
 st=$?
 ok $([ $st = 0 ]; echo $?) "SIGHUP ignored at start (nohup): the ingest goes on (exit $st)"
 ok $([ "$(db_int "$T/nohup.db" "SELECT events FROM trace")" = "$(bt_total "$FIX")" ]; echo $?) \
