@@ -16,7 +16,8 @@
  * before the exec) belong to the guest's setup. The collector marks them apart from the
  * pid written here (header/workload_pid, docs/guest.md).
  *
- * -m: each workload process's page map at its exit, into PAGEMAPFILE (launch-pagemap.h);
+ * -m: each workload address space's page map at its end (its exit, or an exec replacing
+ * it), into PAGEMAPFILE (launch-pagemap.h);
  * ft-launch then waits for every process of the tree, not only the root.
  */
 #define _GNU_SOURCE
@@ -119,8 +120,11 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	if (!pid) {
-		if (pagemap)
-			pagemap_child();
+		if (pagemap && pagemap_child()) {
+			fprintf(stderr, "ft-launch: cannot trace the workload for -m: %s\n",
+				strerror(errno));
+			_exit(125);
+		}
 		execv(argv[optind], argv + optind + 1);
 		fprintf(stderr, "ft-launch: cannot execute %s: %s\n", argv[optind],
 			strerror(errno));

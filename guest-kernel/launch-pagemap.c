@@ -3,12 +3,18 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +30,7 @@
 #define KPF_COMPOUND_TAIL 16
 #define KPF_ANON 12
 #define KPF_ZERO_PAGE 24
+#define LINE_BYTES 192			/* one PAGEMAP line, at most */
 
 int pagemap_open(struct pagemap_ctx *c, const char *path)
 {
@@ -33,10 +40,50 @@ int pagemap_open(struct pagemap_ctx *c, const char *path)
 	return c->out < 0 || c->proc < 0 || c->kpageflags < 0 ? -1 : 0;
 }
 
-void pagemap_child(void)
+#if defined(__x86_64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
+#endif
+
+/*
+ * A seccomp filter that stops the caller and its descendants at each execve or execveat of
+ * the native ABI (SECCOMP_RET_TRACE: a PTRACE_EVENT_SECCOMP stop at the call's entry, the
+ * old mm still whole); every other call is allowed without a stop. Only a process with
+ * a tracer that asked for PTRACE_O_TRACESECCOMP may run under it (without one the call
+ * fails with ENOSYS), which is why pagemap_supervise() follows vforks too.
+ * Return: 0, or -1 (errno).
+ */
+static int stop_at_exec(void)
 {
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-		raise(SIGSTOP);
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (!prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return 0;
+	/* without CAP_SYS_ADMIN the kernel asks for no_new_privs first */
+	if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int pagemap_child(void)
+{
+	if (stop_at_exec())
+		return -1;
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		return -1;
+	raise(SIGSTOP);
+	return 0;
 }
 
 static uint64_t kflags(struct pagemap_ctx *c, uint64_t pfn)
@@ -103,8 +150,8 @@ static void scan_vma(struct pagemap_ctx *c, int pm, uint64_t lo, uint64_t hi,
 	}
 }
 
-/* pid's address space now: one PAGEMAP line. */
-static void read_map(struct pagemap_ctx *c, pid_t pid)
+/* pid's address space now: one PAGEMAP line, into line (LINE_BYTES). */
+static void read_map(struct pagemap_ctx *c, pid_t pid, char *out)
 {
 	char path[64], line[512], comm[64] = "?";
 	unsigned long pages = 0, blocks = 0;
@@ -126,7 +173,8 @@ static void read_map(struct pagemap_ctx *c, pid_t pid)
 	pm = openat(c->proc, path, O_RDONLY | O_CLOEXEC);
 	maps = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!maps || pm < 0) {
-		dprintf(c->out, "PAGEMAP pid=%d comm=%s error=%d\n", (int)pid, comm, errno);
+		snprintf(out, LINE_BYTES, "PAGEMAP pid=%d comm=%s error=%d\n", (int)pid, comm,
+			 errno);
 		goto out;
 	}
 	while (fgets(line, sizeof(line), maps)) {
@@ -135,8 +183,8 @@ static void read_map(struct pagemap_ctx *c, pid_t pid)
 		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2)
 			scan_vma(c, pm, lo, hi, &pages, &blocks);
 	}
-	dprintf(c->out, "PAGEMAP pid=%d comm=%s anon_pages=%lu contpte_blocks=%lu\n", (int)pid,
-		comm, pages, blocks);
+	snprintf(out, LINE_BYTES, "PAGEMAP pid=%d comm=%s anon_pages=%lu contpte_blocks=%lu\n",
+		 (int)pid, comm, pages, blocks);
 out:
 	if (maps)
 		fclose(maps);
@@ -164,16 +212,135 @@ static int last_thread(struct pagemap_ctx *c, pid_t tid)
 	return t && atoi(t + 9) == 1;
 }
 
+/*
+ * What the supervisor keeps per traced thread: whether its creation was reported (by its
+ * parent's fork, vfork or clone event; until then its first stop is held, since only
+ * that event says whether it is a vfork child), whether it is a vfork child (its mm is its
+ * parent's until it execs: its exec or exit ends no address space), and the line read at
+ * its last exec call's entry, written when the exec succeeds (PTRACE_EVENT_EXEC) and
+ * dropped at the thread's next other stop (the call failed and it went on).
+ */
+struct tracee {
+	pid_t tid;
+	unsigned int announced:1, started:1, held:1, vfork_child:1;
+	char pending[LINE_BYTES];	/* "" if none */
+};
+
+struct tracees {
+	struct tracee *v;
+	size_t n, cap;
+	pid_t child;			/* the workload's first process */
+	int child_execd;		/* it has exec'd the workload (its mm is the workload's) */
+};
+
+/* tid's entry. Return: it, or NULL. */
+static struct tracee *tracee_find(struct tracees *t, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].tid == tid)
+			return &t->v[i];
+	return NULL;
+}
+
+/*
+ * tid's entry, created if missing (moving every entry: earlier pointers to them are stale).
+ * Return: the entry, or NULL (no memory).
+ */
+static struct tracee *tracee(struct tracees *t, pid_t tid)
+{
+	struct tracee *v = tracee_find(t, tid);
+
+	if (v)
+		return v;
+	if (t->n == t->cap) {
+		v = realloc(t->v, (t->cap ? 2 * t->cap : 16) * sizeof(*v));
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = t->cap ? 2 * t->cap : 16;
+	}
+	/* the first process's first stop was waited for before the loop */
+	t->v[t->n] = (struct tracee){ .tid = tid, .announced = tid == t->child,
+				      .started = tid == t->child };
+	return &t->v[t->n++];
+}
+
+/* Forget tid (the last entry moves into its place). */
+static void tracee_drop(struct tracees *t, pid_t tid)
+{
+	struct tracee *e = tracee_find(t, tid);
+
+	if (e)
+		*e = t->v[--t->n];
+}
+
+/* Whether thread e's address space is its own (not its vfork parent's, not ft-launch's). */
+static int own_mm(const struct tracees *t, const struct tracee *e)
+{
+	return !e->vfork_child && (e->tid != t->child || t->child_execd);
+}
+
+/* The event stop of thread e (ptrace options as pagemap_supervise() sets them). */
+static void on_event(struct pagemap_ctx *c, struct tracees *t, struct tracee *e, int event)
+{
+	char line[LINE_BYTES];
+	unsigned long msg = 0;
+	pid_t pid = e->tid;
+	struct tracee *n;
+
+	ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg);
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		n = tracee(t, (pid_t)msg);	/* e is stale from here */
+		if (!n)
+			break;
+		n->announced = 1;
+		n->vfork_child = event == PTRACE_EVENT_VFORK;
+		if (n->held && !ptrace(PTRACE_CONT, n->tid, NULL, NULL))
+			n->held = 0;
+		break;
+	case PTRACE_EVENT_SECCOMP:
+		/* an exec call's entry: the mm it ends, if the call succeeds */
+		if (own_mm(t, e))
+			read_map(c, pid, e->pending);
+		break;
+	case PTRACE_EVENT_EXEC:
+		/* msg: the thread that called exec (now pid, the thread group's leader) */
+		n = tracee_find(t, (pid_t)msg);
+		if (n && n->pending[0])
+			dprintf(c->out, "%s", n->pending);
+		e->pending[0] = '\0';
+		e->vfork_child = 0;
+		t->child_execd |= pid == t->child;
+		if (n && n != e)
+			tracee_drop(t, n->tid);	/* last: it may move e */
+		break;
+	case PTRACE_EVENT_EXIT:
+		if (own_mm(t, e) && last_thread(c, pid)) {
+			read_map(c, pid, line);
+			dprintf(c->out, "%s", line);
+		}
+		break;
+	}
+}
+
 int pagemap_supervise(struct pagemap_ctx *c, pid_t child)
 {
+	struct tracees t = { .child = child };
 	int st, root = -1;
+	struct tracee *e;
 	pid_t pid;
 
 	if (waitpid(child, &st, 0) < 0 || !WIFSTOPPED(st))
 		return WIFSTOPPED(st) ? -1 : st;
 	ptrace(PTRACE_SETOPTIONS, child, NULL,
 	       (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACECLONE |
-			      PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL));
+			      PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP |
+			      PTRACE_O_EXITKILL));
 	ptrace(PTRACE_CONT, child, NULL, NULL);
 	for (;;) {
 		int sig, event;
@@ -182,25 +349,39 @@ int pagemap_supervise(struct pagemap_ctx *c, pid_t child)
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
+			free(t.v);
 			return errno == ECHILD && root != -1 ? root : -1;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			if (pid == child)
 				root = st;
+			tracee_drop(&t, pid);
 			continue;
 		}
 		if (!WIFSTOPPED(st))
 			continue;
+		e = tracee(&t, pid);
+		if (!e) {
+			free(t.v);
+			errno = ENOMEM;
+			return -1;
+		}
 		sig = WSTOPSIG(st);
 		event = st >> 16;
-		if (event == PTRACE_EVENT_EXIT) {
-			if (last_thread(c, pid))
-				read_map(c, pid);
-			sig = 0;
-		} else if (event) {
+		/* any stop but a successful exec's after an exec call's entry: the call failed */
+		if (event != PTRACE_EVENT_EXEC)
+			e->pending[0] = '\0';
+		if (event) {
+			on_event(c, &t, e, event);
 			sig = 0;	/* fork, clone, exec: the new tracee is followed */
-		} else if (sig == SIGSTOP) {
-			sig = 0;	/* a new tracee's first stop */
+		} else if (sig == SIGSTOP && !e->started) {
+			/* a new tracee's first stop: held until its parent's event says what it is */
+			e->started = 1;
+			sig = 0;
+			if (!e->announced) {
+				e->held = 1;
+				continue;
+			}
 		}
 		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
 	}

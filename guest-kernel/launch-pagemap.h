@@ -5,14 +5,17 @@
  * reads one, to count the 64K blocks arm64's contpte can fold, against the simulator's
  * contpte_runs_exit.
  *
- * ft-launch traces its child with ptrace, following forks and clones, and stops each
- * thread at its exit (PTRACE_O_TRACEEXIT): at the exit of an address space's last thread
- * the mm is still whole, so /proc/PID/pagemap and /proc/kpageflags give every anonymous
- * page's frame and folio. Only exits stop the workload (and forks, clones, execs, which
- * are continued at once), so the fault stream is unchanged. What it cannot see: an
- * address space replaced by exec (there is no stop before the old mm goes) and a vfork
- * child's exit (its mm is the parent's, which lives on); `--sites` traces the workload
- * with ptrace already, so the two do not combine.
+ * ft-launch traces its child with ptrace, following forks, vforks and clones, and stops
+ * each thread at its exit (PTRACE_O_TRACEEXIT) and at each exec call's entry (a seccomp
+ * filter returning SECCOMP_RET_TRACE for execve and execveat): at the exit of an address
+ * space's last thread, and at the entry of an exec that replaces it, the mm is still
+ * whole, so /proc/PID/pagemap and /proc/kpageflags give every anonymous page's frame and
+ * folio. The line read at an exec's entry is written only if the exec succeeds. A vfork
+ * child's exec or exit ends no address space (its mm is its parent's): none is read.
+ * Only those stops (and forks, clones, which are continued at once) stop the workload,
+ * so the fault stream is unchanged. What it cannot see: a CLONE_VM child that is neither
+ * a thread nor a vfork child (its exit is read as if its mm were its own); `--sites`
+ * traces the workload with ptrace already, so the two do not combine.
  */
 #ifndef FT_LAUNCH_PAGEMAP_H
 #define FT_LAUNCH_PAGEMAP_H
@@ -28,8 +31,12 @@ struct pagemap_ctx {
 /* pagemap_open - the files, before ft-launch enters a root. Return: 0, or -1 (errno). */
 int pagemap_open(struct pagemap_ctx *c, const char *path);
 
-/* pagemap_child - in the forked child, before its exec: become traced and stop. */
-void pagemap_child(void);
+/*
+ * pagemap_child - in the forked child, before its exec: a seccomp filter that stops every
+ * exec call at its entry (for its tracer), then become traced and stop.
+ * Return: 0, or -1 (errno; the child must not go on: an untraced exec would fail).
+ */
+int pagemap_child(void);
 
 /*
  * pagemap_supervise - trace child (stopped in pagemap_child()) and every process it
