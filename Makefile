@@ -150,7 +150,7 @@ $(B)/workloads/x86_64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 # The call-site tracer (tracer/guest/, docs/sites.md): libunwind's remote unwinder
 # (libunwind-generic) with our own accessors, linked statically.
 SITES_SRC := tracer/guest/ft-sites.c tracer/guest/sites-unwind.c tracer/guest/sites-elf.c
-SITES_HDR := tracer/guest/sites-unwind.h tracer/guest/sites-elf.h
+SITES_HDR := tracer/guest/sites-unwind.h tracer/guest/sites-elf.h tracer/guest/seccomp-trace.h
 $(B)/workloads/x86_64/ft-sites: $(SITES_SRC) $(SITES_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static -o $@ $(SITES_SRC) -lunwind-generic -lunwind -llzma
@@ -171,10 +171,10 @@ $(B)/workloads/arm64/ft-replayer: replay/guest/ft-replayer.c replay/guest/ftr.h
 	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $<
 # the guest's workload launcher (guest-kernel/ft-launch.c), bundled the same way
 LAUNCH_SRC := guest-kernel/ft-launch.c guest-kernel/launch-pagemap.c
-$(B)/workloads/x86_64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h
+$(B)/workloads/x86_64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h tracer/guest/seccomp-trace.h
 	@mkdir -p $(dir $@)
 	$(CC) $(GUEST_CFLAGS) -static -o $@ $(LAUNCH_SRC)
-$(B)/workloads/arm64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h
+$(B)/workloads/arm64/ft-launch: $(LAUNCH_SRC) guest-kernel/launch-pagemap.h tracer/guest/seccomp-trace.h
 	@mkdir -p $(dir $@)
 	aarch64-linux-gnu-gcc $(GUEST_CFLAGS) -static -o $@ $(LAUNCH_SRC)
 # the fragmenter (--fragment, guest-kernel/ft-frag.c, docs/guest.md), bundled the same way

@@ -22,9 +22,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
@@ -43,13 +40,7 @@
 #include <unistd.h>
 #include <elf.h>
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE	AUDIT_ARCH_AARCH64
-#else
-#error "sites-stops: x86_64 and arm64 only"
-#endif
+#include "../tracer/guest/seccomp-trace.h"
 
 enum mode { PLAIN, CONT, REGS, SYSCALL };
 static const char *const names[] = { "plain", "cont", "regs", "syscall" };
@@ -96,17 +87,7 @@ static int get_regs(pid_t pid)
 /* The child: filter (traced modes), then the loop; its time goes to the pipe. */
 static void child(enum mode m, long n, int fd)
 {
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_munmap, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+	static const unsigned int calls[] = { __NR_mmap, __NR_munmap };
 	uint64_t t0, t;
 	long i;
 
@@ -114,8 +95,7 @@ static void child(enum mode m, long n, int fd)
 		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(1);
 		raise(SIGSTOP);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || seccomp_trace_calls(calls, 2))
 			_exit(1);
 	}
 	t0 = now_ns();

@@ -3,22 +3,18 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch-pagemap.h"
+#include "../tracer/guest/seccomp-trace.h"
 
 #define PAGE_BYTES 4096ULL		/* the guests' page size (x86_64, arm64 4K) */
 #define RUN_PAGES 16			/* a contpte block: 64K of 4K pages */
@@ -40,40 +36,21 @@ int pagemap_open(struct pagemap_ctx *c, const char *path)
 	return c->out < 0 || c->proc < 0 || c->kpageflags < 0 ? -1 : 0;
 }
 
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
-#endif
-
 /*
- * A seccomp filter that stops the caller and its descendants at each execve or execveat of
- * the native ABI (SECCOMP_RET_TRACE: a PTRACE_EVENT_SECCOMP stop at the call's entry, the
- * old mm still whole); every other call is allowed without a stop. Only a process with
- * a tracer that asked for PTRACE_O_TRACESECCOMP may run under it (without one the call
- * fails with ENOSYS), which is why pagemap_supervise() follows vforks too.
- * Return: 0, or -1 (errno).
+ * Stop the caller and its descendants at each execve or execveat (seccomp-trace.h: a
+ * PTRACE_EVENT_SECCOMP stop at the call's entry, the old mm still whole), which is why
+ * pagemap_supervise() follows vforks too. Return: 0, or -1 (errno).
  */
 static int stop_at_exec(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	static const unsigned int calls[] = { __NR_execve, __NR_execveat };
 
-	if (!prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+	if (!seccomp_trace_calls(calls, 2))
 		return 0;
 	/* without CAP_SYS_ADMIN the kernel asks for no_new_privs first */
 	if (errno != EACCES || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return seccomp_trace_calls(calls, 2);
 }
 
 int pagemap_child(void)

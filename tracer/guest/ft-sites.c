@@ -46,9 +46,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,16 +63,10 @@
 #include <unistd.h>
 #include <elf.h>
 
+#include "seccomp-trace.h"
 #include "sites-elf.h"
 #include "sites-unwind.h"
 
-#if defined(__x86_64__)
-#define FT_AUDIT_ARCH	AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define FT_AUDIT_ARCH	AUDIT_ARCH_AARCH64
-#else
-#error "ft-sites: x86_64 and arm64 only"
-#endif
 
 #define MAX_FRAMES	64	/* frames kept per stack; deeper stacks end with "too_deep" */
 #define MAX_TASKS	4096	/* threads traced at once */
@@ -335,29 +326,15 @@ static void warm_up(pid_t root)
 /* The workload: stop for the tracer, install the filter, exec. */
 static void child(char **argv)
 {
-#define NR_ALLOW(nr) \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
-	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE)
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FT_AUDIT_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		NR_ALLOW(__NR_mmap),
-		NR_ALLOW(__NR_munmap),
-		NR_ALLOW(__NR_mremap),
-		NR_ALLOW(__NR_brk),
-		NR_ALLOW(__NR_madvise),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	static const unsigned int calls[] = {
+		__NR_mmap, __NR_munmap, __NR_mremap, __NR_brk, __NR_madvise
 	};
-#undef NR_ALLOW
-	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
 
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		die("PTRACE_TRACEME: %s", strerror(errno));
 	raise(SIGSTOP);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+	    seccomp_trace_calls(calls, sizeof(calls) / sizeof(calls[0])))
 		die("cannot install the seccomp filter: %s", strerror(errno));
 	execvp(argv[0], argv);
 	die("cannot run the workload: %s", strerror(errno));
