@@ -29,17 +29,26 @@
  * child that writes one byte of every touched page, each a copy on write of a page of
  * the folio the measured phase mapped (a large one under an mTHP policy), and exits; the
  * parent waits. fork_minflt is the child's minor faults (its COWs, its stack).
+ *
+ * For latency_ns without interrupt time (docs/events.md, "Latency and interrupts"):
+ * --timer-us N arms an interval timer (ITIMER_REAL, every N microseconds of guest time)
+ * over the measured phase only, so that timer interrupts land inside its faults; an empty
+ * SIGALRM handler counts them (timer_signals, delivered on return to user space, outside
+ * every fault's latency). The faults are the same as without it.
  */
 #include "wl-common.h"
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 static const char usage[] =
 	"SIZE [--stride BYTES] [--nohugepage] [--read-first] [--pagemap-check ORDER]"
-	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES] [--clear-refs] [--fork]";
+	" [--hold SECONDS] [--fill SIZE] [--zeros] [--between BYTES] [--clear-refs] [--fork]"
+	" [--timer-us N]";
 
 #define PAGEMAP_PRESENT (1ULL << 63)
 #define PAGEMAP_PFN_MASK ((1ULL << 55) - 1)
@@ -228,6 +237,35 @@ static void write_clear_refs(void)
 	close(fd);
 }
 
+/* --timer-us: SIGALRMs received while the interval timer was armed */
+static volatile sig_atomic_t timer_signals;
+
+static void on_alarm(int sig)
+{
+	timer_signals++;
+}
+
+/* Arm (@usec > 0) or disarm (0) the --timer-us interval timer. */
+static void set_timer(uint64_t usec)
+{
+	struct itimerval it = { 0 };
+	struct sigaction sa = { 0 };
+
+	if (usec) {
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		if (sigaction(SIGALRM, &sa, NULL)) {
+			wl_die("sigaction(SIGALRM): %s", strerror(errno));
+		}
+		it.it_interval.tv_sec = (time_t)(usec / 1000000);
+		it.it_interval.tv_usec = (suseconds_t)(usec % 1000000);
+		it.it_value = it.it_interval;
+	}
+	if (setitimer(ITIMER_REAL, &it, NULL)) {
+		wl_die("setitimer: %s", strerror(errno));
+	}
+}
+
 /*
  * --fork: a child writes one byte every @step bytes of [p, p + size), each a COW of the
  * page the parent mapped, and exits; the parent waits. *minflt: the child's minor faults.
@@ -277,11 +315,13 @@ int main(int argc, char **argv)
 		{ "between", required_argument, NULL, 'b' },
 		{ "clear-refs", no_argument, NULL, 'c' },
 		{ "fork", no_argument, NULL, 'F' },
+		{ "timer-us", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t page = wl_page_size();
 	uint64_t size, stride = 4096, hold = 0, order = 0, writes, touched, fill = 0, off;
+	uint64_t timer_us = 0;
 	int nohugepage = 0, read_first = 0, check = 0, clear_refs = 0, do_fork = 0, status = 0, c;
 	struct wl_faults before, delta;
 	struct contig cg = { 0 };
@@ -328,6 +368,13 @@ int main(int argc, char **argv)
 		case 'F':
 			do_fork = 1;
 			break;
+		case 'T':
+			timer_us = wl_opt_u64("--timer-us", optarg);
+			if (!timer_us) {
+				wl_error("--timer-us N must be at least 1");
+				exit(2);
+			}
+			break;
 		}
 	}
 	size = wl_opt_size("SIZE", argv[optind]);
@@ -359,7 +406,13 @@ int main(int argc, char **argv)
 	touch(p, 0, stride, read_first);
 	wl_faults_warmup();
 	before = wl_faults_now();
+	if (timer_us) {
+		set_timer(timer_us);
+	}
 	seen = touch(p, size, stride, read_first);
+	if (timer_us) {
+		set_timer(0);
+	}
 	delta = wl_faults_since(before);
 
 	writes = (size - 1) / stride + 1;
@@ -407,6 +460,10 @@ int main(int argc, char **argv)
 	if (clear_refs) {
 		write_clear_refs();
 		snprintf(more + strlen(more), sizeof(more) - strlen(more), " clear_refs=1");
+	}
+	if (timer_us) {
+		snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			 " timer_us=%" PRIu64 " timer_signals=%d", timer_us, (int)timer_signals);
 	}
 	if (fill || zeros) {
 		snprintf(more + strlen(more), sizeof(more) - strlen(more),
