@@ -1,6 +1,7 @@
 #!/bin/sh
 # Guest test: latency_ns without interrupt time (docs/events.md, "Latency and interrupts";
-# kernel patches linux/0007 and linux-6.12/0005). anon-touch 64M recorded twice under
+# kernel patches linux/0007 and linux-6.12/0005; FT_TEST_KERNEL=6.12 for the latter, as
+# irq-latency-612*.sh do). anon-touch 64M recorded twice under
 # `--clock icount`, where a fault's latency is its instructions and the same stream gives
 # the same sum: once plain and once with --timer-us 20, an interval timer whose interrupts
 # (one every 20 us of guest time, about 4,000 over the touch) land inside thousands of its
@@ -19,9 +20,9 @@ for r in plain timer; do
 	a=
 	[ $r = timer ] && a="--timer-us 20"
 	s=$(date +%s)
-	"$FT" record --arch "$ARCH" --clock icount -o "$T/$r.db" -- anon-touch 64M $a \
+	"$FT" record --arch "$ARCH" --kernel "$KERNEL" --clock icount -o "$T/$r.db" -- anon-touch 64M $a \
 		> "$T/$r.out" 2> "$T/$r.err"
-	ok $? "record anon-touch 64M $a under --clock icount ($ARCH, $(( $(date +%s) - s )) s)"
+	ok $? "record anon-touch 64M $a under --clock icount ($ARCH, $KERNEL, $(( $(date +%s) - s )) s)"
 	[ -s "$T/$r.err" ] && sed 's/^/#   /' "$T/$r.err" | tail -3
 done
 wout=$(cat "$T"/timer.db.ctf/*/workload.out 2>/dev/null)
