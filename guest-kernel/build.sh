@@ -5,11 +5,10 @@
 # usage: build.sh [--arch x86_64|arm64] [--kernel 6.1|6.12] [--print-dir]
 #
 # --kernel (default 6.1) picks the series: 6.1 is Debian's linux-source-6.1 with patches/linux/
-# and lttng-modules 2.13.9 (patches/lttng-modules/), built by build-kernel.sh; 6.12 is
-# Debian's linux-source-6.12 with patches/linux-6.12/ and lttng-modules 2.13.18
-# (patches/lttng-modules-2.13.18/), built by build-kernel-6.12.sh. 6.1's key, trees and
-# directory names are those of the time before 6.12 existed (so its cached kernels stay
-# valid); 6.12's all carry "6.12": kernel-6.12-<arch>-<kkey>, guest-6.12-<arch>-<gkey>,
+# and lttng-modules 2.13.9 (patches/lttng-modules/); 6.12 is Debian's linux-source-6.12
+# with patches/linux-6.12/ and lttng-modules 2.13.18 (patches/lttng-modules-2.13.18/); both
+# built by build-kernel.sh. 6.1's directory names are those of the time before 6.12
+# existed; 6.12's all carry "6.12": kernel-6.12-<arch>-<kkey>, guest-6.12-<arch>-<gkey>,
 # linux-src-6.12, obj-6.12-<arch>, lttng-6.12-<arch>, and its own build lock.
 #
 # Everything is cached under $FOLIOTRACE_CACHE (default $XDG_CACHE_HOME/foliotrace, and
@@ -56,7 +55,7 @@ esac
 
 CACHE=${FOLIOTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/foliotrace}
 mkdir -p "$CACHE"
-# the scripts this one runs (build-kernel*.sh, initramfs.sh) take the cache from here:
+# the scripts this one runs (build-kernel.sh, initramfs.sh) take the cache from here:
 # they are hashed into the kernel's key, so their own default is left as it was
 export FOLIOTRACE_CACHE="$CACHE"
 
@@ -75,7 +74,6 @@ if [ "$KERNEL" = 6.1 ]; then
 	LTTNG_SRC=$(ls -d /usr/src/lttng-modules-2.13.* 2>/dev/null | tail -n 1)
 	[ -f "$KSRC_TAR" ] || die "missing $KSRC_TAR (apt-get install linux-source-6.1; see make deps)"
 	[ -d "$LTTNG_SRC" ] || die "missing /usr/src/lttng-modules-2.13.* (apt-get install lttng-modules-dkms)"
-	BUILD_KERNEL=$HERE/build-kernel.sh
 	kinputs="$HERE/build-kernel.sh $HERE/kconfig.sh $HERE/config/common.config $HERE/config/$ARCH.config
 	$(ls "$HERE"/patches/linux/*.patch "$HERE"/patches/lttng-modules/*.patch)"
 	KKEY=$( { pkgver linux-source-6.1 lttng-modules-dkms; echo "$ARCH"; hash_inputs $kinputs; } |
@@ -87,8 +85,7 @@ else
 	LTTNG_SRC=${FT_LTTNG_6_12_SRC:-/usr/local/src/lttng-modules-2.13.18}
 	[ -f "$KSRC_TAR" ] || die "6.12 $ARCH: source step failed: missing $KSRC_TAR (apt-get install linux-source-6.12; see make deps)"
 	[ -f "$LTTNG_SRC/.foliotrace-deb" ] || die "6.12 $ARCH: source step failed: missing $LTTNG_SRC (tools/install-deps.sh unpacks Debian 13's lttng-modules-dkms there)"
-	BUILD_KERNEL=$HERE/build-kernel-6.12.sh
-	kinputs="$HERE/build-kernel-6.12.sh $HERE/config/common.config $HERE/config/6.12/$ARCH.config
+	kinputs="$HERE/build-kernel.sh $HERE/kconfig.sh $HERE/config/common.config $HERE/config/6.12/$ARCH.config
 	$(ls "$HERE"/patches/linux-6.12/*.patch "$HERE"/patches/lttng-modules-2.13.18/*.patch)"
 	KKEY=$( { pkgver linux-source-6.12; cat "$LTTNG_SRC/.foliotrace-deb"; echo "$ARCH"
 		hash_inputs $kinputs; } | sha256sum | cut -c1-16)
@@ -129,7 +126,7 @@ build_kernel() {
 	# shell ($$ in the subshell too) is gone or kills it after the build
 	progress_ticker $$ &
 	tpid=$!
-	sh "$BUILD_KERNEL" "$ARCH" "$tmp" >&2 || { kill $tpid 2>/dev/null; exit 1; }
+	sh "$HERE/build-kernel.sh" "$ARCH" "$tmp" "$KERNEL" >&2 || { kill $tpid 2>/dev/null; exit 1; }
 	kill $tpid 2>/dev/null
 	count_objects > "$CACHE/objects-$S$ARCH"
 	rm -rf "$KDIR"

@@ -35,7 +35,7 @@ fi
 # independent; its compatibility code covers kernels to 6.15), fetched with apt from a source
 # list of its own (the system's apt sources and preferences are not touched, nothing from
 # Debian 13 is installed: Debian 12's lttng-modules-dkms 2.13.9 stays the package the 6.1
-# kernel builds with) and unpacked where guest-kernel/build-kernel-6.12.sh looks for it.
+# kernel builds with) and unpacked where guest-kernel/build-kernel.sh looks for it (6.12).
 LT_VER=2.13.18-1+deb13u1
 LT_DIR=${FT_LTTNG_6_12_SRC:-/usr/local/src/lttng-modules-2.13.18}
 if [ "$(cat "$LT_DIR/.foliotrace-deb" 2>/dev/null)" != "lttng-modules-dkms=$LT_VER" ]; then
