@@ -199,6 +199,9 @@ EVENTS=anon_fault,anon_zero_wp,anon_cow,anon_zap,anon_mm_dup
 EVENTS=$EVENTS,sched_process_fork,sched_process_exec,sched_process_exit
 EVENTS=$EVENTS,lttng_statedump_process_state
 [ "${FT_ANON_ALLOC:-0}" = 0 ] || EVENTS=$EVENTS,anon_alloc
+# FT_EXTRA_EVENTS: more LTTng kernel events (comma-separated names), recorded beside these
+# for an investigation read from the kept CTF trace (docs/guest.md, "Extra events")
+[ -z "${FT_EXTRA_EVENTS:-}" ] || EVENTS=$EVENTS,$FT_EXTRA_EVENTS
 write_job() { # write_job MODE
 	cat > "$OUT/job" <<EOF
 FT_MODE=$1
