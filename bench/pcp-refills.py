@@ -14,8 +14,9 @@
 # it falls inside that fault's interval (its timestamp less latency_ns, which is short of
 # the interval by the interrupt time it left out: interrupts do not refill for a fault).
 #
-# The model (one cpu; the order-0 movable list, what 4K anonymous folios come from), as
-# 6.1's mm/page_alloc.c runs it: an allocation (a 4K anon_fault that mapped a new folio,
+# The model (one cpu; the order-0 movable list, what 4K anonymous folios come from), the
+# engines' (replay/pcp.h, metric pcp_refills) written apart from them in Python over the
+# raw trace, as 6.1's mm/page_alloc.c runs it: an allocation (a 4K anon_fault that mapped a new folio,
 # an anon_cow, an anon_zero_wp) halves free_factor, refills BATCH pages when the list is
 # empty, takes one; a free (the last mapping of a page gone: anon_zap munmap, dontneed or
 # exit, a COW's old page; fork shares pages) puts one back and, when the count reaches

@@ -26,6 +26,7 @@
 #include "replay/mech.h"
 #include "replay/policy.h"
 #include "replay/pageset.h"
+#include "replay/pcp.h"
 #include "replay/replay.h"
 
 #define NREFS 65536	/* buckets of the pfn reference counts */
@@ -109,6 +110,7 @@ struct rp_oracle {
 	uint64_t managed;	/* pfns below this belong to the buddy model */
 	uint64_t pool;		/* pool pfns below this were compacted or skipped */
 	uint64_t next;		/* next pfn of the bump (none model and overflow) */
+	struct rp_pcp pcp;	/* the order-0 per-cpu list (replay/pcp.h) */
 	void *pol_state;	/* the policy's own state (ops->state_new), not the engine's */
 	struct rp_counters total;
 	/* per-site accounting; nr_slots 0: none */
@@ -481,13 +483,33 @@ static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 	if (oom)
 		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
+	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
 	return pfn;
+}
+
+/*
+ * One mapping of pfn gone: its memory is freed when it was the last, a page of an
+ * order-0 folio (ord) onto the per-cpu list. Return: 1 if freed onto that list.
+ */
+static int drop_page(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
+{
+	if (ref_put(o, pfn))
+		return 0;
+	put(o, pfn);
+	return !ord;
+}
+
+static void free_page(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
+{
+	if (drop_page(o, pfn, ord))
+		rp_pcp_free(&o->pcp);
 }
 
 static void unmap(struct rp_oracle *o, struct opage *pg)
 {
 	struct oproc *p = P(o, pg->proc);
 	uint64_t pfn = pg->pfn;
+	unsigned int ord = pg->ord;
 	int zero = pg->zero;
 
 	if (!zero) {
@@ -499,8 +521,8 @@ static void unmap(struct rp_oracle *o, struct opage *pg)
 		rss(o, pg->proc, pg->slot, -1);
 	}
 	del(o, pg);
-	if (!zero && ref_put(o, pfn) == 0)
-		put(o, pfn);
+	if (!zero)
+		free_page(o, pfn, ord);
 }
 
 /* ---- faults ---- */
@@ -635,6 +657,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				break;
 			}
 			p->c.v[RP_M_ALLOC_0]++;
+			p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
 			add(o, proc, v)->pfn = pfn;
 			ref_get(o, pfn);
 			mapped++;
@@ -670,6 +693,8 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				reason = FTDB_FB_ALLOC_FAILED;
 			continue;
 		}
+		if (!k)
+			p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
 		for (v = b; v < b + sz; v++) {
 			pg = add(o, proc, v);
 			pg->ord = k;
@@ -721,9 +746,9 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 static void cow_copy(struct rp_oracle *o, struct opage *pg)
 {
 	struct oproc *p = P(o, pg->proc);
+	/* the per-cpu list sees the copy allocated before the old page is freed */
+	int freed = drop_page(o, pg->pfn, pg->ord);
 
-	if (ref_put(o, pg->pfn) == 0)
-		put(o, pg->pfn);
 	p->c.v[RP_M_COW_LARGE] += pg->ord >= 2;
 	pg->cow = 0;
 	pg->touched = 1;
@@ -731,6 +756,8 @@ static void cow_copy(struct rp_oracle *o, struct opage *pg)
 	pg->ord = 0;
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
+	if (freed)
+		rp_pcp_free(&o->pcp);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }
@@ -1004,8 +1031,7 @@ static void shrink_one(struct rp_oracle *o, const struct odl *d)
 				o->site[pg[j]->slot].bloat += RP_PAGE_SIZE;
 		}
 		rss(o, d->proc, pg[j]->slot, -1);
-		if (ref_put(o, pg[j]->pfn) == 0)
-			put(o, pg[j]->pfn);
+		free_page(o, pg[j]->pfn, 0);
 		pg[j]->zero = 1;
 		pg[j]->pfn = 0;
 		freed++;
@@ -1171,8 +1197,7 @@ static int collapse_naive(struct rp_oracle *o, uint32_t proc, uint64_t b, unsign
 			if (!have)
 				slot = pg->slot, have = 1;
 			rss(o, proc, pg->slot, -1);
-			if (ref_put(o, pg->pfn) == 0)
-				put(o, pg->pfn);
+			free_page(o, pg->pfn, pg->ord);
 		} else {
 			if (!pg)
 				pg = add(o, proc, v);

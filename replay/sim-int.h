@@ -11,6 +11,7 @@
 
 #include "replay/frag.h"
 #include "replay/pageset.h"
+#include "replay/pcp.h"
 #include "replay/policy.h"
 #include "replay/replay.h"
 #include "replay/series.h"
@@ -86,6 +87,7 @@ struct rp_sim {
 	const uint8_t *counted;		/* rp_trace.counted, nr_counted entries; NULL: all */
 	uint32_t nr_counted;
 	struct rp_alloc alloc;
+	struct rp_pcp pcp;		/* the order-0 per-cpu list (replay/pcp.h) */
 	struct rp_pageset shared;	/* pfn -> mapcount of pages shared after fork, only
 					 * while the count is >= 2 */
 	uint64_t rss;			/* pages, all processes */
@@ -214,14 +216,25 @@ static inline void rss_sub(struct rp_sim *s, struct proc *p, uint64_t pages)
 		s->rss -= pages;
 }
 
-/* The physical side of unmapping a non-zero page from one process. */
-static inline void release_page(struct rp_sim *s, uint8_t st, uint64_t pfn)
+/*
+ * The physical side of unmapping a non-zero page from one process. Return: 1 if its
+ * memory went back (no other process maps it), 0 if a fork's sharer still maps it.
+ */
+static inline int put_page_mem(struct rp_sim *s, uint8_t st, uint64_t pfn)
 {
 	if ((st & PG_COW) && shared_get(&s->shared, pfn) >= 2) {
 		shared_dec(&s->shared, pfn);
-		return;
+		return 0;
 	}
 	rp_alloc_put(&s->alloc, pfn);
+	return 1;
+}
+
+/* put_page_mem(); a freed page of an order-0 folio (ord) goes onto the per-cpu list. */
+static inline void release_page(struct rp_sim *s, uint8_t st, uint8_t ord, uint64_t pfn)
+{
+	if (put_page_mem(s, st, pfn) && !ord)
+		rp_pcp_free(&s->pcp);
 }
 
 /* ---- the +mechanisms (sim-mech.c); s->mx is NULL without any ---- */

@@ -110,7 +110,7 @@ static void split_entry(struct rp_sim *s, const struct dentry *e)
 		}
 		if (s->nr_slots)
 			site_rss(s, l->site[j], -1);
-		release_page(s, l->st[j], l->pfn[j]);
+		release_page(s, l->st[j], 0, l->pfn[j]);
 		l->st[j] = PG_ZERO;
 		freed++;
 	}
@@ -285,7 +285,7 @@ static enum attempt collapse(struct rp_sim *s, struct proc *p, struct leaf *l,
 					slot = l->site[j], have = 1;
 				site_rss(s, l->site[j], -1);
 			}
-			release_page(s, st, l->pfn[j]);
+			release_page(s, st, l->ord[j], l->pfn[j]);
 			l->st[j] = st & (PG_TOUCHED | PG_WRITTEN);
 			old++;
 		}

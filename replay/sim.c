@@ -218,6 +218,7 @@ static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, stru
 	if (oom)
 		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
+	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
 	return pfn;
 }
 
@@ -229,6 +230,7 @@ static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 		return alloc_page_slow(s, p);
 	(void)rp_alloc_get(&s->alloc, 0, &pfn);	/* the none model never fails */
 	p->c.v[RP_M_ALLOC_0]++;
+	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
 	return pfn;
 }
 
@@ -311,6 +313,8 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	site_alloc(s, l, i, n);
 	rss_add(s, p, n);
 	p->c.v[RP_M_ALLOC_0 + k]++;
+	if (!k)
+		p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
 	p->c.v[RP_M_ZEROED] += (uint64_t)n << RP_PAGE_SHIFT;
 	if (pmd) {
 		p->c.v[RP_M_PTE_WRITES]++;
@@ -412,6 +416,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 			break;
 		}
 		p->c.v[RP_M_ALLOC_0]++;
+		p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
 		pg_set(s, p, l, j, 0, 0, pfn);
 		site_alloc(s, l, j, 1);
 		mapped++;
@@ -498,15 +503,20 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
 /*
  * Write fault on a page shared copy-on-write: map a private 4K copy. The old page loses
  * this mapping and is freed once no process maps it. A COW of a page of a large folio
- * (order 2 and up) counts in RP_M_COW_LARGE too: the cost model prices it more.
+ * (order 2 and up) counts in RP_M_COW_LARGE too: the cost model prices it more. The
+ * per-cpu list sees the kernel's order (wp_page_copy() allocates the copy, then frees
+ * the old page), the allocator model the engines' (freed first, as before that list).
  */
 static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i)
 {
-	release_page(s, l->st[i], l->pfn[i]);
+	int freed = put_page_mem(s, l->st[i], l->pfn[i]) && !l->ord[i];
+
 	p->c.v[RP_M_COW_LARGE] += l->ord[i] >= 2;
 	l->st[i] = PG_TOUCHED | PG_WRITTEN;
 	l->ord[i] = 0;
 	l->pfn[i] = alloc_page(s, p);
+	if (freed)
+		rp_pcp_free(&s->pcp);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }
@@ -771,6 +781,23 @@ static void site_unmap(struct rp_sim *s, struct leaf *l, unsigned int g, uint64_
 	}
 }
 
+/* 0x01 in each byte of the 8 pages of l from index i whose folio is order 0, else 0x00. */
+static inline uint64_t ord0_bytes(const struct leaf *l, unsigned int i)
+{
+	const uint64_t lo7 = 0x7f7f7f7f7f7f7f7fULL;
+	uint64_t o;
+
+	memcpy(&o, &l->ord[i], sizeof(o));
+	return (~(((o & lo7) + lo7) | o | lo7) >> 7);	/* high bit of each zero byte */
+}
+
+/* n pages of order-0 folios freed, one after another, onto the per-cpu list. */
+static inline void pcp_free_n(struct rp_sim *s, unsigned int n)
+{
+	while (n--)
+		rp_pcp_free(&s->pcp);
+}
+
 /*
  * Unmap pages [a, b) of leaf l: RSS, bloat, frees; arg non-NULL keeps the leaf's page
  * table (MADV_DONTNEED), else one left without a page goes. Pages are counted 8 at a time from
@@ -814,10 +841,12 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			if (s->nr_slots)
 				site_unmap(s, l, (w << 6) + g, nz, x);
 			rel = buddy ? nz : nz & (x >> 2);	/* pages to release */
+			if (!buddy)	/* the private pages of order-0 folios: the per-cpu list */
+				pcp_free_n(s, byte_sum(nz & ~(x >> 2) & ord0_bytes(l, (w << 6) + g)));
 			while (rel) {
 				j = (w << 6) + g + ((unsigned int)__builtin_ctzll(rel) >> 3);
 				rel &= rel - 1;
-				release_page(s, l->st[j], l->pfn[j]);
+				release_page(s, l->st[j], l->ord[j], l->pfn[j]);
 			}
 		}
 	}
