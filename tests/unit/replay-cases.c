@@ -533,12 +533,7 @@ int main(void)
 			continue;
 		}
 		p.mech.collapse_orders |= (uint16_t)c->orders;
-		sim = rp_sim_new(&p, frag, &t);
-		o = rp_oracle_new(&p, frag, &t);
-		rp_sim_feed(sim, s.ev, s.nr);
-		rp_oracle_feed(o, s.ev, s.nr);
-		rp_sim_finish(sim);
-		rp_oracle_finish(o);
+		steps_replay(&p, frag, &t, s.ev, s.nr, &sim, &o);
 		for (w = c->want; w->metric; w++) {
 			int m = rp_metric_lookup(w->metric);
 			uint64_t got = m >= 0 ? rp_sim_total(sim)->v[m] : ~0ULL;

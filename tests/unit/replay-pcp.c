@@ -72,12 +72,7 @@ static void check(const char *name, const char *policy, uint64_t want)
 		ok(0, "%s: oracle agrees", name);
 		return;
 	}
-	sim = rp_sim_new(&pol, RP_FRAG_NONE, &t);
-	o = rp_oracle_new(&pol, RP_FRAG_NONE, &t);
-	rp_sim_feed(sim, s.ev, s.nr);
-	rp_oracle_feed(o, s.ev, s.nr);
-	rp_sim_finish(sim);
-	rp_oracle_finish(o);
+	steps_replay(&pol, RP_FRAG_NONE, &t, s.ev, s.nr, &sim, &o);
 	got = rp_sim_total(sim)->v[m];
 	ok(got == want, "%s: pcp_refills %llu (want %llu)", name, (unsigned long long)got,
 	   (unsigned long long)want);
@@ -97,6 +92,15 @@ static void start(void)
 	rp_stream_add_vma(&s, B, B + VMA_PAGES * 4 * K, 3);
 }
 
+/* A new stream: n writes of process 1 from page 0, their munmap, the n writes again. */
+static void write_unmap_write(uint64_t n)
+{
+	start();
+	writes(1, 0, n);
+	add((struct step){ 'U', 1, B, B + n * 4 * K, 0, 0 });
+	writes(1, 0, n);
+}
+
 int main(void)
 {
 	plan(10);
@@ -106,22 +110,13 @@ int main(void)
 	writes(1, 0, 64);
 	check("64 writes", "order0", 2);
 
-	start();
-	writes(1, 0, 63);
-	add((struct step){ 'U', 1, B, B + 63 * 4 * K, 0, 0 });
-	writes(1, 0, 63);
+	write_unmap_write(63);
 	check("63 writes, munmap, 63 writes", "order0", 1);
 
-	start();
-	writes(1, 0, 64);
-	add((struct step){ 'U', 1, B, B + 64 * 4 * K, 0, 0 });
-	writes(1, 0, 64);
+	write_unmap_write(64);
 	check("64 writes, munmap, 64 writes in 16K folios", "mcpage:2", 0);
 
-	start();
-	writes(1, 0, 2000);
-	add((struct step){ 'U', 1, B, B + 2000 * 4 * K, 0, 0 });
-	writes(1, 0, 2000);
+	write_unmap_write(2000);
 	check("2000 writes, munmap, 2000 writes: two drains, the second doubled", "order0",
 	      35);
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "db/stream.h"
+#include "replay/replay.h"
 
 /*
  * op: W/R write/read FAULT at a in VMA v (a read maps the zero page), n a write FAULT
@@ -57,6 +58,22 @@ static inline struct ftdb_event step_event(const struct step *st)
 		e.aux = st->op == 'M' ? st->c : 0;
 	}
 	return e;
+}
+
+/*
+ * steps_replay - the n events ev of trace t replayed under p in both engines, each fed
+ * and finished, into *sim and *o (rp_sim_free(), rp_oracle_free() them).
+ */
+static inline void steps_replay(const struct rp_policy *p, enum rp_frag_kind frag,
+				const struct rp_trace *t, const struct ftdb_event *ev, size_t n,
+				struct rp_sim **sim, struct rp_oracle **o)
+{
+	*sim = rp_sim_new(p, frag, t);
+	*o = rp_oracle_new(p, frag, t);
+	rp_sim_feed(*sim, ev, n);
+	rp_oracle_feed(*o, ev, n);
+	rp_sim_finish(*sim);
+	rp_oracle_finish(*o);
 }
 
 #endif
