@@ -1,8 +1,14 @@
 #!/bin/sh
-# Guest test: the cost model against real guests (issue 15). Calibrate from the REAL
-# fixtures of tests/data (anon-touch under order0 and mcpage:2 of the arch), then replay the
-# held-out pf-loop fixture in two guests (order0, mthp:16K) and set the predicted
+# Guest test: the cost model against real guests (issue 15). Calibrate from anon-touch 4M
+# recorded under order0 and mcpage:2 in this guest, then record pf-loop --size 2M --loops 4
+# (held out) under order0, replay it in two guests (order0, mthp:16K) and set the predicted
 # fault_time_ns against the guest's measured sum of latency_ns (compare --sim-vs-real).
+# All recorded afresh (the REAL fixtures of tests/data were the same commands): TCG's time
+# per fault follows the kernel build as well as the host, and the fixtures' model, from a
+# kernel built before patch 0007, put the 6.1 arm64 guest's order-2 faults at 3.3 and 3.6
+# times its cost in two runs, while icount counted the same instructions in both kernels
+# give or take the patch's 48 (and the fixtures predate the header's accel, so a model
+# of fresh recordings has another key than theirs).
 # The sums are printed, not asserted: under TCG one guest's total moves by up to 19x from
 # one run to the next (arm64 mthp:16K: 8.9, 114.7 and 6.1 ms in three guests;
 # docs/cost-model.md), so the issue's 10% is not met and no bound on them holds. What is
@@ -16,14 +22,15 @@
 
 POLICIES="order0 mthp:16K"
 plan 8
-D=$TOP/tests/data
 DB=$T/ho.db
-for p in order0 mcpage2; do
-	"$FT" ingest -q -o "$T/cal.db" "$D/$ARCH-anon-touch-$p"
+for p in order0 mcpage:2; do
+	"$FT" record --arch "$ARCH" --policy $p -o "$T/cal.db" -- anon-touch 4M \
+		> "$T/cal-rec.out" 2>&1 || sed 's/^/#   /' "$T/cal-rec.out" | tail -5
 done
-"$FT" ingest -q -o "$DB" "$D/$ARCH-pf-loop-order0"
+"$FT" record --arch "$ARCH" -o "$DB" -- pf-loop --size 2M --loops 4 > "$T/ho-rec.out" 2>&1 ||
+	sed 's/^/#   /' "$T/ho-rec.out" | tail -5
 "$FT" calibrate -o "$DB" "$T/cal.db" > "$T/cal.out" 2>&1
-ok $? "calibrated from $ARCH anon-touch order0 + mcpage:2 into the held-out database"
+ok $? "calibrated from $ARCH anon-touch 4M recorded under order0 + mcpage:2 into the held-out pf-loop recording's database"
 
 "$FT" guest replay "$DB" --arch "$ARCH" --policy order0 --policy mthp:16K \
 	> "$T/replay.out" 2> "$T/replay.err"
