@@ -17,6 +17,7 @@
 #include "replay/cost.h"
 #include "replay/measure.h"
 #include "replay/pageset.h"
+#include "replay/pcp-follow.h"
 
 struct vec {
 	uint64_t *v;		/* latency_ns */
@@ -51,6 +52,13 @@ struct rp_cost_samples {
 	struct rp_pageset folios;
 	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
 	size_t tmp_cap;
+	/* the trace being added: its order-0 per-cpu list, and its pages (pcp-follow.h) */
+	struct rp_pcp pcp;
+	struct rp_pcp_follow follow;
+	/* refills of that list, in all traces added, by the kind of allocation */
+	uint64_t refills_new;		/* new-folio faults of order 0 */
+	uint64_t refills_cow;		/* anon_cow (fixed[COW] and cow_large) */
+	uint64_t refills_zero_wp;	/* anon_zero_wp */
 };
 
 /* pages (PTEs) a page table maps: a 2M range with 4K pages; and a PMD table: 1G */
@@ -59,7 +67,7 @@ struct rp_cost_samples {
 
 static const char *const coef_names[RP_COST_NR] = {
 	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns",
-	"table_ns", "cow_large_ns"
+	"table_ns", "cow_large_ns", "refill_ns"
 };
 
 /*
@@ -70,7 +78,7 @@ static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
 	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9, [RP_COST_TABLE] = 1e9,
-	[RP_COST_COW_LARGE] = 1e9,
+	[RP_COST_COW_LARGE] = 1e9, [RP_COST_REFILL] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -98,6 +106,7 @@ void rp_cost_samples_free(struct rp_cost_samples *s)
 	rp_pageset_release(&s->tables);
 	rp_pageset_release(&s->uppers);
 	rp_pageset_release(&s->folios);
+	rp_pcp_follow_release(&s->follow);
 	free(s->tmp);
 	free(s->g);
 	free(s);
@@ -277,17 +286,25 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 	uint64_t bytes;
 	size_t i;
 	int table = follow_tables(s, ev), large = follow_folios(s, ev);
+	struct rp_pcp_ops ops;
+	int refill;
+
+	rp_pcp_follow_event(&s->follow, ev, &ops);
+	refill = rp_pcp_apply(&s->pcp, &ops);
 
 	if (ev->kind == FTDB_EV_COW) {
 		vec_add(large ? &s->cow_large : &s->fixed[RP_COST_COW], ev->aux);
+		s->refills_cow += (uint64_t)refill;
 		return 0;
 	}
 	if (ev->kind == FTDB_EV_ZERO_WP) {
 		vec_add(&s->fixed[RP_COST_ZERO_WP], ev->aux);
+		s->refills_zero_wp += (uint64_t)refill;
 		return 0;
 	}
 	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
+	s->refills_new += (uint64_t)refill;
 	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
 		/* one that also allocated a PMD table (2) is no sample of either */
 		if (table < 2)
@@ -322,6 +339,8 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 	rp_pageset_release(&s->tables);		/* each trace's processes are its own */
 	rp_pageset_release(&s->uppers);
 	rp_pageset_release(&s->folios);
+	rp_pcp_follow_init(&s->follow, s->page_size);
+	memset(&s->pcp, 0, sizeof(s->pcp));
 	if (ftdb_stream_foreach(db, trace_id, add_event, s))
 		return fail("trace %lld", (long long)trace_id);
 	s->traces++;
@@ -358,6 +377,72 @@ static double mean(const struct vec *v)
 static double typical(struct vec *v, const struct rp_cost_key *key)
 {
 	return !strcmp(key->clock, "icount") ? mean(v) : median(v);
+}
+
+/*
+ * refill_ns from the latencies v of one kind of order-0 allocation (sorted in place), r of
+ * which refilled the per-cpu list (rp_pcp_follow_event(): how many, not which: the list's
+ * count when a trace starts is not recorded): the mean of the r largest less the mean of
+ * the others. Under icount a refill (rmqueue_bulk() of 63 pages: about 9,900
+ * instructions on x86_64) is the largest thing a 4K fault does, above a page table (about
+ * 1,250) and the LRU batch's drain (about 2,700), so the r largest are the refills.
+ * 0 when r or the others are under RP_COST_MIN_SAMPLES, or the difference is not positive.
+ */
+static double fit_refill(struct vec *v, uint64_t r)
+{
+	double top = 0, rest = 0, d;
+	size_t i;
+
+	if (r < RP_COST_MIN_SAMPLES || r >= v->n || v->n - r < RP_COST_MIN_SAMPLES)
+		return 0;
+	rp_u64_sort(v->v, v->n);
+	for (i = 0; i < v->n - r; i++)
+		rest += (double)v->v[i];
+	for (; i < v->n; i++)
+		top += (double)v->v[i];
+	d = top / (double)r - rest / (double)(v->n - r);
+	return d > 0 ? d : 0;
+}
+
+/*
+ * How many of the r largest latencies of the nv vectors v together (the allocations of
+ * one kind that refilled the list, fit_refill()) fall in each, into in[j]; ties at the
+ * r-th go to the first vectors. Each vector's mean less refill_ns times its share is its
+ * kind's cost without the refills, which the prediction prices apart, each once: the sum
+ * is kept (a sample taken for a refill that was none, below refill_ns, is not clamped).
+ */
+static void top_counts(struct vec *const *v, size_t nv, uint64_t r, size_t *in)
+{
+	struct vec all = { 0 };
+	uint64_t thr;
+	size_t i, j, at_thr;
+
+	for (j = 0; j < nv; j++) {
+		in[j] = 0;
+		vec_cat(&all, v[j]);
+	}
+	if (r > all.n)
+		r = all.n;
+	if (!r) {
+		free(all.v);
+		return;
+	}
+	rp_u64_sort(all.v, all.n);
+	thr = all.v[all.n - r];
+	/* of the r, those equal to the threshold (the others are above it) */
+	for (at_thr = 0, i = all.n - r; i < all.n && all.v[i] == thr; i++)
+		at_thr++;
+	for (j = 0; j < nv; j++) {
+		for (i = 0; i < v[j]->n; i++) {
+			if (v[j]->v[i] > thr) {
+				in[j]++;
+			} else if (v[j]->v[i] == thr && at_thr) {
+				in[j]++;
+				at_thr--;
+			}
+		}
+	}
+	free(all.v);
 }
 
 void rp_cost_normal_add(double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX],
@@ -491,7 +576,7 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 {
 	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
 	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
-	double table = fit_table(s);
+	double table = fit_table(s), refill = 0, less = 0;
 	uint64_t size0 = 0, large0 = 0;
 	struct vec *shape = xcalloc(s->nr_g ? s->nr_g : 1, sizeof(*shape));
 	size_t i;
@@ -525,6 +610,22 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		     "folio sizes (record under order0 and mcpage:2, say)", RP_COST_MIN_SAMPLES);
 		goto out;
 	}
+	/*
+	 * refill_ns, on the icount clock only: on the others the typical latency is a median,
+	 * which the refills (1 fault in 63 at most) do not move, and the slow tail they are in
+	 * is the host's; there they are priced by no term
+	 */
+	for (i = 0; i < s->nr_g && !strcmp(out->key.clock, "icount"); i++) {
+		struct vec *v = &shape[i];
+
+		if (s->g[i].bytes != s->page_size || s->g[i].ptes != 1 ||
+		    v->n < RP_COST_MIN_SAMPLES)
+			continue;
+		refill = fit_refill(v, s->refills_new);
+		/* fit_refill() left r <= n: the r largest are all in this shape */
+		less = refill * (double)s->refills_new / (double)v->n;
+		break;
+	}
 	col[0] = RP_COST_NEW;
 	col[1] = RP_COST_BYTE;
 	if (split >= RP_COST_MIN_SAMPLES)
@@ -537,6 +638,8 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		if (shape[i].n < RP_COST_MIN_SAMPLES)
 			continue;
 		med = typical(&shape[i], &out->key);
+		if (g->bytes == s->page_size && g->ptes == 1)	/* its refills out */
+			med -= less;
 		if (med < 1)
 			med = 1;
 		for (j = 0; j < n; j++)
@@ -565,6 +668,10 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		out->c[RP_COST_TABLE] = table;
 		out->has[RP_COST_TABLE] = 1;
 	}
+	if (refill > 0) {
+		out->c[RP_COST_REFILL] = refill;
+		out->has[RP_COST_REFILL] = 1;
+	}
 	out->samples += used;
 	ret = 0;
 out:
@@ -574,9 +681,18 @@ out:
 	return ret;
 }
 
+/* The mean of v less refill ns for each of n_refills of its records (icount). */
+static double typical_less(struct vec *v, const struct rp_cost *m, size_t n_refills)
+{
+	return typical(v, &m->key) - m->c[RP_COST_REFILL] * (double)n_refills / (double)v->n;
+}
+
 int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 {
 	struct rp_cost_samples *s = (struct rp_cost_samples *)cs;	/* medians sort */
+	const uint64_t refills[RP_COST_NR] = {
+		[RP_COST_ZERO_WP] = s->refills_zero_wp, [RP_COST_COW] = s->refills_cow,
+	};
 	unsigned int k;
 
 	memset(out->c, 0, sizeof(out->c));
@@ -587,11 +703,17 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 		return -1;
 	for (k = RP_COST_ZERO; k <= RP_COST_COW; k++) {
 		struct vec all = { 0 }, *v = &s->fixed[k];
+		struct vec *const both[] = { v, &s->cow_large };
 		/* a COW of a large folio's page is a sample of cow_large_ns when both kinds
 		 * have enough; else of cow_ns, as before that term */
 		int split = k == RP_COST_COW && v->n >= RP_COST_MIN_SAMPLES &&
 			    s->cow_large.n >= RP_COST_MIN_SAMPLES;
+		/* the records that refilled the per-cpu list, priced by refill_ns (0 without
+		 * it); a COW's copy is 4K either way, so they fall among both kinds of COW */
+		size_t in[2] = { 0, 0 };
 
+		if (out->has[RP_COST_REFILL])
+			top_counts(both, k == RP_COST_COW ? 2 : 1, refills[k], in);
 		/* without table_ns a zero-page fault's table is part of zero_ns: all count */
 		if (k == RP_COST_ZERO && !out->has[RP_COST_TABLE] && s->zero_table.n) {
 			vec_cat(&all, v);
@@ -603,13 +725,14 @@ int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
 			v = &all;
 		}
 		if (v->n >= RP_COST_MIN_SAMPLES) {
-			out->c[k] = typical(v, &out->key);
+			out->c[k] = typical_less(v, out, split ? in[0] : in[0] + in[1]);
 			out->has[k] = 1;
 			out->samples += (int64_t)v->n;
 		}
 		free(all.v);
 		if (split) {
-			out->c[RP_COST_COW_LARGE] = typical(&s->cow_large, &out->key) - out->c[k];
+			out->c[RP_COST_COW_LARGE] = typical_less(&s->cow_large, out, in[1]) -
+						    out->c[k];
 			out->has[RP_COST_COW_LARGE] = 1;
 			out->samples += (int64_t)s->cow_large.n;
 		}
@@ -716,12 +839,13 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 		nlarge += (double)v[RP_M_ALLOC_0 + k];
 	/* c[] is 0 where !has: a model without cold_ns (every guest one) prices none cold,
 	 * one without large_ns no large folio more, one without table_ns no page table, one
-	 * without cow_large_ns every COW alike */
+	 * without cow_large_ns every COW alike, one without refill_ns no per-cpu list refill */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
 	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
 	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS] +
 	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS] +
-	    m->c[RP_COST_COW_LARGE] * (double)v[RP_M_COW_LARGE];
+	    m->c[RP_COST_COW_LARGE] * (double)v[RP_M_COW_LARGE] +
+	    m->c[RP_COST_REFILL] * (double)v[RP_M_PCP_REFILLS];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

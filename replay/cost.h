@@ -13,6 +13,9 @@
  *   and a cold fault (RP_M_COLD_FAULTS: more than RP_COLD_GAP_NS since its process's
  *   previous one) cold more, when the model has it (host models: calibrate --host)
  *   and a fault that allocated a page table (RP_M_TABLE_FAULTS) table more
+ *   and an order-0 allocation that refilled the per-cpu list (RP_M_PCP_REFILLS) refill
+ *   more (icount models: the calibration follows the list, replay/pcp-follow.h, for how
+ *   many of each kind's allocations refilled, and takes them as its largest latencies)
  * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
  * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
@@ -56,6 +59,9 @@ enum rp_cost_coef {
 				 * kind's cost (pte_alloc(), a THP's deposited table) */
 	RP_COST_COW_LARGE,	/* ns an anon_cow of a page inside a large folio (order >= 2,
 				 * PMD included) costs beyond cow_ns */
+	RP_COST_REFILL,		/* ns an order-0 allocation (a 4K fault, a COW, a zero_wp)
+				 * that refilled the per-cpu list costs beyond its kind's
+				 * cost (RP_M_PCP_REFILLS; icount models only) */
 	RP_COST_NR
 };
 

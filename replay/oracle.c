@@ -1592,6 +1592,11 @@ const struct rp_counters *rp_oracle_total(const struct rp_oracle *o)
 	return &o->total;
 }
 
+struct rp_pcp *rp_oracle_pcp(struct rp_oracle *o)
+{
+	return &o->pcp;
+}
+
 void rp_oracle_free(struct rp_oracle *o)
 {
 	struct opage *pg, *nx;

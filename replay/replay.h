@@ -369,6 +369,12 @@ struct rp_sim;
 struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 			  const struct rp_trace *t);
 void rp_sim_free(struct rp_sim *s);
+/*
+ * The engine's order-0 per-cpu list (replay/pcp.h), which a replay of a selection also
+ * moves for the processes it leaves out (replay/run.c, replay/pcp-follow.h): their
+ * frees are pages the selection's faults take back.
+ */
+struct rp_pcp *rp_sim_pcp(struct rp_sim *s);
 /* Replay n events in recorded order. ALLOC records are ignored. */
 void rp_sim_feed(struct rp_sim *s, const struct ftdb_event *ev, size_t n);
 /*
@@ -420,6 +426,7 @@ struct rp_oracle;
 struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind frag,
 				const struct rp_trace *t);
 void rp_oracle_free(struct rp_oracle *o);
+struct rp_pcp *rp_oracle_pcp(struct rp_oracle *o);	/* as rp_sim_pcp() */
 void rp_oracle_feed(struct rp_oracle *o, const struct ftdb_event *ev, size_t n);
 void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, const uint32_t *slots,
 			  size_t n);

@@ -22,6 +22,7 @@
 #include "replay/calibrate-host.h"
 #include "replay/cost.h"
 #include "replay/load.h"
+#include "replay/pcp-follow.h"
 #include "replay/policy.h"
 #include "replay/run.h"
 #include "replay/series.h"
@@ -36,6 +37,11 @@ struct pass {
 	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
 	uint8_t *keep;			/* by proc_id: 1 if selected or a shadow; NULL = all */
 	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow) */
+	/*
+	 * the processes keep leaves out, followed as recorded for what they do to the
+	 * per-cpu list the kept ones share (NULL: none left out)
+	 */
+	struct rp_pcp_follow *outside;
 	uint32_t nr_procs;
 	const struct rp_loaded *l;	/* the trace: its site slots and touch spans */
 	const struct rp_trace *t;	/* as the simulators are given it, for opts->tap */
@@ -107,6 +113,31 @@ static int flush(struct pass *ps)
 	return 0;
 }
 
+/*
+ * An event of a process the selection leaves out: its order-0 allocation and frees, as
+ * recorded (not under the replayed policy), on every engine's per-cpu list, after the
+ * selection's events before it. So a selection's faults take back the pages the
+ * processes before it freed, as they did in the recording and do in a guest replay of
+ * the whole stream (docs/cost-model.md, "Per-cpu list refills").
+ */
+static int outside_event(struct pass *ps, const struct ftdb_event *ev)
+{
+	struct rp_pcp_ops ops;
+	unsigned int i;
+
+	rp_pcp_follow_event(ps->outside, ev, &ops);
+	if (!ops.allocs && !ops.frees)
+		return 0;
+	if (ps->n && flush(ps))
+		return -1;
+	for (i = 0; i < ps->opts->nr_pol; i++) {
+		(void)rp_pcp_apply(rp_sim_pcp(ps->sim[i]), &ops);
+		if (ps->orc[i])
+			(void)rp_pcp_apply(rp_oracle_pcp(ps->orc[i]), &ops);
+	}
+	return 0;
+}
+
 static int on_event(const struct ftdb_event *ev, void *arg)
 {
 	struct pass *ps = arg;
@@ -116,7 +147,7 @@ static int on_event(const struct ftdb_event *ev, void *arg)
 	if (ev->kind == FTDB_EV_ALLOC)
 		return 0;
 	if (ps->keep && (ev->proc_id >= ps->nr_procs || !ps->keep[ev->proc_id]))
-		return 0;
+		return outside_event(ps, ev);
 	if (ps->l->nr_slots)	/* the ordinal of ev is seen - 1, as ingest counted it */
 		ps->slots[ps->n] = rp_touch_slot(ps->l, &ps->touch_cursor, ps->seen - 1);
 	ps->batch[ps->n++] = *ev;
@@ -165,6 +196,8 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 		info->procs = l->nr_selected;
 		if (!info->procs)
 			return fail("no process matches %s", info->filter);
+		ps->outside = xcalloc(1, sizeof(*ps->outside));
+		rp_pcp_follow_init(ps->outside, RP_PAGE_SIZE);
 	}
 	if (l->nr_shadow) {	/* the selection's fork children: fed, not counted */
 		ps->counted = xcalloc(t->nr_procs, 1);
@@ -490,6 +523,9 @@ out:
 	}
 	free(ps->keep);
 	free(ps->counted);
+	if (ps->outside)
+		rp_pcp_follow_release(ps->outside);
+	free(ps->outside);
 	free(ps);
 	rp_load_release(&l);
 	return ret;

@@ -1092,6 +1092,11 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	return s;
 }
 
+struct rp_pcp *rp_sim_pcp(struct rp_sim *s)
+{
+	return &s->pcp;
+}
+
 void rp_sim_free(struct rp_sim *s)
 {
 	uint32_t i, j;
