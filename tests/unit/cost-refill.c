@@ -77,12 +77,6 @@ static void cow(struct gen *g, uint32_t proc, uint64_t addr)
 				       .aux = COW + (refill ? REFILL : 0) });
 }
 
-static void zap(struct gen *g, uint32_t proc, uint64_t a, uint64_t b, unsigned int cause)
-{
-	ev_add(g, (struct ftdb_event){ .kind = FTDB_EV_ZAP, .proc_id = proc, .addr = a,
-				       .end = b, .reason = (uint8_t)cause });
-}
-
 static int make_db(const char *path)
 {
 	struct gen g;
@@ -96,18 +90,18 @@ static int make_db(const char *path)
 		fault(&g, 1, S + i * 16 * K, 2);
 	for (i = 0; i < 1300; i++)
 		fault(&g, 1, A + i * 4 * K, 0);
-	zap(&g, 1, A, A + 500 * 4 * K, FTDB_ZAP_MUNMAP);
+	gen_zap(&g, 1, A, A + 500 * 4 * K, FTDB_ZAP_MUNMAP);
 	count += 500;
 	for (i = 0; i < 800; i++)
 		fault(&g, 1, B + i * 4 * K, 0);
 	ev_add(&g, (struct ftdb_event){ .kind = FTDB_EV_MM_DUP, .proc_id = 2, .aux = 1 });
 	for (i = 0; i < 300; i++)
 		cow(&g, 2, B + i * 4 * K);
-	zap(&g, 2, 0, 1ULL << 40, FTDB_ZAP_EXIT);
+	gen_zap(&g, 2, 0, 1ULL << 40, FTDB_ZAP_EXIT);
 	count += 300;		/* the copies; every other page is still the parent's */
 	for (i = 0; i < 400; i++)
 		fault(&g, 1, C + i * 4 * K, 0);
-	zap(&g, 1, 0, 1ULL << 40, FTDB_ZAP_EXIT);
+	gen_zap(&g, 1, 0, 1ULL << 40, FTDB_ZAP_EXIT);
 	return gen_close(db, &g);
 }
 
@@ -121,13 +115,8 @@ int main(void)
 	sqlite3 *db;
 
 	plan(7);
-	if (!mkdtemp(dir))
+	if (gen_tmp_db(dir, &a, make_db))
 		return 1;
-	strbuf_addf(&a, "%s/t.db", dir);
-	if (make_db(a.buf)) {
-		diag("cannot make the trace: %s", error_text());
-		return 1;
-	}
 	diag("the stream: %u refills at 4K faults, %u at COWs", refills_new, refills_cow);
 
 	if (!ok(!fit(a.buf, &m), "icount: fitted"))

@@ -52,12 +52,6 @@ static void zero(struct gen *g, uint32_t proc, uint64_t addr, uint64_t ns)
 				       .proc_id = proc, .addr = addr, .nr_ptes = 1, .aux = ns });
 }
 
-static void zap(struct gen *g, uint32_t proc, uint64_t a, uint64_t b, unsigned int cause)
-{
-	ev_add(g, (struct ftdb_event){ .kind = FTDB_EV_ZAP, .proc_id = proc, .addr = a,
-				       .end = b, .reason = (uint8_t)cause });
-}
-
 /* 16 faults of 2^order pages in the 2M range r, the first allocating tables (0, 1, 2) */
 static void range(struct gen *g, uint32_t proc, uint64_t r, unsigned int order, int tables)
 {
@@ -85,14 +79,14 @@ static int make_db(const char *path, unsigned int nr)
 	/* the first fault in another 1G range: its PTE and PMD tables */
 	fault(&g, 1, 4096 * M, 0, lat(0, 0) + 2 * TABLE);
 	/* MADV_DONTNEED of range 0: its table stays, the 16 faults again are plain */
-	zap(&g, 1, B, B + 2 * M, FTDB_ZAP_DONTNEED);
+	gen_zap(&g, 1, B, B + 2 * M, FTDB_ZAP_DONTNEED);
 	range(&g, 1, B, 0, 0);
 	/* munmap of range 1 whole: the table goes, the first fault again allocates one */
-	zap(&g, 1, B + 2 * M, B + 4 * M, FTDB_ZAP_MUNMAP);
+	gen_zap(&g, 1, B + 2 * M, B + 4 * M, FTDB_ZAP_MUNMAP);
 	range(&g, 1, B + 2 * M, 0, 1);
 	/* a fork: the child's faults in its parent's ranges find the tables */
 	ev_add(&g, (struct ftdb_event){ .kind = FTDB_EV_MM_DUP, .proc_id = 2, .aux = 1 });
-	zap(&g, 2, B + 4 * M, B + 6 * M, FTDB_ZAP_DONTNEED);
+	gen_zap(&g, 2, B + 4 * M, B + 6 * M, FTDB_ZAP_DONTNEED);
 	range(&g, 2, B + 4 * M, 0, 0);
 	/* zero pages: 20 in a range with a table, 20 each in a range of its own */
 	for (r = 0; r < 20; r++) {

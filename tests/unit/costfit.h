@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * costfit.h - the cost-model unit tests' pieces (cost-table.c, cost-cow.c): a hand-made
+ * costfit.h - the cost-model unit tests' pieces (cost-table.c, cost-cow.c, cost-refill.c,
+ * replay-outside.c): a hand-made
  * event stream with timestamps 1000 ns apart, stored as trace 1 of a new icount database
  * (tests/unit/chunkdb.h), and the fit calibrate makes of it.
  */
@@ -10,9 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "db/ftdb.h"
+#include "lib/error.h"
+#include "lib/strbuf.h"
 #include "replay/cost.h"
 #include "tests/unit/chunkdb.h"
+#include "tests/unit/tap.h"
 
 struct gen {
 	struct ftdb_enc enc;
@@ -23,6 +29,14 @@ static inline void ev_add(struct gen *g, struct ftdb_event ev)
 {
 	ev.ts = g->ts += 1000;
 	ftdb_enc_add(&g->enc, &ev);
+}
+
+/* A zap of [a, b) of proc's address space for cause (enum ftdb_zap_cause). */
+static inline void gen_zap(struct gen *g, uint32_t proc, uint64_t a, uint64_t b,
+			   unsigned int cause)
+{
+	ev_add(g, (struct ftdb_event){ .kind = FTDB_EV_ZAP, .proc_id = proc, .addr = a,
+				       .end = b, .reason = (uint8_t)cause });
 }
 
 /*
@@ -66,6 +80,25 @@ static inline int gen_close(sqlite3 *db, struct gen *g)
 	ftdb_enc_release(&g->enc);
 	ftdb_close(db);
 	return rc ? -1 : 0;
+}
+
+/*
+ * gen_tmp_db - a new directory from the mkdtemp() template dir, and path set to its t.db,
+ * made by make(path). Return: 0, or -1 with a diag() line.
+ */
+static inline int gen_tmp_db(char *dir, struct strbuf *path, int (*make)(const char *path))
+{
+	if (!mkdtemp(dir)) {
+		diag("cannot make a directory from %s", dir);
+		return -1;
+	}
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/t.db", dir);
+	if (make(path->buf)) {
+		diag("cannot make the trace: %s", error_text());
+		return -1;
+	}
+	return 0;
 }
 
 /* calibrate's fit of trace 1 of path into m. Return: 0 or non-zero. */

@@ -42,12 +42,6 @@ static void write_pages(struct gen *g, uint32_t proc, uint64_t at, unsigned int 
 					       .addr = at + i * 4 * K, .aux = 1000 });
 }
 
-static void zap(struct gen *g, uint32_t proc, uint64_t a, uint64_t b, unsigned int cause)
-{
-	ev_add(g, (struct ftdb_event){ .kind = FTDB_EV_ZAP, .proc_id = proc, .addr = a,
-				       .end = b, .reason = (uint8_t)cause });
-}
-
 static int make_db(const char *path)
 {
 	struct gen g;
@@ -73,13 +67,13 @@ static int make_db(const char *path)
 		return -1;
 	}
 	write_pages(&g, 1, A, 100);
-	zap(&g, 1, A, A + 50 * 4 * K, FTDB_ZAP_MUNMAP);
+	gen_zap(&g, 1, A, A + 50 * 4 * K, FTDB_ZAP_MUNMAP);
 	ev_add(&g, (struct ftdb_event){ .kind = FTDB_EV_MM_DUP, .proc_id = 3, .aux = 1 });
 	write_pages(&g, 3, A + 100 * 4 * K, 10);
-	zap(&g, 3, 0, 1ULL << 40, FTDB_ZAP_EXIT);
+	gen_zap(&g, 3, 0, 1ULL << 40, FTDB_ZAP_EXIT);
 	write_pages(&g, 2, B, 100);
-	zap(&g, 2, 0, 1ULL << 40, FTDB_ZAP_EXIT);
-	zap(&g, 1, 0, 1ULL << 40, FTDB_ZAP_EXIT);
+	gen_zap(&g, 2, 0, 1ULL << 40, FTDB_ZAP_EXIT);
+	gen_zap(&g, 1, 0, 1ULL << 40, FTDB_ZAP_EXIT);
 	return gen_close(db, &g);
 }
 
@@ -111,13 +105,8 @@ int main(void)
 	int64_t n;
 
 	plan(3);
-	if (!mkdtemp(dir))
+	if (gen_tmp_db(dir, &a, make_db))
 		return 1;
-	strbuf_addf(&a, "%s/t.db", dir);
-	if (make_db(a.buf)) {
-		diag("cannot make the trace: %s", error_text());
-		return 1;
-	}
 	n = refills(a.buf, 12);
 	ok(n == 1, "process 2 alone: %lld refill (the list holds what 1 and its child freed)",
 	   (long long)n);
