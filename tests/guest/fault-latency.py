@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-# fault-latency.py DB TRACE_ID: the anon_fault records of a trace read straight from the
+# fault-latency.py DB TRACE_ID [--each]: the anon_fault records of a trace read straight from the
 # database with Python's sqlite3 and a decoder of the event_chunk format written from
 # docs/schema.md alone, not with foliotrace's own (db/stream.c), so a bug there cannot
 # hide in the figures it is checked against. Prints one line:
 #   faults=N latency_sum_ns=S workload_faults=W workload_latency_sum_ns=L
-# (every process; the processes with process.workload = 1). Used by tests/guest/clock-icount.sh.
+# (every process; the processes with process.workload = 1). With --each, instead, the
+# latency of each fault of the workload's processes, one a line, in stream order.
+# Used by tests/guest/clock-icount.sh and irq-latency.sh.
 import sqlite3
 import sys
 
@@ -89,6 +91,7 @@ def faults(blob, nr):
 def main():
     db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
     tid = int(sys.argv[2])
+    each = sys.argv[3:] == ["--each"]
     wl = {r[0] for r in db.execute(
         "SELECT proc_id FROM process WHERE trace_id = ? AND workload = 1", (tid,))}
     n = s = wn = ws = 0
@@ -100,8 +103,11 @@ def main():
             if proc in wl:
                 wn += 1
                 ws += lat
-    print("faults=%d latency_sum_ns=%d workload_faults=%d workload_latency_sum_ns=%d" %
-          (n, s, wn, ws))
+                if each:
+                    print(lat)
+    if not each:
+        print("faults=%d latency_sum_ns=%d workload_faults=%d workload_latency_sum_ns=%d" %
+              (n, s, wn, ws))
 
 
 main()
