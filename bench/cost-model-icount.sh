@@ -6,7 +6,8 @@
 #   sh bench/cost-model-icount.sh [--arch x86_64|arm64] [--cpus N] [-d DIR] [WORKLOAD...]
 #
 # Calibration (as tests/guest/cost-model-icount.sh): anon-touch 32M --fork recorded under
-# `--clock icount` with order0, mcpage:2, mthp:64K and thp (--fork: then a child's COW of
+# `--clock icount` with order0, mcpage:2, mthp:32K, mthp:64K and thp (32K and 64K: the
+# per-cpu list's and the buddy allocator's folios, buddy_ns; --fork: then a child's COW of
 # every page, of 4K folios under order0, of large ones under the others: cow_ns and
 # cow_large_ns), `foliotrace calibrate`. Then
 # the bundled workloads of SCRIPT below, run one after another in one guest and recorded
@@ -33,7 +34,8 @@
 # clock counts both vCPUs' instructions, so a fault's latency holds the other vCPU's work
 # whenever QEMU switches to it mid-fault (docs/cost-model.md, "Under icount").
 # error = (measured - predicted) / predicted x 100. Last line: worst_fault_time_error_pct=X,
-# the largest |error| of the held-out lines. FT_BENCH_POLICIES replaces POLICIES.
+# the largest |error| of the held-out lines. FT_BENCH_POLICIES replaces POLICIES,
+# FT_BENCH_CAL_POLICIES the calibration's (order0 mcpage:2 mthp:32K mthp:64K thp).
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=${FT:-$TOP/build/foliotrace}
@@ -56,6 +58,7 @@ while [ $# -gt 0 ]; do
 done
 case $arch in x86_64|arm64) ;; *) usage ;; esac
 POLICIES=${FT_BENCH_POLICIES:-"order0 mcpage:2 mcpage:4 mthp:16K mthp:32K mthp:64K thp"}
+CAL_POLICIES=${FT_BENCH_CAL_POLICIES:-"order0 mcpage:2 mthp:32K mthp:64K thp"}
 # the workloads, run one after another in one guest (one recording, one guest replay per
 # policy); each is then selected by its command name (malloc-churn by the pid it prints:
 # it re-executes itself, docs/workloads.md; kv-redis is its server)
@@ -115,7 +118,7 @@ for db in "$dir"/*.db; do
 	"$FT" query "$db" summary > /dev/null 2>&1 || "$FT" replay "$db" --policy order0 > /dev/null
 done
 CAL=
-for p in order0 mcpage:2 mthp:64K thp; do
+for p in $CAL_POLICIES; do
 	db=$dir/$arch-cal-anon-touch-fork-$(echo "$p" | tr -d :).db
 	record "$db" "$p" anon-touch 32M --fork
 	CAL="$CAL $db"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # bench/pcp-refills.py - which anonymous faults refilled the per-cpu page lists: the
 # kernel's count, read off a trace recorded with the buddy allocator's own event, beside a
-# model of the list that reads only our anon events (docs/cost-model.md, "Per-cpu list
+# model of the lists that reads only our anon events (docs/cost-model.md, "Per-cpu list
 # refills"):
 #
 #   FT_EXTRA_EVENTS=kmem_mm_page_alloc_zone_locked foliotrace record --clock icount \
@@ -15,27 +15,34 @@
 # it falls inside that fault's interval (its timestamp less latency_ns, which is short of
 # the interval by the interrupt time it left out: interrupts do not refill for a fault).
 #
-# The model (one cpu; the order-0 movable list, what 4K anonymous folios come from), the
-# engines' (replay/pcp.h, metric pcp_refills) written apart from them in Python over the
-# raw trace, as 6.1's mm/page_alloc.c runs it: an allocation (a 4K anon_fault that mapped a new folio,
-# an anon_cow, an anon_zero_wp) halves free_factor, refills BATCH pages when the list is
-# empty, takes one; a free (the last mapping of a page gone: anon_zap munmap, dontneed or
-# exit, a COW's old page; fork shares pages) puts one back and, when the count reaches
-# HIGH, drains BATCH << free_factor (then free_factor + 1, up to 5), clamped to [BATCH,
-# HIGH - BATCH]. BATCH 63 and HIGH 1921 are the x86_64 guest's (2G, 1 cpu:
-# /proc/zoneinfo's pagesets); the list starts with --start pages (default 0: the count a
-# trace does not hold, which moves where the refills fall, not how many). Pages the trace never saw mapped
-# (before it began) are never freed into it, nor are pages of large folios (order 1 and
-# up: they go back to the buddy allocator or their own lists).
+# The model (one cpu; the movable lists of orders 0 to 3, what anonymous folios up to 32K
+# come from), the engines' (replay/pcp.h, metrics pcp_refills and pcp_refill_blocks)
+# written apart from them in Python over the raw trace, as 6.1's mm/page_alloc.c runs
+# it: an allocation of order k (an anon_fault that mapped a new folio of order k, an
+# anon_cow or anon_zero_wp of order 0) halves free_factor, refills max(BATCH >> k, 2)
+# blocks when list k is empty, takes one; a free (the last mapping of a folio's pages
+# gone: anon_zap munmap, dontneed or exit, a COW's old page; fork shares pages) puts its
+# block back on its list (an event's frees after its allocation, order 0's first) and,
+# when the count of pages on all lists reaches HIGH, drains BATCH << free_factor pages
+# (then free_factor + 1, up to 5), clamped to [BATCH, HIGH - BATCH], from the freeing
+# list first, then round the others; a block of order 1-3 freed while free_factor is not
+# 0 drains them all (free_high). BATCH 63 and HIGH 1921 are the x86_64 guest's (2G, 1
+# cpu: /proc/zoneinfo's pagesets); the order-0 list starts with --start pages (default 0:
+# the count a trace does not hold, which moves where the refills fall, not how many).
+# Pages the trace never saw mapped (before it began) are never freed into it, nor are
+# folios of order 4 and up (the buddy allocator's).
 #
-# Per process name (4K faults that mapped a new folio; names with 100 or more): faults,
-# the kernel's refills and the model's, the faults both label, and the median latency of
-# the faults with a kernel refill and without, and the model's refills at every allocation
-# of the name's processes, COWs and zero_wp included (model_all: what `foliotrace replay
-# --comm NAME -P order0` of an order0 recording counts as pcp_refills). With --totals, one line instead: the
-# model's refills over every process, by the kind of allocation that refilled (what
-# calibrate counts, replay/pcp-follow.h, which tests/cli/cost-clock.sh checks against this
-# one), as "new=N cow=N zero_wp=N". Traces of both anon_fault layouts (info packed, or its
+# Per process name and folio order (faults that mapped a new folio; 100 or more, or any
+# with --comm): faults, the kernel's refills (blocks of that order under percpu_refill)
+# and the model's, the faults both label, and the median latency of the faults with a
+# kernel refill and without, and (order 0's line) the model's refills at every
+# allocation of the name's processes, of every order, COWs and zero_wp included
+# (model_all: what `foliotrace replay --comm NAME -P order0` of an order0 recording counts
+# as pcp_refills). With --totals, one line instead: the model's refills over every
+# process, by the kind of allocation that refilled (what calibrate counts,
+# replay/pcp-follow.h, which tests/cli/cost-clock.sh checks against this one), as
+# "new=N cow=N zero_wp=N new1=N new2=N new3=N" (new: 4K faults; newK: faults of order
+# K). Traces of both anon_fault layouts (info packed, or its
 # fields apart as the first recordings had them). Read with babeltrace2's text output, not
 # foliotrace's reader. A recording with the extra event is for counting: the event costs
 # about 900 instructions a block, so its refill faults take about 58,000.
@@ -47,7 +54,7 @@ from statistics import median
 
 USAGE = ("usage: pcp-refills.py [--comm NAME] [--high PAGES] [--start PAGES] [--totals] "
          "CTF_TRACE_DIR")
-BATCH, SCALE_MAX = 63, 5
+BATCH, SCALE_MAX, ORDERS = 63, 5, 4
 args, comm, high, start, totals = sys.argv[1:], None, 1921, 0, False
 while args[:1] in (["--comm"], ["--high"], ["--start"], ["--totals"]):
     if args[0] == "--totals":
@@ -66,55 +73,88 @@ if len(args) != 1:
     sys.exit(USAGE)
 
 
-class PcpList:
-    """the order-0 movable per-cpu list of one cpu, counted in pages"""
+def batch(order):
+    """blocks a refill of order's list takes"""
+    return max(BATCH >> order, 2)
+
+
+class PcpLists:
+    """the movable per-cpu lists of orders 0 to 3 of one cpu: blocks each, pages in all"""
 
     def __init__(self):
-        self.count, self.free_factor, self.refills = start, 0, 0
+        self.blocks = [start, 0, 0, 0]
+        self.count, self.free_factor = start, 0
 
-    def alloc(self):
-        """one page taken; return True if it refilled the list"""
+    def alloc(self, order):
+        """one block of order taken; return True if it refilled its list"""
         self.free_factor >>= 1
-        refilled = self.count == 0
+        refilled = self.blocks[order] == 0
         if refilled:
-            self.count += BATCH
-            self.refills += 1
-        self.count -= 1
+            self.blocks[order] += batch(order)
+            self.count += batch(order) << order
+        self.blocks[order] -= 1
+        self.count -= 1 << order
         return refilled
 
-    def free(self):
-        """one page put back, the list drained above high"""
-        self.count += 1
+    def drain(self, order, pages):
+        """free_pcppages_bulk(): pages off the lists, order's first, then round the others"""
+        left = min(pages, self.count)
+        while left > 0:
+            while not self.blocks[order]:
+                order = (order + 1) % ORDERS
+            while left > 0 and self.blocks[order]:
+                self.blocks[order] -= 1
+                self.count -= 1 << order
+                left -= 1 << order
+
+    def free(self, order):
+        """one block put back on its list, the lists drained above high"""
+        self.blocks[order] += 1
+        self.count += 1 << order
+        if self.free_factor and order:
+            self.drain(order, self.count)
+            return
         if self.count >= high:
             n = BATCH << self.free_factor
             if n < high - BATCH and self.free_factor < SCALE_MAX:
                 self.free_factor += 1
-            self.count -= min(max(n, BATCH), high - BATCH)
+            self.drain(order, min(max(n, BATCH), high - BATCH))
 
 
-pcp = PcpList()
-pages = {}  # mm -> {page address: page id}; a page's id is shared by the mms of a fork
-refs = {}  # page id -> mappings
+pcp = PcpLists()
+pages = {}  # mm -> {page address: folio id}; a folio's id is shared by the mms of a fork
+refs = {}  # folio id -> [mappings of its pages, its order]
+freed = []  # orders of the folios the current event freed
 next_id = 0
 
 
-def map_new(mm, addr, track=True):
-    """a new page at addr of mm, replacing what was there; a large folio's not followed"""
+def map_new(mm, addr, order):
+    """a new block of order at the 2^order pages from addr of mm, replacing what was
+    there: one folio, or two 4K ones of an order-1 block (6.1's patch 0002 splits it)"""
     global next_id
-    old = pages.setdefault(mm, {}).pop(addr, None)
-    if old is not None:
-        unmap(old)
-    if track:
-        next_id += 1
-        pages[mm][addr] = next_id
-        refs[next_id] = 1
+    d = pages.setdefault(mm, {})
+    folio = 0 if order == 1 else order
+    for i in range(1 << order):
+        if i % (1 << folio) == 0:
+            next_id += 1
+            refs[next_id] = [1 << folio, folio]
+        old = d.get(addr + 4096 * i)
+        d[addr + 4096 * i] = next_id
+        if old is not None:
+            unmap(old)
 
 
-def unmap(page):
-    refs[page] -= 1
-    if not refs[page]:
-        del refs[page]
-        pcp.free()
+def unmap(folio):
+    refs[folio][0] -= 1
+    if not refs[folio][0]:
+        freed.append(refs.pop(folio)[1])
+
+
+def apply_frees():
+    """the current event's frees onto the lists, order 0's first"""
+    for order in sorted(freed):
+        pcp.free(order)
+    freed.clear()
 
 
 ts_re = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d{9})\]")
@@ -122,11 +162,11 @@ name_re = re.compile(r"\) (\w+): \{")
 field_re = re.compile(r"(\w+) = (0x[0-9A-Fa-f]+|-?\d+)")
 cpu_re = re.compile(r"cpu_id = (\d+)")
 cause_re = re.compile(r'cause = \( "(\w+)"')
-pending = defaultdict(list)  # cpu -> timestamps of refill blocks since its last anon event
+pending = defaultdict(list)  # cpu -> (timestamp, order) of refill blocks since its last anon event
 comms = {}  # tid -> name, from the exec events
 rows = defaultdict(lambda: {"n": 0, "kernel": 0, "model": 0, "all": 0, "both": 0, "with": [],
-                            "without": []})
-kinds = {"new": 0, "cow": 0, "zero_wp": 0}  # the model's refills by allocation
+                            "without": []})  # (name, order) ->
+kinds = {"new": 0, "cow": 0, "zero_wp": 0, "new1": 0, "new2": 0, "new3": 0}  # the model's refills
 bt = subprocess.run(["babeltrace2", args[0]], capture_output=True, text=True, check=True)
 for line in bt.stdout.splitlines():
     m, nm = ts_re.match(line), name_re.search(line)
@@ -149,29 +189,26 @@ for line in bt.stdout.splitlines():
             comms[f["tid"]] = fn.group(1).rsplit("/", 1)[-1]
     elif name == "kmem_mm_page_alloc_zone_locked":
         if f.get("percpu_refill"):
-            pending[cpu].append(ts)
+            pending[cpu].append((ts, f.get("order", 0)))
     elif name == "anon_fault":
         if "info" in f:
             info = f["info"]
             order, zero, ptes = (info >> 8) & 0xFF, (info >> 16) & 0xFF, (info >> 32) & 0xFFFF
         else:
             order, zero, ptes = f["order"], f["zero_page"], f["nr_ptes"]
-        kernel = any(t >= ts - f["latency_ns"] for t in pending[cpu])
+        kernel = any(t >= ts - f["latency_ns"] and o == order for t, o in pending[cpu])
         pending[cpu] = []
-        if zero or not ptes:
+        if zero or not ptes or order >= ORDERS:
             continue
-        first = f["address"] & ~((4096 << order) - 1)
-        for i in range(1 << order):
-            map_new(f["mm"], first + 4096 * i, not order)
-        if order:
-            continue
-        model = pcp.alloc()
-        kinds["new"] += model
+        map_new(f["mm"], f["address"] & ~((4096 << order) - 1), order)
+        model = pcp.alloc(order)
+        apply_frees()
+        kinds["new%d" % order if order else "new"] += model
         pname = comms.get(f["pid_tid"] >> 32 if "pid_tid" in f else f["pid"], "?")
         if comm and pname != comm:
             continue
-        r = rows[pname]
-        r["all"] += model
+        rows[(pname, 0)]["all"] += model
+        r = rows[(pname, order)]
         r["n"] += 1
         r["kernel"] += kernel
         r["model"] += model
@@ -181,12 +218,12 @@ for line in bt.stdout.splitlines():
         pending[cpu] = []
         if name in ("anon_cow", "anon_zero_wp"):
             # the copy is allocated before the old page is freed (wp_page_copy())
-            model = pcp.alloc()
+            map_new(f["mm"], f["address"] & ~4095, 0)
+            model = pcp.alloc(0)
             kinds[name[5:]] += model
             pname = comms.get(f["pid_tid"] >> 32 if "pid_tid" in f else f["pid"], "?")
             if not comm or pname == comm:
-                rows[pname]["all"] += model
-            map_new(f["mm"], f["address"] & ~4095)
+                rows[(pname, 0)]["all"] += model
         elif name == "anon_mm_dup":
             child = pages.setdefault(f["mm"], {})
             for page in child.values():
@@ -194,7 +231,7 @@ for line in bt.stdout.splitlines():
             child.clear()
             for addr, page in pages.get(f["parent_mm"], {}).items():
                 child[addr] = page
-                refs[page] += 1
+                refs[page][0] += 1
         elif name == "anon_zap":
             cause = cause_re.search(line).group(1)
             d = pages.get(f["mm"], {})
@@ -204,16 +241,18 @@ for line in bt.stdout.splitlines():
             elif cause != "free":
                 for a in hit:
                     unmap(d.pop(a))
+        apply_frees()
 
 if totals:
-    print("new=%d cow=%d zero_wp=%d" % (kinds["new"], kinds["cow"], kinds["zero_wp"]))
+    print(" ".join("%s=%d" % kv for kv in kinds.items()))
     sys.exit(0)
-print("comm            faults kernel_refills model_refills both med_with med_without model_all")
-for pname in sorted(rows):
-    r = rows[pname]
+print("comm           order  faults kernel_refills model_refills both med_with med_without "
+      "model_all")
+for pname, order in sorted(rows):
+    r = rows[(pname, order)]
     if r["n"] < 100 and not comm:
         continue
-    print("%-14s %7d %14d %13d %4d %8s %11s %9d" % (
-        pname, r["n"], r["kernel"], r["model"], r["both"],
+    print("%-14s %5d %7d %14d %13d %4d %8s %11s %9d" % (
+        pname, order, r["n"], r["kernel"], r["model"], r["both"],
         "%d" % median(r["with"]) if r["with"] else "-",
         "%d" % median(r["without"]) if r["without"] else "-", r["all"]))

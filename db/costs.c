@@ -20,10 +20,10 @@ int ftdb_cost_store(sqlite3 *db, const struct ftdb_cost_row *r)
 
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO cost_model(arch, kernel, accel, clock, "
 			       "new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, large_ns, "
-			       "cold_ns, table_ns, cow_large_ns, refill_ns, samples, traces, "
-			       "fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-			       "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?18)",
+			       "cold_ns, table_ns, cow_large_ns, refill_ns, refill_block_ns, buddy_ns, "
+			       "samples, traces, fitted_at, tool_version) VALUES (?1, ?2, ?3, ?4, "
+			       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+			       "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?20)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot store the cost model: %s", sqlite3_errmsg(db));
 	bind_key(st, r);
@@ -48,8 +48,8 @@ int ftdb_cost_get(sqlite3 *db, struct ftdb_cost_row *r)
 	int k, rc;
 
 	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
-			       "large_ns, cold_ns, table_ns, cow_large_ns, refill_ns, samples, "
-			       "traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
+			       "large_ns, cold_ns, table_ns, cow_large_ns, refill_ns, "
+			       "refill_block_ns, buddy_ns, samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
 			       "AND accel = ?3 AND clock = ?4", -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	bind_key(st, r);

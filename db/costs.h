@@ -5,7 +5,7 @@
  * by replay (replay/cost.h fits and applies them; docs/cost-model.md). The coefficients
  * are in the table's column order: new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns,
  * large_ns (schema 9), cold_ns (schema 10), table_ns (schema 11), cow_large_ns
- * (schema 12), refill_ns (schema 13).
+ * (schema 12), refill_ns (schema 13), refill_block_ns and buddy_ns (schema 14).
  */
 #ifndef FT_DB_COSTS_H
 #define FT_DB_COSTS_H
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#define FTDB_COST_COLS 11	/* coefficient columns */
+#define FTDB_COST_COLS 13	/* coefficient columns */
 
 struct ftdb_cost_row {
 	const char *arch, *kernel, *accel, *clock;	/* the key */

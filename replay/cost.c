@@ -52,11 +52,11 @@ struct rp_cost_samples {
 	struct rp_pageset folios;
 	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
 	size_t tmp_cap;
-	/* the trace being added: its order-0 per-cpu list, and its pages (pcp-follow.h) */
+	/* the trace being added: its per-cpu lists, and its folios (pcp-follow.h) */
 	struct rp_pcp pcp;
 	struct rp_pcp_follow follow;
-	/* refills of that list, in all traces added, by the kind of allocation */
-	uint64_t refills_new;		/* new-folio faults of order 0 */
+	/* refills of those lists, in all traces added, by the kind of allocation */
+	uint64_t refills_new[RP_PCP_ORDERS];	/* new-folio faults, by order */
 	uint64_t refills_cow;		/* anon_cow (fixed[COW] and cow_large) */
 	uint64_t refills_zero_wp;	/* anon_zero_wp */
 };
@@ -67,7 +67,7 @@ struct rp_cost_samples {
 
 static const char *const coef_names[RP_COST_NR] = {
 	"new_ns", "byte_ns", "pte_ns", "zero_ns", "zero_wp_ns", "cow_ns", "large_ns", "cold_ns",
-	"table_ns", "cow_large_ns", "refill_ns"
+	"table_ns", "cow_large_ns", "refill_ns", "refill_block_ns", "buddy_ns"
 };
 
 /*
@@ -78,7 +78,8 @@ static const double coef_max[RP_COST_NR] = {
 	[RP_COST_NEW] = 1e9, [RP_COST_BYTE] = 1e6, [RP_COST_PTE] = 1e9,
 	[RP_COST_ZERO] = 1e9, [RP_COST_ZERO_WP] = 1e9, [RP_COST_COW] = 1e9,
 	[RP_COST_LARGE] = 1e9, [RP_COST_COLD] = 1e9, [RP_COST_TABLE] = 1e9,
-	[RP_COST_COW_LARGE] = 1e9, [RP_COST_REFILL] = 1e9,
+	[RP_COST_COW_LARGE] = 1e9, [RP_COST_REFILL] = 1e9, [RP_COST_REFILL_BLOCK] = 1e9,
+	[RP_COST_BUDDY] = 1e9,
 };
 
 const char *rp_cost_coef_name(unsigned int c)
@@ -290,7 +291,7 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 	int refill;
 
 	rp_pcp_follow_event(&s->follow, ev, &ops);
-	refill = rp_pcp_apply(&s->pcp, &ops);
+	refill = rp_pcp_apply(&s->pcp, &ops) != 0;
 
 	if (ev->kind == FTDB_EV_COW) {
 		vec_add(large ? &s->cow_large : &s->fixed[RP_COST_COW], ev->aux);
@@ -304,7 +305,8 @@ static int add_event(const struct ftdb_event *ev, void *arg)
 	}
 	if (ev->kind != FTDB_EV_FAULT)
 		return 0;
-	s->refills_new += (uint64_t)refill;
+	if (refill)	/* only a fault of order < RP_PCP_ORDERS refills */
+		s->refills_new[ev->order]++;
 	if (ev->flags & FTDB_EVF_ZERO_PAGE) {
 		/* one that also allocated a PMD table (2) is no sample of either */
 		if (table < 2)
@@ -380,12 +382,13 @@ static double typical(struct vec *v, const struct rp_cost_key *key)
 }
 
 /*
- * refill_ns from the latencies v of one kind of order-0 allocation (sorted in place), r of
- * which refilled the per-cpu list (rp_pcp_follow_event(): how many, not which: the list's
- * count when a trace starts is not recorded): the mean of the r largest less the mean of
- * the others. Under icount a refill (rmqueue_bulk() of 63 pages: about 9,900
- * instructions on x86_64) is the largest thing a 4K fault does, above a page table (about
- * 1,250) and the LRU batch's drain (about 2,700), so the r largest are the refills.
+ * What a refill costs an allocation, from the latencies v of one kind (sorted in place),
+ * r of which refilled their per-cpu list (rp_pcp_follow_event(): how many, not which:
+ * the lists' counts when a trace starts are not recorded): the mean of the r largest less
+ * the mean of the others. Under icount a refill is the largest thing a fault of order 0-3
+ * does (rmqueue_bulk() of 63 pages: about 10,400 instructions on x86_64; of 15 order-2
+ * blocks about 3,200), above a page table (about 1,250) and the LRU batch's drain (about
+ * 2,700, order 0), so the r largest are the refills.
  * 0 when r or the others are under RP_COST_MIN_SAMPLES, or the difference is not positive.
  */
 static double fit_refill(struct vec *v, uint64_t r)
@@ -402,6 +405,56 @@ static double fit_refill(struct vec *v, uint64_t r)
 		top += (double)v->v[i];
 	d = top / (double)r - rest / (double)(v->n - r);
 	return d > 0 ? d : 0;
+}
+
+/*
+ * refill_ns and refill_block_ns (fixed and per block): the line through the cost of a
+ * refill (fit_refill()) of each order whose new-folio shape (2^k pages, 2^k PTEs) has
+ * enough refills and enough faults without, against the blocks it takes
+ * (rp_pcp_batch()): least squares through two orders or more (x86_64's calibration: 4K
+ * and 16K, 63 and 15 blocks), through the origin with one. The line is kept only with
+ * both terms not negative and one positive. Return: 1 if fitted.
+ */
+static int fit_refill_line(struct rp_cost_samples *s, struct vec *shape, double *fixed,
+			   double *block)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, m = 0, x, y, d;
+	unsigned int k;
+	size_t i;
+
+	for (k = 0; k < RP_PCP_ORDERS; k++) {
+		for (i = 0; i < s->nr_g; i++)	/* the shape's first group holds its samples */
+			if (s->g[i].bytes == s->page_size << k && s->g[i].ptes == 1U << k &&
+			    shape[i].n >= RP_COST_MIN_SAMPLES)
+				break;
+		if (i == s->nr_g)
+			continue;
+		y = fit_refill(&shape[i], s->refills_new[k]);
+		if (!(y > 0))
+			continue;
+		x = rp_pcp_batch(k);
+		sx += x, sy += y, sxx += x * x, sxy += x * y, m++;
+	}
+	if (!m)
+		return 0;
+	*fixed = 0;
+	*block = sxy / sxx;
+	d = m * sxx - sx * sx;
+	if (m >= 2 && d > 0) {
+		double b = (m * sxy - sx * sy) / d, f = (sy - b * sx) / m;
+
+		if (b > 0 && f >= 0) {
+			*fixed = f;
+			*block = b;
+		}
+	}
+	return *block > 0;
+}
+
+/* What the line of fit_refill_line() prices a refill of order's list at, ns. */
+static double refill_cost(const struct rp_cost *m, unsigned int order)
+{
+	return m->c[RP_COST_REFILL] + m->c[RP_COST_REFILL_BLOCK] * rp_pcp_batch(order);
 }
 
 /*
@@ -500,6 +553,15 @@ static int is_large(const struct group *g, uint64_t page_size)
 }
 
 /*
+ * A group of folios the buddy allocator hands out at their fault: of an order no per-cpu
+ * list has (replay/pcp.h: orders 0-3 and the PMD order have one), 64K to 1M.
+ */
+static int is_buddy(const struct group *g, uint64_t page_size)
+{
+	return g->bytes >= page_size << RP_PCP_ORDERS && g->bytes < page_size << RP_PMD_ORDER;
+}
+
+/*
  * table_ns: for each shape (bytes, PTEs) with RP_COST_MIN_SAMPLES faults that allocated a
  * PTE table (table 1) and as many that found one (table 0), the median latency of the
  * former less that of the latter, on every clock: a table is the same work each time, and
@@ -570,19 +632,58 @@ static int shape_samples(const struct rp_cost_samples *s, size_t i, double table
  * error: the 2M faults, three orders of magnitude slower, do not decide the 4K cost.
  * pte is fitted when enough records map a number of PTEs other than their pages (PMD
  * maps); large when there are 4K records and large folios of two sizes (else it cannot be
- * told from new and byte). Unknowns in order: new, byte, [pte], [large].
+ * told from new and byte); buddy when a shape is of a buddy order (is_buddy()) and there
+ * are as many shapes as unknowns with it (x86_64's calibration: 4K, 16K, 32K, 64K and a
+ * PMD-mapped 2M; without 32K, 64K's buddy cannot be told from the cost per page), and the
+ * fit gives it a positive cost (else it is fitted without). Unknowns in order: new, byte,
+ * [pte], [large], [buddy].
  */
-static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
+static int solve_new(struct rp_cost_samples *s, struct vec *shape, struct rp_cost *out,
+		     const unsigned int *col, unsigned int n, double *x, int64_t *used)
 {
 	double a[RP_COST_SOLVE_MAX][RP_COST_SOLVE_MAX] = { { 0 } }, b[RP_COST_SOLVE_MAX] = { 0 };
-	double x[RP_COST_SOLVE_MAX] = { 0 }, row[RP_COST_SOLVE_MAX], med;
-	double table = fit_table(s), refill = 0, less = 0;
+	double row[RP_COST_SOLVE_MAX], med;
+	unsigned int j, k;
+	size_t i;
+
+	*used = 0;
+	for (i = 0; i < s->nr_g; i++) {
+		struct group *g = &s->g[i];
+
+		if (shape[i].n < RP_COST_MIN_SAMPLES)
+			continue;
+		med = typical(&shape[i], &out->key);
+		for (k = 0; k < RP_PCP_ORDERS && out->has[RP_COST_REFILL]; k++)
+			/* its refills out, priced apart: the r of order k are in its
+			 * shape, each at the line's price (the sum is kept) */
+			if (g->bytes == s->page_size << k && g->ptes == 1U << k &&
+			    s->refills_new[k] <= shape[i].n)
+				med -= refill_cost(out, k) * (double)s->refills_new[k] /
+				       (double)shape[i].n;
+		if (med < 1)
+			med = 1;
+		for (j = 0; j < n; j++)
+			row[j] = col[j] == RP_COST_NEW ? 1 :
+				 col[j] == RP_COST_BYTE ? (double)g->bytes :
+				 col[j] == RP_COST_PTE ? (double)g->ptes :
+				 col[j] == RP_COST_LARGE ? is_large(g, s->page_size) :
+				 is_buddy(g, s->page_size);
+		rp_cost_normal_add(a, b, row, n, (double)shape[i].n / (med * med), med);
+		*used += (int64_t)shape[i].n;
+	}
+	return rp_cost_solve(a, b, n, x);
+}
+
+static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
+{
+	double x[RP_COST_SOLVE_MAX] = { 0 };
+	double table = fit_table(s);
 	uint64_t size0 = 0, large0 = 0;
 	struct vec *shape = xcalloc(s->nr_g ? s->nr_g : 1, sizeof(*shape));
 	size_t i;
-	unsigned int n = 2, j, sizes = 0, large_sizes = 0, col[RP_COST_SOLVE_MAX];
-	int64_t used = 0, split = 0, small = 0;
-	int ret = -1;
+	unsigned int n = 2, j, sizes = 0, large_sizes = 0, shapes = 0, col[RP_COST_SOLVE_MAX];
+	int64_t used = 0, split = 0, small = 0, buddy = 0;
+	int ret = -1, solved;
 
 	for (i = 0; i < s->nr_g; i++) {
 		struct group *g = &s->g[i];
@@ -590,6 +691,9 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		if (!shape_samples(s, i, table, &shape[i]) ||
 		    shape[i].n < RP_COST_MIN_SAMPLES)
 			continue;
+		shapes++;
+		if (is_buddy(g, s->page_size))
+			buddy += (int64_t)shape[i].n;
 		if (!sizes || (g->bytes != size0 && sizes == 1))
 			sizes++;
 		if (sizes == 1)
@@ -611,45 +715,31 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		goto out;
 	}
 	/*
-	 * refill_ns, on the icount clock only: on the others the typical latency is a median,
-	 * which the refills (1 fault in 63 at most) do not move, and the slow tail they are in
-	 * is the host's; there they are priced by no term
+	 * refill_ns and refill_block_ns, on the icount clock only: on the others the typical
+	 * latency is a median, which the refills (1 fault in 15 at most) do not move, and the
+	 * slow tail they are in is the host's; there they are priced by no term
 	 */
-	for (i = 0; i < s->nr_g && !strcmp(out->key.clock, "icount"); i++) {
-		struct vec *v = &shape[i];
-
-		if (s->g[i].bytes != s->page_size || s->g[i].ptes != 1 ||
-		    v->n < RP_COST_MIN_SAMPLES)
-			continue;
-		refill = fit_refill(v, s->refills_new);
-		/* fit_refill() left r <= n: the r largest are all in this shape */
-		less = refill * (double)s->refills_new / (double)v->n;
-		break;
-	}
+	if (!strcmp(out->key.clock, "icount") &&
+	    fit_refill_line(s, shape, &out->c[RP_COST_REFILL], &out->c[RP_COST_REFILL_BLOCK]))
+		out->has[RP_COST_REFILL] = out->has[RP_COST_REFILL_BLOCK] = 1;
 	col[0] = RP_COST_NEW;
 	col[1] = RP_COST_BYTE;
 	if (split >= RP_COST_MIN_SAMPLES)
 		col[n++] = RP_COST_PTE;
 	if (small >= RP_COST_MIN_SAMPLES && large_sizes >= 2)
 		col[n++] = RP_COST_LARGE;
-	for (i = 0; i < s->nr_g; i++) {
-		struct group *g = &s->g[i];
-
-		if (shape[i].n < RP_COST_MIN_SAMPLES)
-			continue;
-		med = typical(&shape[i], &out->key);
-		if (g->bytes == s->page_size && g->ptes == 1)	/* its refills out */
-			med -= less;
-		if (med < 1)
-			med = 1;
-		for (j = 0; j < n; j++)
-			row[j] = col[j] == RP_COST_NEW ? 1 :
-				 col[j] == RP_COST_BYTE ? (double)g->bytes :
-				 col[j] == RP_COST_PTE ? (double)g->ptes : is_large(g, s->page_size);
-		rp_cost_normal_add(a, b, row, n, (double)shape[i].n / (med * med), med);
-		used += (int64_t)shape[i].n;
+	solved = -1;
+	if (buddy >= RP_COST_MIN_SAMPLES && n < shapes && col[n - 1] == RP_COST_LARGE) {
+		col[n] = RP_COST_BUDDY;
+		solved = solve_new(s, shape, out, col, n + 1, x, &used);
+		if (!solved && x[n] > 0)
+			n++;
+		else
+			solved = -1;
 	}
-	if (rp_cost_solve(a, b, n, x)) {
+	if (solved)
+		solved = solve_new(s, shape, out, col, n, x, &used);
+	if (solved) {
 		fail("cannot fit the new-folio costs: the groups do not separate them");
 		goto out;
 	}
@@ -668,10 +758,6 @@ static int fit_new(struct rp_cost_samples *s, struct rp_cost *out)
 		out->c[RP_COST_TABLE] = table;
 		out->has[RP_COST_TABLE] = 1;
 	}
-	if (refill > 0) {
-		out->c[RP_COST_REFILL] = refill;
-		out->has[RP_COST_REFILL] = 1;
-	}
 	out->samples += used;
 	ret = 0;
 out:
@@ -681,10 +767,10 @@ out:
 	return ret;
 }
 
-/* The mean of v less refill ns for each of n_refills of its records (icount). */
+/* The mean of v less an order-0 refill's price for each of n_refills of its records. */
 static double typical_less(struct vec *v, const struct rp_cost *m, size_t n_refills)
 {
-	return typical(v, &m->key) - m->c[RP_COST_REFILL] * (double)n_refills / (double)v->n;
+	return typical(v, &m->key) - refill_cost(m, 0) * (double)n_refills / (double)v->n;
 }
 
 int rp_cost_fit(const struct rp_cost_samples *cs, struct rp_cost *out)
@@ -831,21 +917,27 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	double bytes = (double)v[RP_M_ZEROED] - (double)v[RP_M_ZERO_WP] * RP_PAGE_SIZE;
 	double ptes = (double)v[RP_M_PTE_WRITES] - nzero - (double)v[RP_M_ZERO_WP] -
 		      (double)v[RP_M_COW];
-	double nlarge = 0, t;
+	double nlarge = 0, nbuddy = 0, t;
 	unsigned int k;
 
-	/* new-folio faults of large folios: blocks of order 2 and up (order 1 is two 4K folios) */
-	for (k = 2; k <= RP_PMD_ORDER; k++)
+	/* new-folio faults of large folios: blocks of order 2 and up (order 1 is two 4K
+	 * folios); of those, the ones the buddy allocator gave at the fault (no per-cpu list) */
+	for (k = 2; k <= RP_PMD_ORDER; k++) {
 		nlarge += (double)v[RP_M_ALLOC_0 + k];
+		if (k >= RP_PCP_ORDERS && k < RP_PMD_ORDER)
+			nbuddy += (double)v[RP_M_ALLOC_0 + k];
+	}
 	/* c[] is 0 where !has: a model without cold_ns (every guest one) prices none cold,
 	 * one without large_ns no large folio more, one without table_ns no page table, one
-	 * without cow_large_ns every COW alike, one without refill_ns no per-cpu list refill */
+	 * without cow_large_ns every COW alike, one without refill_ns and refill_block_ns no
+	 * per-cpu list refill, one without buddy_ns no 64K-1M folio more */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
-	    m->c[RP_COST_LARGE] * nlarge + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
+	    m->c[RP_COST_LARGE] * nlarge + m->c[RP_COST_BUDDY] * nbuddy + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
 	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS] +
 	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS] +
 	    m->c[RP_COST_COW_LARGE] * (double)v[RP_M_COW_LARGE] +
-	    m->c[RP_COST_REFILL] * (double)v[RP_M_PCP_REFILLS];
+	    m->c[RP_COST_REFILL] * (double)v[RP_M_PCP_REFILLS] +
+	    m->c[RP_COST_REFILL_BLOCK] * (double)v[RP_M_PCP_REFILL_BLOCKS];
 	if (!(t > 0))
 		return 0;
 	return t < 0x1p63 ? (int64_t)llround(t) : INT64_MAX;	/* never a UB cast */

@@ -7,15 +7,18 @@
  * Model, in ns, for one fault:
  *   allocates a folio of B bytes writing P PTEs:  new + byte * B + pte * P
  *                                                 [+ large if B > 2 pages]
+ *                                                 [+ buddy if 16 <= B / page < 512]
  *   maps the zero page (4K or huge):              zero
  *   anon_zero_wp:                                 zero_wp
  *   anon_cow:                                     cow
  *   and a cold fault (RP_M_COLD_FAULTS: more than RP_COLD_GAP_NS since its process's
  *   previous one) cold more, when the model has it (host models: calibrate --host)
  *   and a fault that allocated a page table (RP_M_TABLE_FAULTS) table more
- *   and an order-0 allocation that refilled the per-cpu list (RP_M_PCP_REFILLS) refill
- *   more (icount models: the calibration follows the list, replay/pcp-follow.h, for how
- *   many of each kind's allocations refilled, and takes them as its largest latencies)
+ *   and an allocation that refilled its per-cpu list (RP_M_PCP_REFILLS, of orders 0-3)
+ *   refill + refill_block * the blocks it took (RP_M_PCP_REFILL_BLOCKS) more (icount
+ *   models: the calibration follows the lists, replay/pcp-follow.h, for how many of each
+ *   kind's allocations refilled, takes them as its largest latencies, and fits the line
+ *   through the refills' cost of each order against their blocks)
  * Fitted on each group's median latency, or its mean on the icount clock (its latencies are
  * instruction counts that repeat; docs/cost-model.md, "The fit").
  * A coefficient the samples cannot fix is absent (has[] 0): pte when no new-folio fault
@@ -59,9 +62,15 @@ enum rp_cost_coef {
 				 * kind's cost (pte_alloc(), a THP's deposited table) */
 	RP_COST_COW_LARGE,	/* ns an anon_cow of a page inside a large folio (order >= 2,
 				 * PMD included) costs beyond cow_ns */
-	RP_COST_REFILL,		/* ns an order-0 allocation (a 4K fault, a COW, a zero_wp)
-				 * that refilled the per-cpu list costs beyond its kind's
-				 * cost (RP_M_PCP_REFILLS; icount models only) */
+	RP_COST_REFILL,		/* ns an allocation that refilled its per-cpu list (a 4K
+				 * fault, a COW, a zero_wp; a 16K or 32K fault) costs beyond
+				 * its kind's cost, per refill (RP_M_PCP_REFILLS; icount
+				 * models only) */
+	RP_COST_REFILL_BLOCK,	/* and per block the refill took (RP_M_PCP_REFILL_BLOCKS:
+				 * 63 for order 0, 15 for order 2, 7 for order 3) */
+	RP_COST_BUDDY,		/* ns more per new folio of an order no per-cpu list has
+				 * (RP_PCP_ORDERS .. RP_PMD_ORDER - 1: 64K to 1M), taken from
+				 * the buddy allocator at its fault (rmqueue_buddy()) */
 	RP_COST_NR
 };
 
@@ -117,7 +126,7 @@ int rp_cost_samples_add(struct rp_cost_samples *s, sqlite3 *db, int64_t trace_id
 int rp_cost_fit(const struct rp_cost_samples *s, struct rp_cost *out);
 
 /* Unknowns rp_cost_solve() takes at most. */
-#define RP_COST_SOLVE_MAX 4
+#define RP_COST_SOLVE_MAX 5
 
 /* Solve the n x n system a x = b (n <= RP_COST_SOLVE_MAX) by Gaussian elimination with
  * partial pivoting (a and b are overwritten). Return: 0, or -1 if a is singular. */

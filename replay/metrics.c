@@ -47,6 +47,7 @@ static const struct rp_metric_info table[] = {
 	{ RP_M_TABLE_FAULTS, "table_faults", NULL, NULL, NULL, NULL, 0 },
 	{ RP_M_COW_LARGE, "cow_large_faults", NULL, NULL, NULL, NULL, 0 },
 	{ RP_M_PCP_REFILLS, "pcp_refills", NULL, NULL, NULL, NULL, 0 },
+	{ RP_M_PCP_REFILL_BLOCKS, "pcp_refill_blocks", NULL, NULL, NULL, NULL, 0 },
 	FB(FTDB_FB_VMA_EDGE, "vma_edge"),
 	FB(FTDB_FB_PTE_POPULATED, "pte_populated"),
 	FB(FTDB_FB_ALLOC_FAILED, "alloc_failed"),

@@ -483,26 +483,26 @@ static uint64_t get_page(struct rp_oracle *o, struct oproc *p)
 	if (oom)
 		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
-	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
+	rp_pcp_count(&o->pcp, 0, p->c.v);
 	return pfn;
 }
 
 /*
- * One mapping of pfn gone: its memory is freed when it was the last, a page of an
- * order-0 folio (ord) onto the per-cpu list. Return: 1 if freed onto that list.
+ * One mapping of pfn gone: its memory is freed when it was the last. Return: 1 if
+ * freed (towards the per-cpu list of its folio's order, rp_pcp_free()).
  */
-static int drop_page(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
+static int drop_page(struct rp_oracle *o, uint64_t pfn)
 {
 	if (ref_put(o, pfn))
 		return 0;
 	put(o, pfn);
-	return !ord;
+	return 1;
 }
 
 static void free_page(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
 {
-	if (drop_page(o, pfn, ord))
-		rp_pcp_free(&o->pcp);
+	if (drop_page(o, pfn))
+		rp_pcp_free(&o->pcp, ord);
 }
 
 static void unmap(struct rp_oracle *o, struct opage *pg)
@@ -657,7 +657,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				break;
 			}
 			p->c.v[RP_M_ALLOC_0]++;
-			p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
+			rp_pcp_count(&o->pcp, 0, p->c.v);
 			add(o, proc, v)->pfn = pfn;
 			ref_get(o, pfn);
 			mapped++;
@@ -693,8 +693,7 @@ static void fault(struct rp_oracle *o, uint32_t proc, uint64_t vpn, int write, u
 				reason = FTDB_FB_ALLOC_FAILED;
 			continue;
 		}
-		if (!k)
-			p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&o->pcp);
+		rp_pcp_count(&o->pcp, k, p->c.v);
 		for (v = b; v < b + sz; v++) {
 			pg = add(o, proc, v);
 			pg->ord = k;
@@ -747,9 +746,10 @@ static void cow_copy(struct rp_oracle *o, struct opage *pg)
 {
 	struct oproc *p = P(o, pg->proc);
 	/* the per-cpu list sees the copy allocated before the old page is freed */
-	int freed = drop_page(o, pg->pfn, pg->ord);
+	int freed = drop_page(o, pg->pfn);
+	unsigned int ord = pg->ord;
 
-	p->c.v[RP_M_COW_LARGE] += pg->ord >= 2;
+	p->c.v[RP_M_COW_LARGE] += ord >= 2;
 	pg->cow = 0;
 	pg->touched = 1;
 	pg->written = 1;
@@ -757,7 +757,7 @@ static void cow_copy(struct rp_oracle *o, struct opage *pg)
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
 	if (freed)
-		rp_pcp_free(&o->pcp);
+		rp_pcp_free(&o->pcp, ord);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }

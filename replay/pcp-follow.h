@@ -1,21 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pcp-follow.h - what a recorded event stream does to the order-0 per-cpu list
- * (replay/pcp.h): the allocations from it and the frees onto it, as the kernel mapped
- * them. For the cost model's calibration, which recorded allocation refilled the list
+ * pcp-follow.h - what a recorded event stream does to the per-cpu lists of orders 0-3
+ * (replay/pcp.h): the allocations from them and the frees onto them, as the kernel mapped
+ * them. For the cost model's calibration, which recorded allocation refilled its list
  * (docs/cost-model.md, "Per-cpu list refills"); and for a replay of a selection, the
- * processes outside it, whose frees the selection's faults take from the one list
+ * processes outside it, whose frees the selection's faults take from the same lists
  * (replay/run.c). The engines follow the selection's own under the replayed policy.
  *
- * Allocations of the list: a new-folio fault of order 0 that mapped it (not the zero page;
- * not one that wrote no PTE, a racing fault's), an anon_cow
- * (its 4K copy), an anon_zero_wp. Frees onto it: a page of one of those whose last
- * mapping goes (a munmap, MADV_DONTNEED, an mremap without a destination, an exit; a
- * COW's old page, after its copy is allocated, as wp_page_copy() does); a fork shares
- * the parent's pages with the child, an mremap moves them, MADV_FREE keeps them. Pages
- * of larger folios are not followed: they go back to the buddy allocator or their own
- * lists. The caller's list starts empty at the stream's start (its count then is not
- * recorded).
+ * Allocations: a new-folio fault of order 0-3 that mapped it (not the zero page; not one
+ * that wrote no PTE, a racing fault's), an anon_cow (its 4K copy), an anon_zero_wp.
+ * Frees: a folio whose last mapping goes (a munmap, MADV_DONTNEED, an mremap without a
+ * destination, an exit; a COW's old page, after its copy is allocated, as wp_page_copy()
+ * does), as one block of its order; a fork shares the parent's pages with the child, an
+ * mremap moves them, MADV_FREE keeps them. Folios of order 4 and up are not followed:
+ * they come from the buddy allocator and go back to it. The caller's lists start empty
+ * at the stream's start (their counts then are not recorded).
  */
 #ifndef FT_REPLAY_PCP_FOLLOW_H
 #define FT_REPLAY_PCP_FOLLOW_H
@@ -27,16 +26,17 @@
 #include "replay/pageset.h"
 #include "replay/pcp.h"
 
-/* What one event does to the list, in this order: allocs, then frees. */
+/* What one event does to the lists, in this order: the allocation, then the frees. */
 struct rp_pcp_ops {
-	uint32_t allocs;		/* 0 or 1 */
-	uint64_t frees;			/* pages whose last mapping went */
+	int alloc;			/* order of the folio allocated, -1: none */
+	uint64_t frees[RP_PCP_ORDERS];	/* folios of each order whose last mapping went */
 };
 
 struct rp_pcp_follow {
 	uint64_t page_size;		/* the trace's, bytes */
-	struct rp_pageset pages;	/* (process, page) -> id of its order-0 page */
-	struct rp_pageset maps;		/* (0, id) -> mappings of that page, >= 1 */
+	struct rp_pageset pages;	/* (process, page) -> id of its folio */
+	struct rp_pageset maps;		/* (0, id) -> mappings of the folio's pages, >= 1,
+					 * << 2 | its order */
 	uint32_t next_id;		/* ids handed out, from 1 */
 	struct rp_page_val *tmp;	/* rp_pageset_take() scratch */
 	size_t tmp_cap;
@@ -50,15 +50,32 @@ void rp_pcp_follow_release(struct rp_pcp_follow *f);
 void rp_pcp_follow_event(struct rp_pcp_follow *f, const struct ftdb_event *ev,
 			 struct rp_pcp_ops *ops);
 
-/* ops applied to list l. Return: 1 if its allocation found l empty (a refill), else 0. */
-static inline int rp_pcp_apply(struct rp_pcp *l, const struct rp_pcp_ops *ops)
+/*
+ * ops applied to lists l. Return: the blocks the refill of its allocation took (of the
+ * order ops->alloc), 0 if it found its list not empty or there was none.
+ */
+static inline uint32_t rp_pcp_apply(struct rp_pcp *l, const struct rp_pcp_ops *ops)
 {
-	int refill = ops->allocs ? rp_pcp_alloc(l) : 0;
+	uint32_t refill = ops->alloc >= 0 ? rp_pcp_alloc(l, (unsigned int)ops->alloc) : 0;
+	unsigned int k;
 	uint64_t i;
 
-	for (i = 0; i < ops->frees; i++)
-		rp_pcp_free(l);
+	rp_pcp_flush(l);	/* what an engine freed before, first */
+	for (k = 0; k < RP_PCP_ORDERS; k++)
+		for (i = 0; i < ops->frees[k]; i++)
+			rp_pcp_free_block(l, k);
 	return refill;
+}
+
+/* Whether ops does anything to the lists. */
+static inline int rp_pcp_ops_any(const struct rp_pcp_ops *ops)
+{
+	unsigned int k;
+
+	for (k = 0; k < RP_PCP_ORDERS; k++)
+		if (ops->frees[k])
+			return 1;
+	return ops->alloc >= 0;
 }
 
 #endif /* FT_REPLAY_PCP_FOLLOW_H */

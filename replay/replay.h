@@ -258,8 +258,10 @@ enum rp_metric {
 				 * (order >= 2, PMD included) */
 	RP_M_COLD_FAULTS,	/* faults (as RP_M_FAULTS) after RP_COLD_GAP_NS or more of
 				 * their process's own time since its previous one */
-	RP_M_PCP_REFILLS,	/* order-0 allocations that refilled the per-cpu list
-				 * (replay/pcp.h): the fault, COW or zero_wp paid it */
+	RP_M_PCP_REFILLS,	/* allocations of order 0-3 that refilled their per-cpu
+				 * list (replay/pcp.h): the fault, COW or zero_wp paid it */
+	RP_M_PCP_REFILL_BLOCKS,	/* blocks those refills took from the buddy allocator:
+				 * 63 for order 0, 15 for order 2, 7 for order 3 */
 	RP_M_ALLOC_0,		/* successful allocations of order 0 .. RP_PMD_ORDER */
 	RP_M_FB_0 = RP_M_ALLOC_0 + RP_PMD_ORDER + 1,	/* faults by enum ftdb_fallback */
 	/* collapses by order, RP_MIN_COLLAPSE_ORDER .. RP_PMD_ORDER: rp_m_collapse() */

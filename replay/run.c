@@ -114,8 +114,8 @@ static int flush(struct pass *ps)
 }
 
 /*
- * An event of a process the selection leaves out: its order-0 allocation and frees, as
- * recorded (not under the replayed policy), on every engine's per-cpu list, after the
+ * An event of a process the selection leaves out: its allocation and frees, as recorded
+ * (not under the replayed policy), on every engine's per-cpu lists, after the
  * selection's events before it. So a selection's faults take back the pages the
  * processes before it freed, as they did in the recording and do in a guest replay of
  * the whole stream (docs/cost-model.md, "Per-cpu list refills").
@@ -126,7 +126,7 @@ static int outside_event(struct pass *ps, const struct ftdb_event *ev)
 	unsigned int i;
 
 	rp_pcp_follow_event(ps->outside, ev, &ops);
-	if (!ops.allocs && !ops.frees)
+	if (!rp_pcp_ops_any(&ops))
 		return 0;
 	if (ps->n && flush(ps))
 		return -1;

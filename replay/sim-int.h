@@ -230,11 +230,11 @@ static inline int put_page_mem(struct rp_sim *s, uint8_t st, uint64_t pfn)
 	return 1;
 }
 
-/* put_page_mem(); a freed page of an order-0 folio (ord) goes onto the per-cpu list. */
+/* put_page_mem(); a freed page of a folio of order ord goes towards its per-cpu list. */
 static inline void release_page(struct rp_sim *s, uint8_t st, uint8_t ord, uint64_t pfn)
 {
-	if (put_page_mem(s, st, pfn) && !ord)
-		rp_pcp_free(&s->pcp);
+	if (put_page_mem(s, st, pfn))
+		rp_pcp_free(&s->pcp, ord);
 }
 
 /* ---- the +mechanisms (sim-mech.c); s->mx is NULL without any ---- */

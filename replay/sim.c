@@ -218,7 +218,7 @@ static __attribute__((noinline)) uint64_t alloc_page_slow(struct rp_sim *s, stru
 	if (oom)
 		count_oom(p);
 	p->c.v[RP_M_ALLOC_0]++;
-	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
+	rp_pcp_count(&s->pcp, 0, p->c.v);
 	return pfn;
 }
 
@@ -230,7 +230,7 @@ static inline uint64_t alloc_page(struct rp_sim *s, struct proc *p)
 		return alloc_page_slow(s, p);
 	(void)rp_alloc_get(&s->alloc, 0, &pfn);	/* the none model never fails */
 	p->c.v[RP_M_ALLOC_0]++;
-	p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
+	rp_pcp_count(&s->pcp, 0, p->c.v);
 	return pfn;
 }
 
@@ -313,8 +313,7 @@ static void map_block(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned
 	site_alloc(s, l, i, n);
 	rss_add(s, p, n);
 	p->c.v[RP_M_ALLOC_0 + k]++;
-	if (!k)
-		p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
+	rp_pcp_count(&s->pcp, k, p->c.v);
 	p->c.v[RP_M_ZEROED] += (uint64_t)n << RP_PAGE_SHIFT;
 	if (pmd) {
 		p->c.v[RP_M_PTE_WRITES]++;
@@ -416,7 +415,7 @@ static void fault_window(struct rp_sim *s, struct proc *p, struct leaf *l, unsig
 			break;
 		}
 		p->c.v[RP_M_ALLOC_0]++;
-		p->c.v[RP_M_PCP_REFILLS] += (uint64_t)rp_pcp_alloc(&s->pcp);
+		rp_pcp_count(&s->pcp, 0, p->c.v);
 		pg_set(s, p, l, j, 0, 0, pfn);
 		site_alloc(s, l, j, 1);
 		mapped++;
@@ -509,14 +508,15 @@ static void fault_write(struct rp_sim *s, struct proc *p, struct leaf *l, unsign
  */
 static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned int i)
 {
-	int freed = put_page_mem(s, l->st[i], l->pfn[i]) && !l->ord[i];
+	int freed = put_page_mem(s, l->st[i], l->pfn[i]);
+	unsigned int ord = l->ord[i];
 
-	p->c.v[RP_M_COW_LARGE] += l->ord[i] >= 2;
+	p->c.v[RP_M_COW_LARGE] += ord >= 2;
 	l->st[i] = PG_TOUCHED | PG_WRITTEN;
 	l->ord[i] = 0;
 	l->pfn[i] = alloc_page(s, p);
 	if (freed)
-		rp_pcp_free(&s->pcp);
+		rp_pcp_free(&s->pcp, ord);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }
@@ -791,11 +791,22 @@ static inline uint64_t ord0_bytes(const struct leaf *l, unsigned int i)
 	return (~(((o & lo7) + lo7) | o | lo7) >> 7);	/* high bit of each zero byte */
 }
 
-/* n pages of order-0 folios freed, one after another, onto the per-cpu list. */
-static inline void pcp_free_n(struct rp_sim *s, unsigned int n)
+/*
+ * The private pages of l from index g (a byte 0x01 in priv for each, of the 8 from g)
+ * freed, one after another, towards the per-cpu lists of their folios' orders.
+ */
+static inline void pcp_free_group(struct rp_sim *s, const struct leaf *l, unsigned int g,
+				  uint64_t priv)
 {
+	uint64_t o0 = priv & ord0_bytes(l, g), large = priv & ~o0;
+	unsigned int n = byte_sum(o0);
+
 	while (n--)
-		rp_pcp_free(&s->pcp);
+		rp_pcp_free(&s->pcp, 0);
+	while (large) {
+		rp_pcp_free(&s->pcp, l->ord[g + ((unsigned int)__builtin_ctzll(large) >> 3)]);
+		large &= large - 1;
+	}
 }
 
 /*
@@ -841,8 +852,8 @@ static void unmap_leaf(struct rp_sim *s, struct proc *p, struct leaf *l, unsigne
 			if (s->nr_slots)
 				site_unmap(s, l, (w << 6) + g, nz, x);
 			rel = buddy ? nz : nz & (x >> 2);	/* pages to release */
-			if (!buddy)	/* the private pages of order-0 folios: the per-cpu list */
-				pcp_free_n(s, byte_sum(nz & ~(x >> 2) & ord0_bytes(l, (w << 6) + g)));
+			if (!buddy)	/* the private pages: the per-cpu lists */
+				pcp_free_group(s, l, (w << 6) + g, nz & ~(x >> 2));
 			while (rel) {
 				j = (w << 6) + g + ((unsigned int)__builtin_ctzll(rel) >> 3);
 				rel &= rel - 1;

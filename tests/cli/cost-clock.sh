@@ -11,7 +11,7 @@
 # have no clock, and a fixture without one (recorded before it) still finds its model.
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 19
+plan 21
 D=$TOP/tests/data
 q() { "$FT" query "$1" --format csv sql "$2" | tail -n +2; }
 # fixture NAME CLOCK: a copy of the fixture whose header says accel tcg and clock CLOCK
@@ -74,16 +74,19 @@ check "fault_time_ns stored for the run" test \
 # it (the first fault of a process in a range: anon-touch unmaps no whole range before it
 # exits), as medians, weighted by their count, a process's first fault in a 1G range (a PMD table too)
 # left out of that; the line is then through the means less table_ns for each table a
-# fault allocated; tcg's through the medians. And the per-cpu list's refills: as many of
-# the 4K faults as bench/pcp-refills.py's model of the list (Python, over babeltrace2's
-# text of each trace) counts refilling it, the largest, cost refill_ns more, the mean of
-# those less the mean of the others, taken off them before the 4K mean
-refills=0
+# fault allocated; tcg's through the medians. And the per-cpu lists' refills: as many of
+# the 4K faults, and of the 16K ones, as bench/pcp-refills.py's model of the lists
+# (Python, over babeltrace2's text of each trace) counts refilling them, the largest, cost
+# more by the mean of those less the mean of the others; refill_ns and refill_block_ns
+# are the line through those two costs against the blocks a refill takes (63, 15), and
+# each shape's mean is taken less its refills at the line's price
+r0=0 r2=0
 for p in anon-touch-order0 anon-touch-mcpage2; do
-	n=$(python3 "$TOP/bench/pcp-refills.py" --totals "$TOP/tests/data-icount/x86_64-$p/trace" |
-		sed -n 's/^new=\([0-9]*\) .*/\1/p')
-	refills=$((refills + n))
+	tot=$(python3 "$TOP/bench/pcp-refills.py" --totals "$TOP/tests/data-icount/x86_64-$p/trace")
+	r0=$((r0 + $(echo "$tot" | sed -n 's/^new=\([0-9]*\) .*/\1/p')))
+	r2=$((r2 + $(echo "$tot" | sed -n 's/.* new2=\([0-9]*\) .*/\1/p')))
 done
+refills="$r0 $r2"
 for t in 1 2; do "$FT" query "$T/cal-icount.db" --trace $t faults --format csv | sed "s/^/$t,/"; done \
 	> "$T/faults.csv"
 line=$(python3 - "$T/faults.csv" "$refills" <<'PY'
@@ -110,26 +113,39 @@ w = [(len(lab[(o, 1)]), median(lab[(o, 1)]) - median(lab[(o, 0)])) for o in (0, 
      if len(lab.get((o, 1), [])) >= 16 and len(lab.get((o, 0), [])) >= 16]
 t = sum(n * d for n, d in w) / sum(n for n, _ in w) if w else 0
 t = t if t > 0 else 0
-lat4k = sorted(lat - n * t for oo, n, lat in rows if oo == 0)
-r, refill = int(sys.argv[2]), 0
-if r >= 16 and len(lat4k) - r >= 16:
-    refill = max(mean(lat4k[-r:]) - mean(lat4k[:-r]), 0)
-    if refill:
-        lat4k = lat4k[:-r] + [x - refill for x in lat4k[-r:]]
-m = {0: mean(lat4k), 2: mean([lat - n * t for oo, n, lat in rows if oo == 2])}
+lat = {o: sorted(x - n * t for oo, n, x in rows if oo == o) for o in (0, 2)}
+r = dict(zip((0, 2), map(int, sys.argv[2].split())))
+batch = {0: 63, 2: 15}
+cost = {}
+for o in (0, 2):
+    if r[o] >= 16 and len(lat[o]) - r[o] >= 16:
+        c = mean(lat[o][-r[o]:]) - mean(lat[o][:-r[o]])
+        if c > 0:
+            cost[o] = c
+fixed = block = None
+if len(cost) == 2:
+    block = (cost[0] - cost[2]) / (63 - 15)
+    fixed = cost[0] - 63 * block
+if cost and not (block and block > 0 and fixed >= 0):
+    fixed = 0
+    block = sum(batch[o] * c for o, c in cost.items()) / sum(batch[o] ** 2 for o in cost)
+m = {o: mean(lat[o]) - ((fixed + block * batch[o]) * r[o] / len(lat[o]) if block else 0)
+     for o in (0, 2)}
 b = (m[2] - m[0]) / 12288
-print("%.4f %.6f %s %s" % (m[0] - 4096 * b, b, "%.4f" % t if t > 0 else "none",
-                           "%.4f" % refill if refill else "none"))
+print("%.4f %.6f %s %s %s" % (m[0] - 4096 * b, b, "%.4f" % t if t > 0 else "none",
+                              "%.4f" % fixed if block else "none",
+                              "%.6f" % block if block else "none"))
 PY
 )
-fit=$(q "$T/ho.db" "SELECT printf('%.4f %.6f ', new_ns, byte_ns) || CASE WHEN table_ns IS NULL THEN 'none' ELSE printf('%.4f', table_ns) END || ' ' || CASE WHEN refill_ns IS NULL THEN 'none' ELSE printf('%.4f', refill_ns) END FROM cost_model WHERE clock = 'icount'")
-diag "icount model new_ns byte_ns table_ns refill_ns: $fit; from the means ($refills refills): $line"
-check "icount model: new_ns and byte_ns are the line through the shapes' means, table_ns their tables' mean cost, refill_ns the refills' (or none)" \
+fit=$(q "$T/ho.db" "SELECT printf('%.4f %.6f ', new_ns, byte_ns) || CASE WHEN table_ns IS NULL THEN 'none' ELSE printf('%.4f', table_ns) END || ' ' || CASE WHEN refill_ns IS NULL THEN 'none' ELSE printf('%.4f', refill_ns) END || ' ' || CASE WHEN refill_block_ns IS NULL THEN 'none' ELSE printf('%.6f', refill_block_ns) END FROM cost_model WHERE clock = 'icount'")
+diag "icount model new_ns byte_ns table_ns refill_ns refill_block_ns: $fit; from the means (refills of 4K and 16K faults: $refills): $line"
+check "icount model: new_ns and byte_ns are the line through the shapes' means, table_ns their tables' mean cost, refill_ns and refill_block_ns the line through the refills' (or none)" \
 	awk -v f="$fit" -v l="$line" 'BEGIN { split(f, a, " "); split(l, b, " ")
 		exit !(b[2] > 0 && (a[1] - b[1])^2 < (b[1] / 1e4)^2 &&
 		       (a[2] - b[2])^2 < (b[2] / 1e4)^2 &&
 		       (a[3] == b[3] || (a[3] - b[3])^2 < (b[3] / 1e4)^2) &&
-		       (a[4] == b[4] || (a[4] - b[4])^2 < (b[4] / 1e4)^2)) }'
+		       (a[4] == b[4] || (a[4] - b[4])^2 <= (b[4] / 1e4)^2) &&
+		       (a[5] == b[5] || (a[5] - b[5])^2 < (b[5] / 1e4)^2)) }'
 
 # schema 6: build one from migrations 001-006 with a model row, then let ingest migrate it
 old=$T/v6.db
@@ -140,12 +156,25 @@ printf "INSERT INTO cost_model VALUES ('x86_64', '%s', 'unknown', 2000, 0.25, NU
 sqlite3 "$old" < "$T/v6.sql"
 "$FT" ingest -q -o "$old" "$D/x86_64-pf-loop-order0"
 ok $? "ingest migrates a schema-6 database"
-check "migrated: user_version 13, the old model's clock is its accel (unknown), no large_ns, cold_ns, table_ns, cow_large_ns nor refill_ns" test \
-	"$(sqlite3 "$old" 'PRAGMA user_version') $(q "$old" "SELECT accel || ' ' || clock || ' ' || new_ns || ' ' || (large_ns IS NULL) || (cold_ns IS NULL) || (table_ns IS NULL) || (cow_large_ns IS NULL) || (refill_ns IS NULL) FROM cost_model")" \
-	= "13 unknown unknown 2000.0 11111"
+check "migrated: user_version 14, the old model's clock is its accel (unknown), no large_ns, cold_ns, table_ns, cow_large_ns, refill_ns, refill_block_ns nor buddy_ns" test \
+	"$(sqlite3 "$old" 'PRAGMA user_version') $(q "$old" "SELECT accel || ' ' || clock || ' ' || new_ns || ' ' || (large_ns IS NULL) || (cold_ns IS NULL) || (table_ns IS NULL) || (cow_large_ns IS NULL) || (refill_ns IS NULL) || (refill_block_ns IS NULL) || (buddy_ns IS NULL) FROM cost_model")" \
+	= "14 unknown unknown 2000.0 1111111"
 check "a trace whose header has no clock: trace.clock NULL" test \
 	"$(q "$old" "SELECT clock IS NULL FROM trace")" = 1
 "$FT" replay "$old" --policy order0 > /dev/null
 check "the migrated model still applies to a trace recorded before clocks (keyed by its accel)" test \
 	"$(q "$old" "SELECT count(*) FROM replay_metric WHERE name = 'fault_time_ns' AND proc_id IS NULL")" = 1
+
+# schema 13: a model whose refill_ns priced an order-0 refill (63 blocks) keeps that price
+# as 63 blocks of refill_block_ns, with no fixed part
+v13=$T/v13.db
+cat $(ls "$TOP"/schema/0*.sql | head -n 13) > "$T/v13.sql"
+printf 'PRAGMA application_id = 1181707348;\nPRAGMA user_version = 13;\n' >> "$T/v13.sql"
+printf "INSERT INTO cost_model(arch, kernel, accel, clock, new_ns, byte_ns, refill_ns, samples, traces, fitted_at, tool_version) VALUES ('x86_64', 'k', 'tcg', 'icount', 900, 0.15, 6300, 100, 2, '2026-12-03T00:00:00Z', 'old');\n" >> "$T/v13.sql"
+sqlite3 "$v13" < "$T/v13.sql"
+"$FT" ingest -q -o "$v13" "$D/x86_64-pf-loop-order0"
+ok $? "ingest migrates a schema-13 database"
+check "migrated: user_version 14, refill_ns 6300 became refill_block_ns 100 and refill_ns 0, no buddy_ns" test \
+	"$(sqlite3 "$v13" 'PRAGMA user_version') $(q "$v13" "SELECT refill_ns || ' ' || refill_block_ns || ' ' || (buddy_ns IS NULL) FROM cost_model")" \
+	= "14 0.0 100.0 1"
 done_testing

@@ -2,14 +2,14 @@
 # Guest test: the cost model where it can be checked (issue 24 item 2). Under `--clock
 # icount` a fault's latency_ns is the handler's instructions and repeats, so the model can
 # be held to the issue's 10% on sums. Calibration: anon-touch 32M --fork recorded under
-# order0, mcpage:2, mthp:64K and thp (4K, 16K, 64K and PMD-mapped 2M folios, 16 of the
-# last; then a child's COW of every page, of 4K folios under order0, of large ones under the
-# others), then `foliotrace calibrate`. Held out: pf-loop --size 2M --loops 4, malloc-churn
+# order0, mcpage:2, mthp:32K, mthp:64K and thp (4K, 16K, 32K, 64K and PMD-mapped 2M folios,
+# 16 of the last; then a child's COW of every page, of 4K folios under order0, of large
+# ones under the others), then `foliotrace calibrate`. Held out: pf-loop --size 2M --loops 4, malloc-churn
 # --size 16M --loops 1, fork-cow --size 4M and sparse --size 64M --touches 1024, recorded
 # one after another in one guest under order0,
 # and replayed in one guest per knob policy (--clock icount): order0, mcpage:2, mcpage:4,
 # mthp:16K, mthp:32K, mthp:64K and thp. Asserted: the model's key says icount and it fits
-# its PTE, large-folio and large-COW terms; its cost of each calibration shape is within 10% of the
+# its PTE, large-folio, large-COW, refill and buddy terms; its cost of each calibration shape is within 10% of the
 # mean latency of that shape's faults, computed here by awk over `query faults` (the fit's
 # own weighted least squares is not redone); and for each held-out workload (its processes
 # by name, --comm; malloc-churn, which re-executes itself, by the pid it prints) `compare --sim-vs-real` puts the predicted fault_time_ns within 10% of
@@ -31,11 +31,11 @@ SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 CPUS="--cpus 1"
 NPOL=$(echo $POLICIES | wc -w)
 NWL=$(echo $WORKLOADS | wc -w)
-# 4 calibration recordings, the held-out one, calibrate, key, shapes, guest replay, clocks,
+# 5 calibration recordings, the held-out one, calibrate, key, shapes, guest replay, clocks,
 # then per workload its compare and one check per policy
-plan $((4 + 1 + 4 + 1 + NWL * (1 + NPOL)))
+plan $((5 + 1 + 4 + 1 + NWL * (1 + NPOL)))
 CAL=""
-for p in order0 mcpage:2 mthp:64K thp; do
+for p in order0 mcpage:2 mthp:32K mthp:64K thp; do
 	db=$T/cal-$(echo "$p" | tr -d :).db
 	s=$(date +%s)
 	# shellcheck disable=SC2086 # two words
@@ -54,27 +54,31 @@ ok $? "record the held-out $(echo $WORKLOADS | tr ' ' ',') in one guest under or
 
 # shellcheck disable=SC2086 # the list of databases is split on purpose
 "$FT" calibrate -o "$DB" $CAL > "$T/cal.out" 2>&1
-ok $? "calibrate from the 4 anon-touch recordings into the held-out database"
+ok $? "calibrate from the 5 anon-touch recordings into the held-out database"
 sed 's/^/#   /' "$T/cal.out"
 sql() { sql_rows "$DB" "$1"; }
-check "the model is keyed by the icount clock and fits a PTE, a large-folio, a large-COW and a refill cost" test \
-	"$(sql "SELECT clock || ' ' || (pte_ns > 0) || ' ' || (large_ns > 0) || ' ' || (cow_large_ns IS NOT NULL) || ' ' || (refill_ns > 0) FROM cost_model")" = "icount 1 1 1 1"
+check "the model is keyed by the icount clock and fits a PTE, a large-folio, a large-COW, a refill and a buddy cost" test \
+	"$(sql "SELECT clock || ' ' || (pte_ns > 0) || ' ' || (large_ns > 0) || ' ' || (cow_large_ns IS NOT NULL) || ' ' || (refill_ns >= 0 AND refill_block_ns > 0) || ' ' || (buddy_ns > 0) FROM cost_model")" = "icount 1 1 1 1 1"
 
 # each calibration shape (all traces pooled, as the fit pools them): the mean latency of its
 # new-folio faults (not the zero page), against the model's new_ns + byte_ns * bytes +
-# pte_ns * ptes [+ large_ns for a folio of order 2 and up] [+ refill_ns for each of the 4K
-# faults' per-cpu list refills, as many as bench/pcp-refills.py's model of the list counts
-# over the calibration traces, spread over them]
-coef=$(sql "SELECT new_ns || ' ' || byte_ns || ' ' || pte_ns || ' ' || large_ns || ' ' || refill_ns FROM cost_model")
-refills=0
+# pte_ns * ptes [+ large_ns for a folio of order 2 and up] [+ buddy_ns for one of order 4
+# to 8] [+ refill_ns + refill_block_ns
+# * 63 (4K) or 15 (16K) for each of the faults' per-cpu list refills, as many as
+# bench/pcp-refills.py's model of the lists counts over the calibration traces, spread
+# over them]
+coef=$(sql "SELECT new_ns || ' ' || byte_ns || ' ' || pte_ns || ' ' || large_ns || ' ' || refill_ns || ' ' || refill_block_ns || ' ' || buddy_ns FROM cost_model")
+r0=0 r2=0
 for db in $CAL; do
-	n=$(python3 "$TOP/bench/pcp-refills.py" --totals "$db".ctf/*/trace |
-		sed -n 's/^new=\([0-9]*\) .*/\1/p')
-	refills=$((refills + ${n:-0}))
+	tot=$(python3 "$TOP/bench/pcp-refills.py" --totals "$db".ctf/*/trace)
+	n=$(echo "$tot" | sed -n 's/^new=\([0-9]*\) .*/\1/p')
+	r0=$((r0 + ${n:-0}))
+	n=$(echo "$tot" | sed -n 's/.* new2=\([0-9]*\) .*/\1/p')
+	r2=$((r2 + ${n:-0}))
 done
-diag "the calibration's 4K faults refilled the per-cpu list $refills times (bench/pcp-refills.py)"
+diag "the calibration's 4K faults refilled their per-cpu list $r0 times, its 16K ones $r2 (bench/pcp-refills.py)"
 for db in $CAL; do "$FT" query "$db" faults --format csv; done | awk -F, -v c="$coef" -v ps=4096 \
-	-v r="$refills" '
+	-v r0="$r0" -v r2="$r2" '
 	BEGIN { split(c, k, " ") }
 	$1 != "ts" && $8 == 0 { key = $6 " " $7; n[key]++; s[key] += $10 }
 	END {
@@ -82,17 +86,21 @@ for db in $CAL; do "$FT" query "$db" faults --format csv; done | awk -F, -v c="$
 			if (n[key] < 16) continue
 			split(key, f, " ")
 			m = k[1] + k[2] * ps * 2 ^ f[1] + k[3] * f[2] + (f[1] >= 2 ? k[4] : 0)
-			# the refills, spread over the 4K faults
+			if (f[1] >= 4 && f[1] < 9)
+				m += k[7]
+			# the refills, spread over the 4K and the 16K faults
 			if (f[1] == 0 && f[2] == 1)
-				m += k[5] * r / n[key]
+				m += (k[5] + 63 * k[6]) * r0 / n[key]
+			if (f[1] == 2 && f[2] == 4)
+				m += (k[5] + 15 * k[6]) * r2 / n[key]
 			e = (m - s[key] / n[key]) / (s[key] / n[key]) * 100
 			printf "order %d ptes %d: %d faults, mean %.0f ns, model %.0f ns (%+.1f%%)%s\n",
 				f[1], f[2], n[key], s[key] / n[key], m, e, (e > 10 || e < -10) ? " BAD" : ""
 		}
 	}' > "$T/shapes"
 sed 's/^/# /' "$T/shapes"
-ok $([ "$(wc -l < "$T/shapes")" = 4 ] && ! grep -q BAD "$T/shapes"; echo $?) \
-	"the model's cost of each of the 4 calibration shapes within 10% of its faults' mean"
+ok $([ "$(wc -l < "$T/shapes")" = 5 ] && ! grep -q BAD "$T/shapes"; echo $?) \
+	"the model's cost of each of the 5 calibration shapes within 10% of its faults' mean"
 
 PARGS=$(for p in $POLICIES; do printf -- '--policy %s ' "$p"; done)
 s=$(date +%s)

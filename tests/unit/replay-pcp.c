@@ -10,9 +10,10 @@
  *     again: 2.
  *  2. 63 writes, their munmap, 63 writes again: the 63 freed pages are back on the list,
  *     so the second 63 take them: 1.
- *  3. 64 writes, munmap, 64 writes under mcpage:2: 16K folios, from their own list, and no
- *     order-0 allocation: 0. (With 63, the munmap would leave page 63 of the last 16K
- *     block mapped, and the second write at page 60 falls back to 4K: 1.)
+ *  3. 64 writes, munmap, 64 writes under mcpage:2: 16 16K folios from the order-2 list,
+ *     which refills 15 blocks (63 >> 2): the 1st and the 16th refill, 14 blocks left; the
+ *     munmap puts the 16 back (30), the second 16 take them: 2, and 30 blocks taken.
+ *     (Were the 16K folios not freed onto their list, 4; with no list of their own, 0.)
  *  4. 2000 writes (refills: 32, the list left with 32 x 63 - 2000 = 16), munmap of all,
  *     2000 writes. The frees: the 1905th brings the list to 1921 and drains 63 << 0 = 63
  *     (1858 left; free_factor 1), the 1968th to 1921 again and drains 63 << 1 = 126
@@ -24,11 +25,31 @@
  *     only that page's original (the other 62 are still the child's): 63 on the list. The
  *     child writes 64 new pages: 63 from the list, the 64th refills: 3. (Were the shared
  *     pages freed at the parent's exit, the list would hold 125 and the answer be 2.)
+ *
+ * Then the lists of replay/pcp.h driven directly, against 6.1's free_unref_page_commit()
+ * and free_pcppages_bulk():
+ *
+ *  6. free_high: 2000 order-0 allocations, their 2000 frees (1827 left, free_factor 2, as
+ *     in 4), one order-2 allocation (free_factor 1, a refill of 15 blocks: 1883 pages) and
+ *     its block freed: free_factor is not 0 and the order is 1-3, so every list drains
+ *     (0 pages), and the next order-0 allocation refills. (Without free_high, 1887 pages
+ *     and no refill.)
+ *  7. The drain starts at the freeing order's list and goes round: one order-3 allocation
+ *     (7 blocks refilled, 6 left: 48 pages), 1865 order-0 pages freed (1913), then an
+ *     order-3 block freed: 1921 pages, a drain of 63 (free_factor 0): the 7 order-3 blocks
+ *     (56 pages), then 7 order-0 pages: 1858 order-0 blocks, no order-3 one, free_factor 1.
+ *  8. Frees are held until the next allocation and then given order 0's first: 8 pages of
+ *     one order-3 folio, then 1913 order-0 pages, freed onto empty lists: the order-0
+ *     pages go first (1913), the order-3 block brings the count to 1921 and the drain
+ *     starts at its list: the block, then 55 order-0 pages (1858 order-0 blocks, no
+ *     order-3 one). Given in the order freed, the 1913th order-0 page would reach 1921 and
+ *     drain 63 of them (1850, and the order-3 block kept).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/error.h"
+#include "replay/pcp.h"
 #include "replay/replay.h"
 #include "tests/unit/steps.h"
 #include "tests/unit/tap.h"
@@ -101,9 +122,34 @@ static void write_unmap_write(uint64_t n)
 	writes(1, 0, n);
 }
 
+/* Case 6 of the header: free_high. Return: the blocks of the last refill (63 wanted). */
+static uint32_t free_high_case(struct rp_pcp *l)
+{
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < 2000; i++)
+		(void)rp_pcp_alloc(l, 0);
+	for (i = 0; i < 2000; i++)
+		rp_pcp_free(l, 0);
+	rp_pcp_flush(l);
+	if (l->count != 1827 || l->free_factor != 2)
+		return 0;
+	if (rp_pcp_alloc(l, 2) != 15 || l->count != 1883)
+		return 0;
+	for (i = 0; i < 4; i++)
+		rp_pcp_free(l, 2);
+	rp_pcp_flush(l);
+	return l->count ? 0 : rp_pcp_alloc(l, 0);
+}
+
 int main(void)
 {
-	plan(10);
+	struct rp_pcp l;
+	unsigned int i;
+	uint32_t got;
+
+	plan(13);
 	memset(&s, 0, sizeof(s));
 
 	start();
@@ -114,7 +160,7 @@ int main(void)
 	check("63 writes, munmap, 63 writes", "order0", 1);
 
 	write_unmap_write(64);
-	check("64 writes, munmap, 64 writes in 16K folios", "mcpage:2", 0);
+	check("64 writes, munmap, 64 writes in 16K folios", "mcpage:2", 2);
 
 	write_unmap_write(2000);
 	check("2000 writes, munmap, 2000 writes: two drains, the second doubled", "order0",
@@ -127,6 +173,33 @@ int main(void)
 	add((struct step){ 'X', 1, B, B + VMA_PAGES * 4 * K, 0, 0 });
 	writes(2, 100, 64);
 	check("a fork's shared pages stay until their last mapping goes", "order0", 3);
+
+	got = free_high_case(&l);
+	ok(got == 63, "free_high: an order-2 block freed with free_factor 1 drains every list, "
+	   "the next order-0 allocation refills %u pages (want 63)", got);
+
+	memset(&l, 0, sizeof(l));
+	got = rp_pcp_alloc(&l, 3);
+	for (i = 0; i < 1865; i++)
+		rp_pcp_free(&l, 0);
+	rp_pcp_flush(&l);
+	for (i = 0; i < 8; i++)
+		rp_pcp_free(&l, 3);
+	rp_pcp_flush(&l);
+	ok(got == 7 && l.blocks[0] == 1858 && !l.blocks[3] && l.count == 1858 &&
+	   l.free_factor == 1,
+	   "a drain from the order-3 list first, then order 0's: %u order-0 blocks, %u order-3 "
+	   "(want 1858, 0)", l.blocks[0], l.blocks[3]);
+
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 8; i++)
+		rp_pcp_free(&l, 3);
+	for (i = 0; i < 1913; i++)
+		rp_pcp_free(&l, 0);
+	(void)rp_pcp_alloc(&l, 1);	/* the flush; order 1's refill: 31 blocks, 62 pages */
+	ok(l.blocks[0] == 1858 && !l.blocks[3],
+	   "frees held, order 0's given first: %u order-0 blocks, %u order-3 (want 1858, 0)",
+	   l.blocks[0], l.blocks[3]);
 
 	rp_stream_release(&s);
 	return done_testing();
