@@ -49,8 +49,9 @@ int ftdb_cost_get(sqlite3 *db, struct ftdb_cost_row *r)
 
 	if (sqlite3_prepare_v2(db, "SELECT new_ns, byte_ns, pte_ns, zero_ns, zero_wp_ns, cow_ns, "
 			       "large_ns, cold_ns, table_ns, cow_large_ns, refill_ns, "
-			       "refill_block_ns, buddy_ns, samples, traces FROM cost_model WHERE arch = ?1 AND kernel = ?2 "
-			       "AND accel = ?3 AND clock = ?4", -1, &st, NULL) != SQLITE_OK)
+			       "refill_block_ns, buddy_ns, samples, traces FROM cost_model "
+			       "WHERE arch = ?1 AND kernel = ?2 AND accel = ?3 AND clock = ?4",
+			       -1, &st, NULL) != SQLITE_OK)
 		return fail("cannot read cost_model: %s", sqlite3_errmsg(db));
 	bind_key(st, r);
 	rc = sqlite3_step(st);

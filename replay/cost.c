@@ -407,6 +407,12 @@ static double fit_refill(struct vec *v, uint64_t r)
 	return d > 0 ? d : 0;
 }
 
+/* A group of new folios of order k mapped by their own PTEs (2^k pages, 2^k PTEs). */
+static int is_order_shape(const struct group *g, uint64_t page_size, unsigned int k)
+{
+	return g->bytes == page_size << k && g->ptes == 1U << k;
+}
+
 /*
  * refill_ns and refill_block_ns (fixed and per block): the line through the cost of a
  * refill (fit_refill()) of each order whose new-folio shape (2^k pages, 2^k PTEs) has
@@ -424,7 +430,7 @@ static int fit_refill_line(struct rp_cost_samples *s, struct vec *shape, double 
 
 	for (k = 0; k < RP_PCP_ORDERS; k++) {
 		for (i = 0; i < s->nr_g; i++)	/* the shape's first group holds its samples */
-			if (s->g[i].bytes == s->page_size << k && s->g[i].ptes == 1U << k &&
+			if (is_order_shape(&s->g[i], s->page_size, k) &&
 			    shape[i].n >= RP_COST_MIN_SAMPLES)
 				break;
 		if (i == s->nr_g)
@@ -656,7 +662,7 @@ static int solve_new(struct rp_cost_samples *s, struct vec *shape, struct rp_cos
 		for (k = 0; k < RP_PCP_ORDERS && out->has[RP_COST_REFILL]; k++)
 			/* its refills out, priced apart: the r of order k are in its
 			 * shape, each at the line's price (the sum is kept) */
-			if (g->bytes == s->page_size << k && g->ptes == 1U << k &&
+			if (is_order_shape(g, s->page_size, k) &&
 			    s->refills_new[k] <= shape[i].n)
 				med -= refill_cost(out, k) * (double)s->refills_new[k] /
 				       (double)shape[i].n;
@@ -932,7 +938,8 @@ int64_t rp_cost_predict(const struct rp_cost *m, const struct rp_counters *c)
 	 * without cow_large_ns every COW alike, one without refill_ns and refill_block_ns no
 	 * per-cpu list refill, one without buddy_ns no 64K-1M folio more */
 	t = m->c[RP_COST_NEW] * nnew + m->c[RP_COST_BYTE] * bytes + m->c[RP_COST_PTE] * ptes +
-	    m->c[RP_COST_LARGE] * nlarge + m->c[RP_COST_BUDDY] * nbuddy + zero * nzero + zwp * (double)v[RP_M_ZERO_WP] +
+	    m->c[RP_COST_LARGE] * nlarge + m->c[RP_COST_BUDDY] * nbuddy + zero * nzero +
+	    zwp * (double)v[RP_M_ZERO_WP] +
 	    cow * (double)v[RP_M_COW] + m->c[RP_COST_COLD] * (double)v[RP_M_COLD_FAULTS] +
 	    m->c[RP_COST_TABLE] * (double)v[RP_M_TABLE_FAULTS] +
 	    m->c[RP_COST_COW_LARGE] * (double)v[RP_M_COW_LARGE] +

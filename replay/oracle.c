@@ -502,7 +502,7 @@ static int drop_page(struct rp_oracle *o, uint64_t pfn)
 static void free_page(struct rp_oracle *o, uint64_t pfn, unsigned int ord)
 {
 	if (drop_page(o, pfn))
-		rp_pcp_free(&o->pcp, ord);
+		rp_pcp_free(&o->pcp, ord, 1);
 }
 
 static void unmap(struct rp_oracle *o, struct opage *pg)
@@ -757,7 +757,7 @@ static void cow_copy(struct rp_oracle *o, struct opage *pg)
 	pg->pfn = get_page(o, p);
 	ref_get(o, pg->pfn);
 	if (freed)
-		rp_pcp_free(&o->pcp, ord);
+		rp_pcp_free(&o->pcp, ord, 1);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }

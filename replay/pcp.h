@@ -17,7 +17,7 @@
  * when a trace begins are not recorded, which moves where the refills fall, not how many
  * there are.
  *
- * Frees are given a page at a time (rp_pcp_free()) and held until the next allocation
+ * Frees are given in pages (rp_pcp_free()) and held until the next allocation
  * (rp_pcp_flush()): then a folio of order k goes back as a block for each 2^k of its
  * order's pages freed (the kernel frees the folio when its last mapping goes; an engine
  * that frees a folio's pages apart, a partial munmap then the rest, frees the block with
@@ -55,7 +55,6 @@ struct rp_pcp {
 	uint32_t part[RP_PCP_ORDERS];	/* pages of order-k folios freed, < 2^k: the block
 					 * goes back with the page that completes it */
 	uint64_t held[RP_PCP_ORDERS];	/* pages freed since the last flush, by order */
-	int any_held;			/* some held[] is not 0 */
 };
 
 /*
@@ -74,40 +73,6 @@ static inline uint32_t rp_pcp_batch(unsigned int order)
 	uint32_t b = RP_PCP_BATCH >> order;
 
 	return b < 2 ? 2 : b;
-}
-
-static inline void rp_pcp_flush(struct rp_pcp *l);
-
-/*
- * One allocation of a folio of order order: from its list if it has one (order <
- * RP_PCP_ORDERS), else from the buddy allocator (nothing here). Return: the blocks the
- * refill it paid for took, 0 if it found its list not empty (or has none).
- */
-static inline uint32_t rp_pcp_alloc(struct rp_pcp *l, unsigned int order)
-{
-	uint32_t refill = 0;
-
-	if (order >= RP_PCP_ORDERS)
-		return 0;
-	rp_pcp_flush(l);
-	l->free_factor >>= 1;
-	if (!l->blocks[order]) {
-		refill = rp_pcp_batch(order);
-		l->blocks[order] = refill;
-		l->count += refill << order;
-	}
-	l->blocks[order]--;
-	l->count -= 1U << order;
-	return refill;
-}
-
-/* rp_pcp_alloc(), counted in a process's counters v: pcp_refills, pcp_refill_blocks. */
-static inline void rp_pcp_count(struct rp_pcp *l, unsigned int order, uint64_t *v)
-{
-	uint32_t blocks = rp_pcp_alloc(l, order);
-
-	v[RP_M_PCP_REFILLS] += blocks != 0;
-	v[RP_M_PCP_REFILL_BLOCKS] += blocks;
 }
 
 /* free_pcppages_bulk(): n pages off the lists, order's first, then round the others. */
@@ -146,15 +111,13 @@ static inline void rp_pcp_free_block(struct rp_pcp *l, unsigned int order)
 }
 
 /*
- * One page of an allocation of order order freed (its folio's last mapping gone), held;
+ * n pages of allocations of order order freed (their folios' last mappings gone), held;
  * see above. Order 1's pages are 4K folios (rp_pcp_folio_order()).
  */
-static inline void rp_pcp_free(struct rp_pcp *l, unsigned int order)
+static inline void rp_pcp_free(struct rp_pcp *l, unsigned int order, uint64_t n)
 {
-	if (order >= RP_PCP_ORDERS)
-		return;
-	l->held[rp_pcp_folio_order(order)]++;
-	l->any_held = 1;
+	if (order < RP_PCP_ORDERS)
+		l->held[rp_pcp_folio_order(order)] += n;
 }
 
 /* The held frees onto the lists, order 0's first: whole blocks, the rest kept in part[]. */
@@ -163,16 +126,47 @@ static inline void rp_pcp_flush(struct rp_pcp *l)
 	unsigned int k;
 	uint64_t pages;
 
-	if (!l->any_held)
-		return;
-	l->any_held = 0;
 	for (k = 0; k < RP_PCP_ORDERS; k++) {
+		if (!l->held[k])	/* part[k] < 2^k alone makes no block */
+			continue;
 		pages = l->held[k] + l->part[k];
 		l->held[k] = 0;
 		l->part[k] = (uint32_t)(pages & ((1U << k) - 1));
 		for (pages >>= k; pages; pages--)
 			rp_pcp_free_block(l, k);
 	}
+}
+
+/*
+ * One allocation of a folio of order order: from its list if it has one (order <
+ * RP_PCP_ORDERS), else from the buddy allocator (nothing here). Return: the blocks the
+ * refill it paid for took, 0 if it found its list not empty (or has none).
+ */
+static inline uint32_t rp_pcp_alloc(struct rp_pcp *l, unsigned int order)
+{
+	uint32_t refill = 0;
+
+	if (order >= RP_PCP_ORDERS)
+		return 0;
+	rp_pcp_flush(l);
+	l->free_factor >>= 1;
+	if (!l->blocks[order]) {
+		refill = rp_pcp_batch(order);
+		l->blocks[order] = refill;
+		l->count += refill << order;
+	}
+	l->blocks[order]--;
+	l->count -= 1U << order;
+	return refill;
+}
+
+/* rp_pcp_alloc(), counted in a process's counters v: pcp_refills, pcp_refill_blocks. */
+static inline void rp_pcp_count(struct rp_pcp *l, unsigned int order, uint64_t *v)
+{
+	uint32_t blocks = rp_pcp_alloc(l, order);
+
+	v[RP_M_PCP_REFILLS] += blocks != 0;
+	v[RP_M_PCP_REFILL_BLOCKS] += blocks;
 }
 
 #endif /* FT_REPLAY_PCP_H */

@@ -234,7 +234,7 @@ static inline int put_page_mem(struct rp_sim *s, uint8_t st, uint64_t pfn)
 static inline void release_page(struct rp_sim *s, uint8_t st, uint8_t ord, uint64_t pfn)
 {
 	if (put_page_mem(s, st, pfn))
-		rp_pcp_free(&s->pcp, ord);
+		rp_pcp_free(&s->pcp, ord, 1);
 }
 
 /* ---- the +mechanisms (sim-mech.c); s->mx is NULL without any ---- */

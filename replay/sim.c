@@ -516,7 +516,7 @@ static void cow_copy(struct rp_sim *s, struct proc *p, struct leaf *l, unsigned 
 	l->ord[i] = 0;
 	l->pfn[i] = alloc_page(s, p);
 	if (freed)
-		rp_pcp_free(&s->pcp, ord);
+		rp_pcp_free(&s->pcp, ord, 1);
 	p->c.v[RP_M_COW]++;
 	p->c.v[RP_M_PTE_WRITES]++;
 }
@@ -793,18 +793,18 @@ static inline uint64_t ord0_bytes(const struct leaf *l, unsigned int i)
 
 /*
  * The private pages of l from index g (a byte 0x01 in priv for each, of the 8 from g)
- * freed, one after another, towards the per-cpu lists of their folios' orders.
+ * freed towards the per-cpu lists of their folios' orders.
  */
 static inline void pcp_free_group(struct rp_sim *s, const struct leaf *l, unsigned int g,
 				  uint64_t priv)
 {
 	uint64_t o0 = priv & ord0_bytes(l, g), large = priv & ~o0;
-	unsigned int n = byte_sum(o0);
 
-	while (n--)
-		rp_pcp_free(&s->pcp, 0);
+	rp_pcp_free(&s->pcp, 0, byte_sum(o0));
 	while (large) {
-		rp_pcp_free(&s->pcp, l->ord[g + ((unsigned int)__builtin_ctzll(large) >> 3)]);
+		unsigned int j = g + ((unsigned int)__builtin_ctzll(large) >> 3);
+
+		rp_pcp_free(&s->pcp, l->ord[j], 1);
 		large &= large - 1;
 	}
 }

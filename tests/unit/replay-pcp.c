@@ -131,14 +131,14 @@ static uint32_t free_high_case(struct rp_pcp *l)
 	for (i = 0; i < 2000; i++)
 		(void)rp_pcp_alloc(l, 0);
 	for (i = 0; i < 2000; i++)
-		rp_pcp_free(l, 0);
+		rp_pcp_free(l, 0, 1);
 	rp_pcp_flush(l);
 	if (l->count != 1827 || l->free_factor != 2)
 		return 0;
 	if (rp_pcp_alloc(l, 2) != 15 || l->count != 1883)
 		return 0;
 	for (i = 0; i < 4; i++)
-		rp_pcp_free(l, 2);
+		rp_pcp_free(l, 2, 1);
 	rp_pcp_flush(l);
 	return l->count ? 0 : rp_pcp_alloc(l, 0);
 }
@@ -181,10 +181,10 @@ int main(void)
 	memset(&l, 0, sizeof(l));
 	got = rp_pcp_alloc(&l, 3);
 	for (i = 0; i < 1865; i++)
-		rp_pcp_free(&l, 0);
+		rp_pcp_free(&l, 0, 1);
 	rp_pcp_flush(&l);
 	for (i = 0; i < 8; i++)
-		rp_pcp_free(&l, 3);
+		rp_pcp_free(&l, 3, 1);
 	rp_pcp_flush(&l);
 	ok(got == 7 && l.blocks[0] == 1858 && !l.blocks[3] && l.count == 1858 &&
 	   l.free_factor == 1,
@@ -193,9 +193,9 @@ int main(void)
 
 	memset(&l, 0, sizeof(l));
 	for (i = 0; i < 8; i++)
-		rp_pcp_free(&l, 3);
+		rp_pcp_free(&l, 3, 1);
 	for (i = 0; i < 1913; i++)
-		rp_pcp_free(&l, 0);
+		rp_pcp_free(&l, 0, 1);
 	(void)rp_pcp_alloc(&l, 1);	/* the flush; order 1's refill: 31 blocks, 62 pages */
 	ok(l.blocks[0] == 1858 && !l.blocks[3],
 	   "frees held, order 0's given first: %u order-0 blocks, %u order-3 (want 1858, 0)",
