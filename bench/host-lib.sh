@@ -124,16 +124,23 @@ default_cmds() {
 }
 
 # recording KERNEL CMD: the x86_64 guest recording of `sh -c CMD` on guest kernel KERNEL
-# (6.1 or 6.12) under order0, made if absent and kept as DIR/rec-KERNEL-CKSUM.db, its CTF
-# trace as DIR/rec-KERNEL-CKSUM.db.ctf (CKSUM the command's cksum: delete the database to
-# record again); its path in REC. Recorded in a session of its own (CHILD), so that an
-# interrupted recording is ended whole: not to be called in a subshell, whose CHILD the
-# EXIT trap would not see.
+# (6.1 or 6.12) under order0, on the guest clock REC_CLOCK (tcg if unset, or icount:
+# `record --clock`), made if absent and kept as DIR/rec-KERNEL-CKSUM.db (tcg) or
+# DIR/rec-KERNEL-icount-CKSUM.db, its CTF trace beside it as DB.ctf (CKSUM the command's
+# cksum: delete the database to record again); its path in REC. Recorded in a session of
+# its own (CHILD), so that an interrupted recording is ended whole: not to be called in a
+# subshell, whose CHILD the EXIT trap would not see.
 recording() {
-	REC=$DIR/rec-$1-$(printf %s "$2" | cksum | cut -d' ' -f1).db
+	case ${REC_CLOCK:-tcg} in
+	tcg) rec_tag=$1 ;;
+	icount) rec_tag=$1-icount ;;
+	*) die "unknown guest clock '$REC_CLOCK' (tcg or icount)" ;;
+	esac
+	REC=$DIR/rec-$rec_tag-$(printf %s "$2" | cksum | cut -d' ' -f1).db
 	if [ ! -s "$REC" ]; then
 		rm -rf "$REC.tmp" "$REC.tmp.ctf"
-		setsid "$FT" record --kernel "$1" -o "$REC.tmp" -- sh -c "$2" \
+		setsid "$FT" record --kernel "$1" --clock "${REC_CLOCK:-tcg}" -o "$REC.tmp" \
+			-- sh -c "$2" \
 			> "$W/rec.out" 2>&1 < /dev/null 9>&- &
 		CHILD=$!
 		wait "$CHILD" || { CHILD=; cat "$W/rec.out" >&2; die "guest recording on $1 failed: $2"; }

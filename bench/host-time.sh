@@ -7,7 +7,7 @@
 # (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
 # command and size the measured and the predicted change of system time, and their gap.
 #
-#   sh bench/host-time.sh [-n RUNS] [-d DIR] [CMD ...]      (root; each CMD a `sh -c` string)
+#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [CMD ...]   (root; CMD a `sh -c` string)
 #	default: the commands of bench/host-mthp.sh (xz -6 of 4 MiB of linux-source-6.1,
 #	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
@@ -17,9 +17,13 @@
 # of a fault moved by half with the load of the machine (docs/cost-model.md), so a model
 # is only good for runs under the load it was measured at.
 #
+# CLOCK: the guest clock of the recordings, icount (default: guest time is instructions,
+# so which faults are cold, docs/cost-model.md "Cold faults", does not depend on how TCG
+# stretches each piece of code) or tcg.
+#
 # DIR (default build/host-time) keeps what is slow to make, reused when present: the
-# guest recordings (DIR/rec-6.1-CKSUM.db, CKSUM the command's `cksum`), the
-# input and the kbuild tree. Delete a file to make it again.
+# guest recordings (DIR/rec-6.1-icount-CKSUM.db, or DIR/rec-6.1-CKSUM.db on tcg, CKSUM the
+# command's `cksum`), the input and the kbuild tree. Delete a file to make it again.
 #
 # Host: RUNS runs per setting (default 5), the settings interleaved (4K, 16K, 32K, 64K, then
 # again) so that the load moves all alike, after one warm-up run; the median system time
@@ -45,16 +49,19 @@ DIR=$TOP/build/host-time
 
 me=bench/host-time.sh
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [CMD ...]" >&2; exit 2; }
-while getopts n:d: o; do
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [CMD ...]" >&2; exit 2; }
+REC_CLOCK=icount
+while getopts n:d:c: o; do
 	case $o in
 	n) RUNS=$OPTARG ;;
 	d) DIR=$OPTARG ;;
+	c) REC_CLOCK=$OPTARG ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
+case $REC_CLOCK in icount | tcg) ;; *) usage ;; esac
 . "$TOP/bench/host-lib.sh"
 # shellcheck disable=SC2086 # the sizes are split on purpose
 knobs_check $SIZES
@@ -124,7 +131,7 @@ predict() {
 }
 
 echo "$me: $(uname -r), $(nproc) cpus, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
-	"$RUNS runs per setting"
+	"$RUNS runs per setting, recordings on the $REC_CLOCK clock"
 : > "$W/gaps"
 ci=0
 for cmd in "$@"; do

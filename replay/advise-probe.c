@@ -579,6 +579,7 @@ static struct rp_sim *sim_for(struct probe *pr, const struct rp_policy *pol,
 	sub.nr_procs = np;
 	sub.nr_site_slots = 2;
 	sub.slot_sites = names;
+	sub.cold_gap = pr->t->cold_gap;
 	if (pr->t->counted) {
 		XGROW(pr->counted, pr->cap_counted, np + 1);
 		for (i = 0; i < nc; i++)

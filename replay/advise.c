@@ -132,6 +132,7 @@ static void tap(const struct rp_trace *t, const struct ftdb_event *ev, const uin
 		memcpy(vmas, t->vmas, t->nr_vmas * sizeof(*vmas));
 		x->t.vmas = vmas;
 		x->t.nr_procs = t->nr_procs;
+		x->t.cold_gap = t->cold_gap;
 		if (t->counted) {
 			counted = xcalloc(t->nr_procs + 1, 1);
 			memcpy(counted, t->counted, t->nr_procs);

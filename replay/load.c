@@ -45,6 +45,7 @@ void rp_load_trace(const struct rp_loaded *l, struct rp_trace *t)
 	t->nr_procs = l->nr_procs;
 	t->nr_site_slots = l->nr_slots;
 	t->slot_sites = (const char *const *)l->slot_site;
+	t->cold_gap = rp_cold_gap(l->head.clock);
 }
 
 uint32_t rp_touch_slot(const struct rp_loaded *l, uint32_t *cursor, uint64_t ord)
@@ -161,6 +162,7 @@ int rp_load_head(sqlite3 *db, int64_t trace_id, struct rp_trace_head *h)
 	snprintf(h->policy, sizeof(h->policy), "%s", t.policy);
 	snprintf(h->arch, sizeof(h->arch), "%s", t.arch);
 	h->page_size = t.page_size ? t.page_size : 4096;	/* unknown: 4K */
+	snprintf(h->clock, sizeof(h->clock), "%s", t.clock ? t.clock : "");
 	ftdb_trace_release(&t);
 	return 0;
 }

@@ -36,6 +36,7 @@ struct rp_trace_head {
 	char policy[64];		/* trace.policy it was recorded under, "" if unknown */
 	char arch[32];			/* trace.arch, "" if unknown */
 	int64_t page_size;		/* trace.page_size, bytes (4096 if not recorded) */
+	char clock[16];			/* trace.clock (tcg, kvm, icount), "" if unknown */
 };
 
 /* rp_load_head - trace_id's row. Return: 0, or -1 with fail() (no such trace, SQL). */

@@ -129,3 +129,8 @@ int rp_metric_public(unsigned int m)
 {
 	return !(rp_metric_info(m)->show & RP_SHOW_INTERNAL);
 }
+
+uint64_t rp_cold_gap(const char *clock)
+{
+	return clock && !strcmp(clock, "icount") ? RP_COLD_GAP_ICOUNT : RP_COLD_GAP_NS;
+}

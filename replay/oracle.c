@@ -93,6 +93,7 @@ struct rp_oracle {
 	struct oproc *procs;
 	uint32_t nr_procs;
 	const uint8_t *counted;	/* rp_trace.counted: 0 for a shadow, in no metric */
+	uint64_t cold_gap;	/* rp_trace.cold_gap, or RP_COLD_GAP_NS for 0 */
 	uint32_t nr_counted;
 	int64_t rss, peak;	/* pages, all counted processes */
 	/*
@@ -1415,6 +1416,7 @@ struct rp_oracle *rp_oracle_new(const struct rp_policy *p, enum rp_frag_kind fra
 	o->vmas = t->vmas;
 	o->nr_vmas = t->nr_vmas;
 	o->counted = t->counted;
+	o->cold_gap = t->cold_gap ? t->cold_gap : RP_COLD_GAP_NS;
 	o->nr_counted = t->nr_procs;
 	o->nr_slots = t->nr_site_slots;
 	if (o->nr_slots) {
@@ -1523,7 +1525,7 @@ void rp_oracle_feed_sites(struct rp_oracle *o, const struct ftdb_event *ev, cons
 		if (p->c.v[RP_M_FAULTS] > faults) {
 			p->c.v[RP_M_COLD_FAULTS] += (uint64_t)rp_cold_fault(p->faulted,
 									     p->fault_end, e->ts,
-									     e->aux);
+									     e->aux, o->cold_gap);
 			p->fault_end = e->ts;
 			p->faulted = 1;
 		}

@@ -210,20 +210,28 @@ int rp_vmstat_movable(const char *text, uint64_t max_pages, uint64_t *pages);
 
 /*
  * A cold fault (RP_M_COLD_FAULTS; docs/cost-model.md, "Cold faults"): one whose record
- * began (ts - latency: a record's ts is its handler's end) RP_COLD_GAP_NS or more of
- * recorded time after the end of its process's previous fault in the same run, or its
- * process's first: the process did that much of its own work between the two, enough to
- * evict the fault path's cache lines. Under a larger folio size a process faults less
- * often, so more of its faults are cold. faulted 0: the process has had no fault yet.
- * 60 us: what anon-touch --between 1M (reading a 1 MiB L2's worth between two touches)
- * takes between its faults in an x86_64 TCG guest (docs/cost-model.md, "Cold faults").
+ * began (ts - latency: a record's ts is its handler's end) gap or more of recorded time
+ * after the end of its process's previous fault in the same run, or its process's first:
+ * the process did that much of its own work between the two, enough to evict the fault
+ * path's cache lines. Under a larger folio size a process faults less often, so more of
+ * its faults are cold. faulted 0: the process has had no fault yet. The gap is what
+ * anon-touch --between 1M (reading a 1 MiB L2's worth between two touches) leaves between
+ * its faults in an x86_64 guest, on the trace's clock (rp_cold_gap()):
+ * RP_COLD_GAP_NS, 60 us of TCG's clock (62 us measured), or RP_COLD_GAP_ICOUNT on the
+ * icount clock, 80,000 instructions (83,960 measured; docs/cost-model.md, "Cold faults").
  */
 #define RP_COLD_GAP_NS 60000
-static inline int rp_cold_fault(int faulted, uint64_t prev_end, uint64_t ts, uint64_t latency)
+#define RP_COLD_GAP_ICOUNT 80000
+static inline int rp_cold_fault(int faulted, uint64_t prev_end, uint64_t ts, uint64_t latency,
+				uint64_t gap)
 {
 	return !faulted || (ts >= latency && ts - latency >= prev_end &&
-			    ts - latency - prev_end >= RP_COLD_GAP_NS);
+			    ts - latency - prev_end >= gap);
 }
+
+/* rp_cold_gap - the cold gap (rp_cold_fault()) of a trace on clock (trace.clock; NULL or
+ * "" if unknown: a clock of ns, as TCG's). */
+uint64_t rp_cold_gap(const char *clock);
 
 enum rp_metric {
 	RP_M_FAULTS,		/* first-touch faults incl. zero_wp (COW not included) */
@@ -361,6 +369,8 @@ struct rp_trace {
 	const uint8_t *counted;
 	uint64_t free_blocks[RP_MAX_ORDER + 1];	/* frag=buddyinfo seed, blocks per order */
 	uint64_t movable_pages;	/* frag=buddyinfo: pages compaction may migrate; 0: none */
+	uint64_t cold_gap;	/* rp_cold_fault()'s gap, units of the trace's clock
+				 * (rp_cold_gap()); 0: RP_COLD_GAP_NS */
 };
 
 /* ---- the fast engine (replay/sim.c) ---- */

@@ -85,6 +85,7 @@ struct rp_sim {
 	struct proc **procs;		/* indexed by proc_id, NULL until seen */
 	uint32_t nr_procs;
 	const uint8_t *counted;		/* rp_trace.counted, nr_counted entries; NULL: all */
+	uint64_t cold_gap;		/* rp_trace.cold_gap, or RP_COLD_GAP_NS for 0 */
 	uint32_t nr_counted;
 	struct rp_alloc alloc;
 	struct rp_pcp pcp;		/* the order-0 per-cpu list (replay/pcp.h) */

@@ -526,7 +526,7 @@ static inline void count_fault(struct rp_sim *s, struct proc *p)
 {
 	p->c.v[RP_M_FAULTS]++;
 	p->c.v[RP_M_COLD_FAULTS] += (uint64_t)rp_cold_fault(p->faulted, p->fault_end, s->now,
-							    s->lat);
+							    s->lat, s->cold_gap);
 	p->fault_end = s->now;
 	p->faulted = 1;
 }
@@ -1092,6 +1092,7 @@ struct rp_sim *rp_sim_new(const struct rp_policy *p, enum rp_frag_kind frag,
 	s->nr_procs = t->nr_procs ? t->nr_procs : 1;
 	s->procs = xcalloc(s->nr_procs, sizeof(*s->procs));
 	s->counted = t->counted;
+	s->cold_gap = t->cold_gap ? t->cold_gap : RP_COLD_GAP_NS;
 	s->nr_counted = t->nr_procs;
 	s->nr_slots = t->nr_site_slots;
 	if (s->nr_slots) {

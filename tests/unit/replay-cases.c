@@ -44,6 +44,7 @@ struct tcase {
 	 * always and an mTHP size enable them, which no fault-time policy expresses)
 	 */
 	unsigned int orders;
+	const char *clock;		/* trace.clock (rp_cold_gap()); NULL: unknown, ns */
 };
 
 #define W(p, a) { 'W', p, a, 0, 0, 1 }
@@ -442,6 +443,17 @@ static const struct tcase cases[] = {
 	  { W(1, B), W(2, B), W(1, B + 4 * K), W(2, B + 4 * K), R(1, B + 8 * K),
 	    { 'Z', 1, B + 8 * K, 0, 0, 0 } },
 	  { { "faults", 6 }, { "cold_faults", 5 }, { "zero_wp_faults", 1 } }, 0, 30000 },
+	/* the gap is the clock's: a touch every 15,000, mcpage:2's faults 60,000 apart are
+	 * cold on TCG's clock (60 us) but not on icount's (80,000 instructions) */
+	{ "cold faults: 60,000 apart on TCG's clock, cold", "mcpage:2", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) }, { { "faults", 4 }, { "cold_faults", 4 } },
+	  0, 15000, .clock = "tcg" },
+	{ "cold faults: 60,000 apart on the icount clock, hot but the first", "mcpage:2", NULL,
+	  { 0 }, { { B, B + 64 * K, 3 } }, { SEQ16(1) }, { { "faults", 4 }, { "cold_faults", 1 } },
+	  0, 15000, .clock = "icount" },
+	{ "cold faults: 80,000 apart on the icount clock, cold", "mcpage:2", NULL, { 0 },
+	  { { B, B + 64 * K, 3 } }, { SEQ16(1) }, { { "faults", 4 }, { "cold_faults", 4 } },
+	  0, 20000, .clock = "icount" },
 	/*
 	 * +limit alone: the range's page table and two 4K pages fill memory.max (3 pages);
 	 * the third 4K page is over it (memcg OOM), mapped anyway
@@ -525,6 +537,7 @@ int main(void)
 		rp_stream_trace(&s, &t);
 		memcpy(t.free_blocks, c->blocks, sizeof(t.free_blocks));
 		t.movable_pages = c->movable;
+		t.cold_gap = rp_cold_gap(c->clock);
 		if (rp_policy_parse(c->policy, &p) || (c->frag && rp_frag_parse(c->frag, &frag))) {
 			diag("%s", error_text());
 			error_clear();
