@@ -7,12 +7,15 @@
 #            default since 2026-12-03)
 #   tcg      the recording on TCG's clock, cold after 60 us
 #   no-cold  the icount recording with the model's cold_ns set NULL: no fault priced cold
-# A rule's recording missing in DIR (rec-6.1[-icount]-CKSUM.db): its column is "-".
+# A rule's recording missing in DIR (rec-6.1[-icount]-CKSUM.db): its column is "-". Run
+# it on the bench's DIR before another run of the bench replaces DIR/model-N.db: a model
+# whose new_ns is not the one OUT's MODEL line printed is refused.
 #
 #   python3 bench/host-time-rules.py DIR OUT    (OUT: the bench's standard output)
 #
 # Per command and size: measured %, then per rule predicted % and gap in points; last
-# lines `worst_time_gap_points_RULE=X`.
+# lines `sum_time_gap_points_RULE=X` (over every command and size) and
+# `worst_time_gap_points_RULE=X`.
 import json
 import os
 import re
@@ -48,8 +51,11 @@ def main():
         sys.exit("usage: python3 bench/host-time-rules.py DIR OUT")
     d, out = sys.argv[1], sys.argv[2]
     pat = re.compile(r'^TIME cmd="(.*)" size=(\S+) sys_4k_ms=(\S+) sys_ms=\S+ real=(\S+)%')
-    cmds, rows = [], []
+    cmds, rows, printed = [], [], []
     for line in open(out):
+        f = line.split()
+        if len(f) > 5 and f[0] == "MODEL" and re.match(r"^[0-9.]+$", f[5]):
+            printed.append(float(f[5]))		# the model's new_ns, in command order
         m = pat.match(line)
         if m:
             if m.group(1) not in cmds:
@@ -59,10 +65,21 @@ def main():
         sys.exit("host-time-rules.py: no TIME lines in %s" % out)
     tmp = tempfile.mkdtemp()
     worst = {r: 0.0 for r in RULES}
+    total = {r: 0.0 for r in RULES}
     try:
         pred = {}
         for i, c in enumerate(cmds, 1):
             model = os.path.join(d, "model-%d.db" % i)
+            db = sqlite3.connect("file:%s?mode=ro" % model, uri=True)
+            new_ns = db.execute("SELECT new_ns FROM cost_model WHERE clock = 'native'"
+                                " ORDER BY fitted_at DESC LIMIT 1").fetchone()
+            db.close()
+            if (i > len(printed) or not new_ns or
+                    abs(new_ns[0] - printed[i - 1]) > 1e-4 * printed[i - 1]):
+                sys.exit("host-time-rules.py: %s is not the model %s printed for command %d"
+                         " (new_ns %s, printed %s): rerun the bench" %
+                         (model, out, i, new_ns[0] if new_ns else "none",
+                          printed[i - 1] if i <= len(printed) else "none"))
             nocold = os.path.join(tmp, "nocold-%d.db" % i)
             shutil.copy(model, nocold)
             db = sqlite3.connect(nocold)
@@ -92,9 +109,12 @@ def main():
                 pct = 100 * (p["mthp:" + s] - p["order0"]) / 1e6 / base_ms
                 gap = abs(real - pct)
                 worst[rule] = max(worst[rule], gap)
+                total[rule] += gap
                 cells.append("%6.1f%% (%4.1f)  " % (pct, gap))
             name = c.split()[0].split("/")[-1] if "kbuild" not in c else "kbuild"
             print("%-8s %-5s %8.1f%%  %s" % (name, s, real, "  ".join(cells)))
+        for rule in RULES:
+            print("sum_time_gap_points_%s=%.1f" % (rule.replace("-", "_"), total[rule]))
         for rule in RULES:
             print("worst_time_gap_points_%s=%.1f" % (rule.replace("-", "_"), worst[rule]))
     finally:
