@@ -51,19 +51,18 @@ void rp_pcp_follow_event(struct rp_pcp_follow *f, const struct ftdb_event *ev,
 			 struct rp_pcp_ops *ops);
 
 /*
- * ops applied to lists l. Return: the blocks the refill of its allocation took (of the
- * order ops->alloc), 0 if it found its list not empty or there was none.
+ * ops applied to lists l: its allocation, then its frees held until the next allocation,
+ * as an engine's are (pcp.h), so that followed and replayed frees reach the lists in the
+ * same order. Return: the blocks the refill of its allocation took (of the order
+ * ops->alloc), 0 if it found its list not empty or there was none.
  */
 static inline uint32_t rp_pcp_apply(struct rp_pcp *l, const struct rp_pcp_ops *ops)
 {
 	uint32_t refill = ops->alloc >= 0 ? rp_pcp_alloc(l, (unsigned int)ops->alloc) : 0;
 	unsigned int k;
-	uint64_t i;
 
-	rp_pcp_flush(l);	/* what an engine freed before, first */
-	for (k = 0; k < RP_PCP_ORDERS; k++)
-		for (i = 0; i < ops->frees[k]; i++)
-			rp_pcp_free_block(l, k);
+	for (k = 0; k < RP_PCP_ORDERS; k++)	/* frees[k]: folios of order k */
+		rp_pcp_free(l, k, ops->frees[k] << k);
 	return refill;
 }
 
