@@ -229,6 +229,7 @@ static int add_proc(const struct ftdb_proc_row *r, void *arg)
 	p->present = 1;
 	p->selected = (uint8_t)rp_filter_selects(x->sel, r->comm, r->pid, r->workload,
 						 x->marked);
+	p->workload = x->marked && r->workload == 1;
 	x->t->nr_selected += p->selected;
 	x->t->nr_rows++;
 	if (r->parent_proc_id > 0 && r->parent_proc_id <= x->max_proc)

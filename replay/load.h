@@ -29,6 +29,10 @@ struct rp_proc_info {
 	uint8_t shadow;			/* 1: not selected, forked (anon_mm_dup) from a
 					 * selected or shadow process: replayed for the pages
 					 * it shares with them, none of its metrics counted */
+	uint8_t workload;		/* 1: present and of the recorded workload's tree, as
+					 * the trace marks it (0 in a trace that marks none):
+					 * a guest replay of the workload replays it under
+					 * the policy */
 };
 
 /* What the trace row says of a trace. */

@@ -35,11 +35,18 @@ struct pass {
 	struct rp_oracle *orc[RP_MAX_POLICIES];
 	struct rp_series *ser[RP_MAX_POLICIES];	/* each simulator's, stored with its run */
 	uint64_t ns[RP_MAX_POLICIES];	/* time in each simulator */
-	uint8_t *keep;			/* by proc_id: 1 if selected or a shadow; NULL = all */
-	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow) */
 	/*
-	 * the processes keep leaves out, followed as recorded for what they do to the
-	 * per-cpu list the kept ones share (NULL: none left out)
+	 * by proc_id: 1 if fed to the engines: selected, a shadow, or of the workload (a
+	 * bystander: the selection's neighbours in the workload, which a guest replay of
+	 * the workload replays under the policy beside it); NULL = all
+	 */
+	uint8_t *keep;
+	uint8_t *counted;		/* by proc_id: 1 if selected; NULL = all (no shadow,
+					 * no bystander) */
+	/*
+	 * the processes keep leaves out (the guest's own, outside the workload), followed
+	 * as recorded for what they do to the per-cpu list the kept ones share (NULL: none
+	 * left out)
 	 */
 	struct rp_pcp_follow *outside;
 	uint32_t nr_procs;
@@ -114,11 +121,12 @@ static int flush(struct pass *ps)
 }
 
 /*
- * An event of a process the selection leaves out: its allocation and frees, as recorded
- * (not under the replayed policy), on every engine's per-cpu lists, after the
- * selection's events before it. So a selection's faults take back the pages the
- * processes before it freed, as they did in the recording and do in a guest replay of
- * the whole stream (docs/cost-model.md, "Per-cpu list refills").
+ * An event of a process outside the workload, which the selection leaves out: its
+ * allocation and frees, as recorded (no policy decides the guest's own processes), on
+ * every engine's per-cpu lists, after the selection's events before it. So a selection's
+ * faults take back the pages the processes before it freed, as they did in the recording
+ * (docs/cost-model.md, "Per-cpu list refills"). The workload's other processes are fed
+ * to the engines instead, uncounted (keep).
  */
 static int outside_event(struct pass *ps, const struct ftdb_event *ev)
 {
@@ -184,6 +192,7 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	struct ftdb_trace tr;
 	char *bi = NULL;
 	uint32_t id;
+	uint64_t uncounted = l->nr_shadow;	/* kept, not selected */
 	int rc;
 
 	rp_load_trace(l, t);
@@ -191,15 +200,19 @@ static int load_trace(sqlite3 *db, int64_t trace_id, const struct rp_run_opts *o
 	ps->nr_procs = t->nr_procs;
 	if (o->comm || o->pid >= 0 || l->nr_selected < l->nr_rows) { /* or the workload */
 		ps->keep = xcalloc(t->nr_procs, 1);
-		for (id = 0; id < l->nr_procs; id++)
-			ps->keep[id] = l->procs[id].selected || l->procs[id].shadow;
+		for (id = 0; id < l->nr_procs; id++) {
+			const struct rp_proc_info *p = &l->procs[id];
+
+			ps->keep[id] = p->selected || p->shadow || p->workload;
+			uncounted += !p->selected && !p->shadow && p->workload;
+		}
 		info->procs = l->nr_selected;
 		if (!info->procs)
 			return fail("no process matches %s", info->filter);
 		ps->outside = xcalloc(1, sizeof(*ps->outside));
 		rp_pcp_follow_init(ps->outside, RP_PAGE_SIZE);
 	}
-	if (l->nr_shadow) {	/* the selection's fork children: fed, not counted */
+	if (uncounted) {	/* shadows and bystanders: fed, not counted */
 		ps->counted = xcalloc(t->nr_procs, 1);
 		for (id = 0; id < l->nr_procs; id++)
 			ps->counted[id] = l->procs[id].selected;
