@@ -229,8 +229,10 @@ static inline int rp_cold_fault(int faulted, uint64_t prev_end, uint64_t ts, uin
 			    ts - latency - prev_end >= gap);
 }
 
-/* rp_cold_gap - the cold gap (rp_cold_fault()) of a trace on clock (trace.clock; NULL or
- * "" if unknown: a clock of ns, as TCG's). */
+/*
+ * rp_cold_gap - the cold gap (rp_cold_fault()) of a trace on clock (trace.clock; NULL or
+ * "" if unknown: a clock of ns, as TCG's).
+ */
 uint64_t rp_cold_gap(const char *clock);
 
 enum rp_metric {
