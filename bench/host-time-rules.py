@@ -42,8 +42,7 @@ def predict(rec, model, sizes):
     for s in sizes:
         cmd += ["-P", "mthp:%s" % s]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return {r["policy"]: r["metrics"]["fault_time_ns"] if "metrics" in r
-            else r["fault_time_ns"] for r in json.loads(out)["runs"]}
+    return {r["policy"]: r["metrics"]["fault_time_ns"] for r in json.loads(out)["runs"]}
 
 
 def main():
