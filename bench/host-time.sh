@@ -7,7 +7,7 @@
 # (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
 # command and size the measured and the predicted change of system time, and their gap.
 #
-#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [CMD ...]   (root; CMD a `sh -c` string)
+#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [-C] [CMD ...]   (root; CMD a `sh -c` string)
 #	default: the commands of bench/host-mthp.sh (xz -6 of 4 MiB of linux-source-6.1,
 #	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
@@ -15,7 +15,9 @@
 # The host model is made again for each command, just before its host runs (`calibrate
 # --host --sizes 16K,32K,64K --runs 9`, DIR/model-N.db for the Nth command): this VM's cost
 # of a fault moved by half with the load of the machine (docs/cost-model.md), so a model
-# is only good for runs under the load it was measured at.
+# is only good for runs under the load it was measured at. -C calibrates with --cold: the
+# models then price cold faults (cold_ns), in the TIME lines too, and
+# bench/host-time-rules.py can set the cold rules beside the model without them.
 #
 # CLOCK: the guest clock of the recordings, icount (default: guest time is instructions,
 # so which faults are cold, docs/cost-model.md "Cold faults", does not depend on how TCG
@@ -37,7 +39,8 @@
 # Per command and size one line
 #	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% rusage=-P% pred_fault_4k_ms=X
 #	     pred_delta_ms=X pred=-P% cold=C/F gap=P
-# (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md)
+# (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md; priced only
+# with -C)
 # after HOST lines with each setting's runs. Last line: worst_time_gap_points=X
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,13 +52,15 @@ DIR=$TOP/build/host-time
 
 me=bench/host-time.sh
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [CMD ...]" >&2; exit 2; }
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [-C] [CMD ...]" >&2; exit 2; }
 REC_CLOCK=icount
-while getopts n:d:c: o; do
+CAL_COLD=
+while getopts n:d:c:C o; do
 	case $o in
 	n) RUNS=$OPTARG ;;
 	d) DIR=$OPTARG ;;
 	c) REC_CLOCK=$OPTARG ;;
+	C) CAL_COLD=--cold ;;
 	*) usage ;;
 	esac
 done
@@ -100,7 +105,9 @@ calibrate() {
 	lock=${FT_HOST_KNOBS_LOCK:-/run/lock/foliotrace-thp-knobs}
 	rm -f "$MODEL.tmp"
 	t=0
-	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 -o "$MODEL.tmp" > "$W/model" 2> "$W/model.err"; do
+	# shellcheck disable=SC2086 # CAL_COLD is empty or one word
+	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 $CAL_COLD -o "$MODEL.tmp" \
+		> "$W/model" 2> "$W/model.err"; do
 		t=$((t + 1))
 		grep -q "another program is changing" "$W/model.err" && [ $t -lt 20 ] ||
 			{ cat "$W/model.err" >&2; die "calibrate --host failed"; }

@@ -28,13 +28,15 @@
 
 static const char usage_text[] =
 	"usage: foliotrace calibrate [--output DB] [--with-partial] [--format table|csv|json] DB...\n"
-	"       foliotrace calibrate --host [--runs N] [--verbose] [--format FMT] --output DB\n"
+	"       foliotrace calibrate --host [--runs N] [--sizes LIST] [--cold] [--verbose]\n"
+	"                            [--format FMT] --output DB\n"
 	"\n"
 	"    -o, --output DB     database that stores the models (default: the first DB)\n"
 	"    -P, --with-partial  also read partial copies of traces stored complete\n"
 	"    -H, --host          fit this machine's kernel (root, per-size mTHP knobs)\n"
 	"    -r, --runs N        --host: runs per setting, median kept (default 5)\n"
 	"    -s, --sizes LIST    --host: mTHP sizes (16K,32K,...; default: each below PMD)\n"
+	"    -C, --cold          --host: also fit cold_ns, the cost of a cold fault\n"
 	"    -v, --verbose       --host: each setting's medians on stderr\n"
 	"    -f, --format FMT    table (default), csv or json\n"
 	"    -h, --help          show this help\n";
@@ -45,6 +47,7 @@ static const struct option options[] = {
 	{ "host", no_argument, NULL, 'H' },
 	{ "runs", required_argument, NULL, 'r' },
 	{ "sizes", required_argument, NULL, 's' },
+	{ "cold", no_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
@@ -147,7 +150,7 @@ int cmd_calibrate(int argc, char **argv)
 	size_t i;
 	int c, ret = 1, is_host = 0;
 
-	while ((c = getopt_long(argc, argv, "+o:PHr:s:vf:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:PHr:s:Cvf:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -171,6 +174,9 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_usage_error("calibrate", usage_text, "--sizes is a "
 						       "list of mTHP sizes: 16K,32K,64K");
 			host.kb = kb;
+			break;
+		case 'C':
+			host.cold = 1;
 			break;
 		case 'v':
 			host.point = on_point;

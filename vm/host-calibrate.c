@@ -112,14 +112,14 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 
 /*
  * The calibration proper, knobs saved: per round, per setting, anon-touch at each size
- * (hot) and at cold_mib with --between (cold); runs[(r * nset + s) * nk + m], m < nmib the
- * hot sizes, m == nmib the cold run.
+ * (hot) and, if o->cold, at cold_mib with --between (cold); runs[(r * nset + s) * nk + m],
+ * m < nmib the hot sizes, m == nmib the cold run.
  */
 static int calibrate(const struct vm_host_cal *o, const char *prog, const unsigned int *set,
 		     size_t nset, const unsigned int *mib, size_t nmib, unsigned int cold_mib,
 		     struct rp_cost *out)
 {
-	size_t nk = nmib + 1;
+	size_t nk = nmib + (o->cold ? 1 : 0);
 	struct rp_host_point *p = xcalloc(nset * nk, sizeof(*p));
 	struct rp_host_point *hot = xcalloc(nset * nmib, sizeof(*hot));
 	struct rp_host_point *cold = xcalloc(nset, sizeof(*cold));
@@ -136,7 +136,7 @@ static int calibrate(const struct vm_host_cal *o, const char *prog, const unsign
 	vm_knobs_child_group(vm_ksample_dir(k));
 	/* warm-up: the binary's pages in the page cache, the allocator's free lists */
 	if (vm_knobs_set(4) || run_once(k, prog, mib[0], 0, &warm) ||
-	    run_once(k, prog, cold_mib, 1, &warm))
+	    (o->cold && run_once(k, prog, cold_mib, 1, &warm)))
 		goto out;
 	for (r = 0; r < o->runs; r++)
 		for (s = 0; s < nset; s++)
@@ -166,7 +166,7 @@ static int calibrate(const struct vm_host_cal *o, const char *prog, const unsign
 					 o->arg);
 		}
 	ret = rp_cost_fit_host(hot, nset * nmib, out, NULL) ||
-	      rp_cost_fit_host_cold(cold, nset, out) ? -1 : 0;
+	      (o->cold && rp_cost_fit_host_cold(cold, nset, out)) ? -1 : 0;
 	out->samples = (int64_t)o->runs * (int64_t)(nset * nk);
 	out->traces = 0;
 out:

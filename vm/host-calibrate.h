@@ -2,13 +2,13 @@
 /*
  * host-calibrate.h - `foliotrace calibrate --host`: the bundled anon-touch workload
  * (build/workloads/ARCH/anon-touch) run natively under 4K and under each per-size mTHP
- * knob below the PMD size (or the sizes asked for), at two sizes, and at one size with
- * --between VM_HOST_CAL_BETWEEN (every fault cold: user work between two touches evicts
- * the fault path's cache lines), the settings interleaved run after run so that the
- * machine's load moves all of them alike; each setting's median minor faults and kernel
- * time (sampled, vm/ksample.h; else getrusage's system time) fitted by rp_cost_fit_host()
- * and rp_cost_fit_host_cold() (docs/cost-model.md, "On this machine"). Knobs:
- * vm/host-knobs.h, restored on every exit.
+ * knob below the PMD size (or the sizes asked for), at two sizes, and, when asked
+ * (vm_host_cal.cold), at one size with --between VM_HOST_CAL_BETWEEN (every fault cold:
+ * user work between two touches evicts the fault path's cache lines), the settings
+ * interleaved run after run so that the machine's load moves all of them alike; each
+ * setting's median minor faults and kernel time (sampled, vm/ksample.h; else getrusage's
+ * system time) fitted by rp_cost_fit_host() and rp_cost_fit_host_cold() (docs/cost-model.md,
+ * "On this machine"). Knobs: vm/host-knobs.h, restored on every exit.
  */
 #ifndef FT_VM_HOST_CALIBRATE_H
 #define FT_VM_HOST_CALIBRATE_H
@@ -26,6 +26,11 @@ struct vm_host_cal {
 	unsigned int runs;		/* per (setting, size), >= 1; the median is kept */
 	const unsigned int *kb;		/* mTHP sizes to calibrate, KiB; NULL/0: every */
 	size_t nr_kb;			/* per-size knob below the PMD size */
+	/* 1: also the cold runs, and cold_ns fitted; 0: no cold_ns (NULL), the model prices
+	 * no fault cold. Off by default: on this machine the cold rule put the predicted
+	 * change further from the measured one than no cold term, in every quiet run of
+	 * bench/host-time.sh (docs/cost-model.md, "Cold faults"). */
+	int cold;
 	/* Optional: called after each setting's runs with its medians (the library prints
 	 * nothing): kb 4 or the mTHP size, KiB; mib the anon-touch size; cold 1 for the
 	 * --between runs. */

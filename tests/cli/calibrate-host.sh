@@ -5,11 +5,11 @@
 # database created); usage errors exit 2; a calibration interrupted by INT, TERM or HUP
 # dies of the signal with every knob as it was and no model stored; a second writer is
 # refused while another holds the knobs' lock ($FT_HOST_KNOBS_LOCK), and a calibration
-# releases it. The real knobs are
-# never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
+# releases it; the cold runs (anon-touch --between) are made only with --cold. The real
+# knobs are never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 33
+plan 35
 # fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
 mktree() {
 	mkdir -p "$1"
@@ -120,4 +120,15 @@ FT_HOST_UID=0 cal --runs 1 --sizes 16K -o "$T/free.db" > "$T/out" 2> "$T/err"
 check "with the holder gone, calibrate is not refused for the lock" sh -c \
 	'! grep -q "another program is changing" "$1" && flock -n "$2" true' sh "$T/err" \
 	"$FT_HOST_KNOBS_LOCK"
+
+# 7. the cold runs only with --cold: -v prints each setting's medians, those of the cold
+# runs marked --between (printed before the fit, which the fake tree's short runs may fail)
+FT_HOST_UID=0 cal --runs 1 --sizes 16K -v -o "$T/hot.db" > /dev/null 2> "$T/hot.err"
+check "without --cold: 4 settings' medians (4K and 16K, 1 and 2 MiB), none --between" sh -c \
+	'test "$(grep -c "anon-touch [12]M: minflt" "$1")" = 4 && ! grep -q -- --between "$1"' \
+	sh "$T/hot.err"
+FT_HOST_UID=0 cal --runs 1 --sizes 16K --cold -v -o "$T/cold.db" > /dev/null 2> "$T/cold.err"
+check "with --cold: and the cold runs' medians under 4K and 16K" sh -c \
+	'test "$(grep -c "anon-touch [12]M: minflt" "$1")" = 4 &&
+	 test "$(grep -c "anon-touch 1M --between 2M: minflt" "$1")" = 2' sh "$T/cold.err"
 done_testing
