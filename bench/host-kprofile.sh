@@ -1,0 +1,152 @@
+#!/bin/sh
+# bench/host-kprofile.sh - where a command's kernel time goes on this host under 4K and
+# under each mTHP size, and so how much of its change a fault model can price (issue 24
+# item 4: "say what the model misses"). Each run samples the command's process tree in a
+# cgroup v2 group of its own (`perf record -a -G`, so that the teardown at exit is seen:
+# vm/ksample.h) every 250 us of its kernel-mode run time, with call chains; each sample is
+# put in the first class its chain matches (bench/kprofile-classes.awk; teardown first, as
+# an exit's zap is under do_exit, a fault's entry last of the faults):
+#
+#	teardown     exit_mmap, munmap (zap, freeing the folios and the page tables)
+#	fault:anon   do_anonymous_page (allocation, zeroing, the PTEs)
+#	fault:cow    do_wp_page, wp_page_copy
+#	fault:file   do_read_fault, do_cow_fault, do_shared_fault, filemap_map_pages
+#	fault:entry  the rest under exc_page_fault: the exception, the VMA lookup, the page
+#	             table's allocation, the return (on this VM most samples land on
+#	             exc_page_fault itself, where it enables interrupts)
+#	exec, fork, exit (the rest of do_exit), mmap (mmap, brk), rw (read, write),
+#	syscall (the other system calls), other (interrupts and the rest)
+#
+#   sh bench/host-kprofile.sh [-n RUNS] [-r REP] [-d DIR] [CMD ...]   (root, perf; CMD a `sh -c` string)
+#	default: bench/host-time.sh's commands (xz, python3, gcc -O2 -c, kbuild)
+#
+# RUNS rounds (default 5) of one run per setting, 4K then 16K, 32K, 64K, after a warm-up
+# run; a run is CMD REP times in a row (default 1), reported per invocation. Per command,
+# setting and class the mean over the runs (ms per invocation), the median of the runs'
+# sums, and the minor faults (perf stat's page-faults of the process tree, medians). Knobs
+# as bench/host-lib.sh: saved, set, restored on every exit.
+#
+# Per command one CLASS line per class, then per size
+#	SPLIT cmd="..." size=16K kernel_4k_ms=X kernel_ms=X change=-P% faults=-P% anon=P rest=P
+# anon: the change of fault:anon, fault:entry and teardown, in points of the 4K kernel
+# time (from the classes' means): the work `foliotrace calibrate --host` measures, whose
+# anon-touch runs fault, zero and tear down anonymous memory, and so the part of the
+# change the host model prices; rest: the change of every other class, which it does not
+# (they add up to change but for the medians' difference). Last line:
+# worst_rest_points=X, the largest change of the rest, in points.
+set -eu
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=5
+REP=1
+SIZES="16 32 64"
+DIR=$TOP/build/host-time
+
+me=bench/host-kprofile.sh
+die() { echo "$me: $*" >&2; exit 1; }
+usage() { echo "usage: sh $me [-n RUNS] [-r REP] [-d DIR] [CMD ...]" >&2; exit 2; }
+while getopts n:r:d: o; do
+	case $o in
+	n) RUNS=$OPTARG ;;
+	r) REP=$OPTARG ;;
+	d) DIR=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
+case $REP in '' | *[!0-9]* | 0) usage ;; esac
+. "$TOP/bench/host-lib.sh"
+# shellcheck disable=SC2086 # the sizes are split on purpose
+knobs_check $SIZES
+command -v perf > /dev/null || die "no perf (Debian's linux-perf)"
+CGMNT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+[ -n "$CGMNT" ] || die "no cgroup v2 mount: the runs cannot be sampled as a group"
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+W=$(mktemp -d "$DIR/kprof.XXXXXX")
+GROUP=foliotrace-kprof.$$
+CHILD=
+cleanup_more() { rmdir "$CGMNT/$GROUP" 2> /dev/null || :; }
+host_traps
+mkdir "$CGMNT/$GROUP" || die "cannot make the cgroup $CGMNT/$GROUP"
+[ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
+
+# host SIZE_KB CMD: one run under the knobs of SIZE_KB; appends "run CLASS MS" lines (per
+# invocation) and one "run faults N" line to $W/hSIZE
+host() {
+	knobs "$1"
+	rm -f "$W/perf.data" "$W/faults"
+	# the command joins the group before its exec, perf stays out of it; perf stat counts
+	# the faults of the process tree (inherited), REP invocations
+	setsid perf record -q -g -e cpu-clock:k -c 250000 -a -G "$GROUP" -o "$W/perf.data" -- \
+		sh -c 'echo $$ > "$1/cgroup.procs" && exec perf stat -x, -e page-faults -o "$2" -- \
+			sh -c "i=0; while [ \$i -lt $3 ]; do sh -c \"\$0\" || exit 1; i=\$((i + 1)); done" "$4"' \
+		sh "$CGMNT/$GROUP" "$W/faults" "$REP" "$2" < /dev/null > /dev/null 2> "$W/perf.err" 9>&- &
+	CHILD=$!
+	wait "$CHILD" || { CHILD=; cat "$W/perf.err" >&2; die "host run failed: $2"; }
+	CHILD=
+	knobs 4
+	r=$(($(wc -l < "$W/h$1") + 0))
+	perf script -i "$W/perf.data" -F comm,ip,sym 2> /dev/null |
+		awk -f "$TOP/bench/kprofile-classes.awk" |
+		awk -v r="$r" -v rep="$REP" '{ printf "%d %s %.3f\n", r, $1, $2 * 0.25 / rep }' > "$W/run"
+	[ -s "$W/run" ] || die "no kernel samples in a run of: $2"
+	awk -F, -v r="$r" -v rep="$REP" '$3 == "page-faults" { printf "%d faults %d\n", r, $1 / rep }' \
+		"$W/faults" >> "$W/run"
+	grep -q ' faults ' "$W/run" || die "perf stat counted no page-faults: $2"
+	# one line per run in hSIZE (interleave's count), the classes in cSIZE
+	echo "$r"
+	cat "$W/run" >> "$W/c$1"
+}
+
+CLASSES="fault:anon fault:entry fault:cow fault:file teardown exec fork exit mmap rw syscall other"
+echo "$me: $RUNS runs per setting (4K and $SIZES KiB), $REP invocations each" >&2
+: > "$W/worst"
+for cmd in "$@"; do
+	: > "$W/h4"
+	: > "$W/c4"
+	host 4 "$cmd" > /dev/null	# warm-up: the page cache, the binaries
+	for s in 4 $SIZES; do
+		: > "$W/c$s"
+	done
+	interleave "$cmd"
+	# per setting: the classes' means; the median of the runs' sums and of their faults
+	for s in 4 $SIZES; do
+		awk -v s="$s" -v runs="$RUNS" '$2 != "faults" { m[$2] += $3 / runs }
+			END { for (c in m) printf "%s mean %s %.3f\n", s, c, m[c] }' "$W/c$s"
+		awk '$2 != "faults" { t[$1] += $3 } END { for (r in t) print t[r] }' "$W/c$s" |
+			sort -n > "$W/sum"
+		awk '$2 == "faults" { print $3 }' "$W/c$s" | sort -n > "$W/flt"
+		echo "$s total $(median "$W/sum" 1) faults $(median "$W/flt" 1)"
+	done > "$W/means"
+	awk -v cmd="$cmd" -v sizes="4 $SIZES" -v classes="$CLASSES" -v worst="$W/worst" '
+		$2 == "mean" { m[$1, $3] = $4; next }
+		$2 == "total" { t[$1] = $3; f[$1] = $5 }
+		END {
+			ns = split(sizes, sz, " ")
+			nc = split(classes, cl, " ")
+			for (i = 1; i <= nc; i++) {
+				printf "CLASS cmd=\"%s\" class=%s", cmd, cl[i]
+				for (j = 1; j <= ns; j++)
+					printf " %sK_ms=%.1f", sz[j], m[sz[j], cl[i]]
+				printf "\n"
+			}
+			for (j = 2; j <= ns; j++) {
+				an = re = 0
+				for (i = 1; i <= nc; i++) {
+					d = m[sz[j], cl[i]] - m[4, cl[i]]
+					if (cl[i] ~ /^(fault:anon|fault:entry|teardown)$/)
+						an += d
+					else
+						re += d
+				}
+				rep = 100 * re / t[4]
+				printf "SPLIT cmd=\"%s\" size=%sK kernel_4k_ms=%.1f kernel_ms=%.1f " \
+				       "change=%+.1f%% faults=%+.1f%% anon=%+.1f rest=%+.1f\n",
+				       cmd, sz[j], t[4], t[sz[j]], 100 * (t[sz[j]] - t[4]) / t[4],
+				       100 * (f[sz[j]] - f[4]) / f[4], 100 * an / t[4], rep
+				print (rep < 0 ? -rep : rep) >> worst
+			}
+		}' "$W/means"
+done
+printf 'worst_rest_points=%.1f\n' "$(sort -n "$W/worst" | tail -n 1)"
