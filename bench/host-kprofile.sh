@@ -69,6 +69,7 @@ CHILD=
 cleanup_more() { rmdir "$CGMNT/$GROUP" 2> /dev/null || :; }
 host_traps
 mkdir "$CGMNT/$GROUP" || die "cannot make the cgroup $CGMNT/$GROUP"
+knobs_save	# before the first write; host_cleanup restores them on every exit
 [ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 
 # host SIZE_KB CMD: one run under the knobs of SIZE_KB; appends "run CLASS MS" lines (per
