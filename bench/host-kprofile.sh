@@ -21,7 +21,10 @@
 #	default: bench/host-time.sh's commands (xz, python3, gcc -O2 -c, kbuild)
 #
 # RUNS rounds (default 5) of one run per setting, 4K then 16K, 32K, 64K, after a warm-up
-# run; a run is CMD REP times in a row (default 1), reported per invocation. Per command,
+# run; a run is CMD REP times in a row, reported per invocation: REP as given, or by
+# default as many as make a run last FT_HOST_KPROFILE_S seconds (default 3; from the
+# warm-up's wall time, at most 1000), since a command of 40 ms of kernel time is 160
+# samples a run. Per command,
 # setting and class the mean over the runs (ms per invocation), the median of the runs'
 # sums, and the minor faults (perf stat's page-faults of the process tree, medians). Knobs
 # as bench/host-lib.sh: saved, set, restored on every exit.
@@ -37,7 +40,8 @@
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=5
-REP=1
+REP=auto
+RUN_S=${FT_HOST_KPROFILE_S:-3}	# seconds a run takes at least, when REP is auto
 SIZES="16 32 64"
 DIR=$TOP/build/host-time
 
@@ -54,7 +58,8 @@ while getopts n:r:d: o; do
 done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
-case $REP in '' | *[!0-9]* | 0) usage ;; esac
+case $REP in auto) ;; '' | *[!0-9]* | 0) usage ;; esac
+case $RUN_S in '' | *[!0-9]* | 0) die "FT_HOST_KPROFILE_S: whole seconds, at least 1" ;; esac
 . "$TOP/bench/host-lib.sh"
 # shellcheck disable=SC2086 # the sizes are split on purpose
 knobs_check $SIZES
@@ -72,20 +77,24 @@ mkdir "$CGMNT/$GROUP" || die "cannot make the cgroup $CGMNT/$GROUP"
 knobs_save	# before the first write; host_cleanup restores them on every exit
 [ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
 
-# host SIZE_KB CMD: one run under the knobs of SIZE_KB; appends "run CLASS MS" lines (per
-# invocation) and one "run faults N" line to $W/hSIZE
+# host SIZE_KB CMD: one run under the knobs of SIZE_KB, CMD REP times: its classes' "RUN
+# CLASS MS" lines (ms per invocation) and a "RUN faults N" line appended to $W/cSIZE, RUN
+# printed (interleave appends it to $W/hSIZE, whose lines number the runs); the wall time
+# of one invocation, ns, in HOST_NS
 host() {
 	knobs "$1"
-	rm -f "$W/perf.data" "$W/faults"
+	rm -f "$W/perf.data" "$W/faults" "$W/ns"
 	# the command joins the group before its exec, perf stays out of it; perf stat counts
-	# the faults of the process tree (inherited), REP invocations
+	# the faults of the process tree (inherited); loop.sh runs it REP times
 	setsid perf record -q -g -e cpu-clock:k -c 250000 -a -G "$GROUP" -o "$W/perf.data" -- \
-		sh -c 'echo $$ > "$1/cgroup.procs" && exec perf stat -x, -e page-faults -o "$2" -- \
-			sh -c "i=0; while [ \$i -lt $3 ]; do sh -c \"\$0\" || exit 1; i=\$((i + 1)); done" "$4"' \
-		sh "$CGMNT/$GROUP" "$W/faults" "$REP" "$2" < /dev/null > /dev/null 2> "$W/perf.err" 9>&- &
+		sh -c 'echo $$ > "$1/cgroup.procs" &&
+			exec perf stat -x, -e page-faults -o "$2" -- sh "$3" "$4" "$5" "$6"' \
+		sh "$CGMNT/$GROUP" "$W/faults" "$W/loop.sh" "$REP" "$W/ns" "$2" \
+		< /dev/null > /dev/null 2> "$W/perf.err" 9>&- &
 	CHILD=$!
 	wait "$CHILD" || { CHILD=; cat "$W/perf.err" >&2; die "host run failed: $2"; }
 	CHILD=
+	HOST_NS=$(($(cat "$W/ns") / REP))
 	knobs 4
 	r=$(($(wc -l < "$W/h$1") + 0))
 	perf script -i "$W/perf.data" -F comm,ip,sym 2> /dev/null |
@@ -100,13 +109,31 @@ host() {
 	cat "$W/run" >> "$W/c$1"
 }
 
+# loop.sh REP NSFILE CMD: CMD REP times in a row, the wall time of them all (ns) in NSFILE
+cat > "$W/loop.sh" << 'EOF'
+t0=$(date +%s%N)
+i=0
+while [ "$i" -lt "$1" ]; do
+	sh -c "$3" || exit 1
+	i=$((i + 1))
+done
+echo $(($(date +%s%N) - t0)) > "$2"
+EOF
+
 CLASSES="fault:anon fault:entry fault:cow fault:file teardown exec fork exit mmap rw syscall other"
-echo "$me: $RUNS runs per setting (4K and $SIZES KiB), $REP invocations each" >&2
+echo "$me: $RUNS runs per setting (4K and $SIZES KiB)" >&2
+ASKED=$REP
 : > "$W/worst"
 for cmd in "$@"; do
 	: > "$W/h4"
 	: > "$W/c4"
-	host 4 "$cmd" > /dev/null	# warm-up: the page cache, the binaries
+	# warm-up (the page cache, the binaries), one invocation, which sets REP when auto
+	REP=1
+	host 4 "$cmd" > /dev/null
+	REP=$ASKED
+	[ "$REP" != auto ] || REP=$(awk -v ns="$HOST_NS" -v s="$RUN_S" 'BEGIN {
+		r = int(s * 1e9 / (ns + 1)) + 1; print (r > 1000 ? 1000 : r) }')
+	echo "$me: $REP invocations a run: $cmd" >&2
 	for s in 4 $SIZES; do
 		: > "$W/c$s"
 	done
