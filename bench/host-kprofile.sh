@@ -139,17 +139,18 @@ for cmd in "$@"; do
 	done
 	interleave "$cmd"
 	# per setting: the classes' means; the median of the runs' sums and of their faults
+	# (sums in us: host-lib.sh's median() halves an even count's middle pair in integers)
 	for s in 4 $SIZES; do
 		awk -v s="$s" -v runs="$RUNS" '$2 != "faults" { m[$2] += $3 / runs }
 			END { for (c in m) printf "%s mean %s %.3f\n", s, c, m[c] }' "$W/c$s"
-		awk '$2 != "faults" { t[$1] += $3 } END { for (r in t) print t[r] }' "$W/c$s" |
-			sort -n > "$W/sum"
+		awk '$2 != "faults" { t[$1] += $3 }
+			END { for (r in t) printf "%d\n", t[r] * 1000 }' "$W/c$s" | sort -n > "$W/sum"
 		awk '$2 == "faults" { print $3 }' "$W/c$s" | sort -n > "$W/flt"
 		echo "$s total $(median "$W/sum" 1) faults $(median "$W/flt" 1)"
 	done > "$W/means"
 	awk -v cmd="$cmd" -v sizes="4 $SIZES" -v classes="$CLASSES" -v worst="$W/worst" '
 		$2 == "mean" { m[$1, $3] = $4; next }
-		$2 == "total" { t[$1] = $3; f[$1] = $5 }
+		$2 == "total" { t[$1] = $3 / 1000; f[$1] = $5 }
 		END {
 			ns = split(sizes, sz, " ")
 			nc = split(classes, cl, " ")
@@ -168,12 +169,12 @@ for cmd in "$@"; do
 					else
 						re += d
 				}
-				rep = 100 * re / t[4]
+				restp = 100 * re / t[4]
 				printf "SPLIT cmd=\"%s\" size=%sK kernel_4k_ms=%.1f kernel_ms=%.1f " \
 				       "change=%+.1f%% faults=%+.1f%% anon=%+.1f rest=%+.1f\n",
 				       cmd, sz[j], t[4], t[sz[j]], 100 * (t[sz[j]] - t[4]) / t[4],
-				       100 * (f[sz[j]] - f[4]) / f[4], 100 * an / t[4], rep
-				print (rep < 0 ? -rep : rep) >> worst
+				       100 * (f[sz[j]] - f[4]) / f[4], 100 * an / t[4], restp
+				print (restp < 0 ? -restp : restp) >> worst
 			}
 		}' "$W/means"
 done
