@@ -17,7 +17,8 @@
 #	exec, fork, exit (the rest of do_exit), mmap (mmap, brk), rw (read, write),
 #	syscall (the other system calls), other (interrupts and the rest)
 #
-#   sh bench/host-kprofile.sh [-n RUNS] [-r REP] [-d DIR] [CMD ...]   (root, perf; CMD a `sh -c` string)
+#   sh bench/host-kprofile.sh [-n RUNS] [-r REP] [-l LEAVES] [-d DIR] [CMD ...]
+#	(root, perf; CMD a `sh -c` string)
 #	default: bench/host-time.sh's commands (xz, python3, gcc -O2 -c, kbuild)
 #
 # RUNS rounds (default 5) of one run per setting, 4K then 16K, 32K, 64K, after a warm-up
@@ -37,6 +38,15 @@
 # change the host model prices; rest: the change of every other class, which it does not
 # (they add up to change but for the medians' difference). Last line:
 # worst_rest_points=X, the largest change of the rest, in points.
+#
+# With -l LEAVES, per command also the LEAVES leaf functions (bench/kprofile-leaves.awk: the
+# function a sample interrupted) whose kernel time changes most from 4K to the largest
+# size, most first:
+#	LEAF cmd="..." sym=FUNC 4K_ms=X 16K_ms=X 32K_ms=X 64K_ms=X ns_per_fault=16K:N,...
+# ns_per_fault: the function's change at each size over the faults it removed (ns per
+# fault removed; negative: time saved), the figure to set beside the host model's `new_ns`
+# and beside another command's (anon-touch's, what `calibrate --host` runs). On a VM
+# without a PMU a sample taken with interrupts off lands where they are turned back on.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=5
@@ -47,11 +57,13 @@ DIR=$TOP/build/host-time
 
 me=bench/host-kprofile.sh
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { echo "usage: sh $me [-n RUNS] [-r REP] [-d DIR] [CMD ...]" >&2; exit 2; }
-while getopts n:r:d: o; do
+usage() { echo "usage: sh $me [-n RUNS] [-r REP] [-l LEAVES] [-d DIR] [CMD ...]" >&2; exit 2; }
+LEAVES=0
+while getopts n:r:l:d: o; do
 	case $o in
 	n) RUNS=$OPTARG ;;
 	r) REP=$OPTARG ;;
+	l) LEAVES=$OPTARG ;;
 	d) DIR=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -59,6 +71,7 @@ done
 shift $((OPTIND - 1))
 case $RUNS in '' | *[!0-9]* | 0) usage ;; esac
 case $REP in auto) ;; '' | *[!0-9]* | 0) usage ;; esac
+case $LEAVES in '' | *[!0-9]*) usage ;; esac
 case $RUN_S in '' | *[!0-9]* | 0) die "FT_HOST_KPROFILE_S: whole seconds, at least 1" ;; esac
 . "$TOP/bench/host-lib.sh"
 # shellcheck disable=SC2086 # the sizes are split on purpose
@@ -97,10 +110,12 @@ host() {
 	HOST_NS=$(($(cat "$W/ns") / REP))
 	knobs 4
 	r=$(($(wc -l < "$W/h$1") + 0))
-	perf script -i "$W/perf.data" -F comm,ip,sym 2> /dev/null |
-		awk -f "$TOP/bench/kprofile-classes.awk" |
+	perf script -i "$W/perf.data" -F comm,ip,sym > "$W/script" 2> /dev/null || :
+	awk -f "$TOP/bench/kprofile-classes.awk" "$W/script" |
 		awk -v r="$r" -v rep="$REP" '{ printf "%d %s %.3f\n", r, $1, $2 * 0.25 / rep }' > "$W/run"
 	[ -s "$W/run" ] || die "no kernel samples in a run of: $2"
+	[ "$LEAVES" -eq 0 ] || awk -f "$TOP/bench/kprofile-leaves.awk" "$W/script" |
+		awk -v rep="$REP" '{ printf "%s %.3f\n", $1, $2 * 0.25 / rep }' >> "$W/l$1"
 	awk -F, -v r="$r" -v rep="$REP" '$3 == "page-faults" { printf "%d faults %d\n", r, $1 / rep }' \
 		"$W/faults" >> "$W/run"
 	grep -q ' faults ' "$W/run" || die "perf stat counted no page-faults: $2"
@@ -136,6 +151,7 @@ for cmd in "$@"; do
 	echo "$me: $REP invocations a run: $cmd" >&2
 	for s in 4 $SIZES; do
 		: > "$W/c$s"
+		: > "$W/l$s"
 	done
 	interleave "$cmd"
 	# per setting: the classes' means; the median of the runs' sums and of their faults
@@ -177,5 +193,36 @@ for cmd in "$@"; do
 				print (restp < 0 ? -restp : restp) >> worst
 			}
 		}' "$W/means"
+	# the leaves: per setting each function's mean over the runs, then the LEAVES functions
+	# whose change at the largest size is largest, most first (ties by name)
+	[ "$LEAVES" -eq 0 ] || for s in 4 $SIZES; do
+		awk -v s="$s" -v runs="$RUNS" '{ m[$1] += $2 / runs }
+			END { for (f in m) printf "%s %s %.3f\n", s, f, m[f] }' "$W/l$s"
+	done | awk -v cmd="$cmd" -v sizes="4 $SIZES" -v means="$W/means" '
+		BEGIN {
+			while ((getline l < means) > 0) {
+				split(l, w, " ")
+				if (w[2] == "total")
+					f[w[1]] = w[5]
+			}
+		}
+		{ m[$1, $2] = $3; fn[$2] = 1 }
+		END {
+			ns = split(sizes, sz, " ")
+			for (x in fn) {
+				line = sprintf("LEAF cmd=\"%s\" sym=%s", cmd, x)
+				for (j = 1; j <= ns; j++)
+					line = line sprintf(" %sK_ms=%.1f", sz[j], m[sz[j], x])
+				sep = " ns_per_fault="
+				for (j = 2; j <= ns; j++) {
+					rm = f[4] - f[sz[j]]
+					line = line sep sz[j] "K:" (rm > 0 ? \
+						sprintf("%.0f", 1e6 * (m[sz[j], x] - m[4, x]) / rm) : "-")
+					sep = ","
+				}
+				d = m[sz[ns], x] - m[4, x]
+				printf "%.3f\t%s\n", (d < 0 ? -d : d), line
+			}
+		}' | sort -t "$(printf '\t')" -k1,1gr -k2,2 | head -n "$LEAVES" | cut -f 2-
 done
 printf 'worst_rest_points=%.1f\n' "$(sort -n "$W/worst" | tail -n 1)"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # kprofile-classes.sh - bench/kprofile-classes.awk, which bench/host-kprofile.sh uses to
 # put a kernel profile's samples in classes by their call chains (the first class, in the
-# documented order, whose functions the chain holds).
+# documented order, whose functions the chain holds), and bench/kprofile-leaves.awk, which
+# counts them by leaf function (host-kprofile.sh -l).
 #
 # 1. tests/data-kprofile/x86_64-6.18-kbuild-4k.perfscript, REAL: `perf script -F
 #    comm,ip,sym` of one `perf record -g -e cpu-clock:k -a -G GROUP` run of the bundled
@@ -16,12 +17,14 @@
 #    tests/data-kprofile/synthetic-order.perfscript, SYNTHETIC (chains of Linux 6.18's
 #    function names put together by hand, in perf script's format), each sample's class
 #    written in its task name.
+# 3. The leaves of the REAL profile: each function's count equal to a separate reading's
+#    (Python: the first frame of each paragraph), every sample counted once.
 . "$(dirname "$0")/../test-lib.sh"
 
 D=$TOP/tests/data-kprofile
 CLASSES="fault:anon fault:entry fault:cow fault:file teardown exec fork exit mmap rw syscall other"
 
-plan 6
+plan 8
 awk -f "$TOP/bench/kprofile-classes.awk" "$D/x86_64-6.18-kbuild-4k.perfscript" |
 	sort > "$T/awk.out"
 python3 - "$D/x86_64-6.18-kbuild-4k.perfscript" > "$T/py.out" <<'PY'
@@ -75,4 +78,23 @@ printf 'cc1 \n\t ffffffff81000000 exc_page_fault+0x10\n' |
 	awk -f "$TOP/bench/kprofile-classes.awk" > "$T/last"
 check "a last sample with no blank line after it is counted" \
 	test "$(cat "$T/last")" = "fault:entry 1"
+
+awk -f "$TOP/bench/kprofile-leaves.awk" "$D/x86_64-6.18-kbuild-4k.perfscript" | sort > "$T/leaf.awk"
+python3 - "$D/x86_64-6.18-kbuild-4k.perfscript" > "$T/leaf.py" <<'PY'
+import re, sys
+count = {}
+for para in open(sys.argv[1]).read().split("\n\n"):
+    lines = [l for l in para.split("\n") if l.strip()]
+    if len(lines) < 2:
+        continue
+    f = re.sub(r"\+0x[0-9a-f]+$", "", lines[1].split()[1])
+    count[f] = count.get(f, 0) + 1
+for f in sorted(count):
+    print(f, count[f])
+PY
+LC_ALL=C sort -o "$T/leaf.awk" "$T/leaf.awk"
+LC_ALL=C sort -o "$T/leaf.py" "$T/leaf.py"
+check "the leaf counts are the Python reading's" cmp "$T/leaf.awk" "$T/leaf.py"
+sum=$(awk '{ s += $2 } END { print s + 0 }' "$T/leaf.awk")
+check "every sample has one leaf ($sum of $n)" test "$sum" = "$n"
 done_testing
