@@ -38,10 +38,16 @@
 #
 # Per command and size one line
 #	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% rusage=-P% pred_fault_4k_ms=X
-#	     pred_delta_ms=X pred=-P% cold=C/F gap=P
+#	     pred_delta_ms=X pred=-P% pred_span=-P..-P% cold=C/F gap=P beyond_span=P
 # (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md; priced only
-# with -C)
-# after HOST lines with each setting's runs. Last line: worst_time_gap_points=X
+# with -C. pred_span: pred scaled by the 5th and 95th percentiles of the model's new_ns over
+# resamples of its runs, the SPREAD line after its MODEL lines (calibrate --host's): how far
+# the model's own runs leave the prediction uncertain; the bytes of a replay hardly change
+# with the size, so the change predicted is new_ns's times the faults removed, to within a
+# point, and the spread of byte_ns and cold_ns is left out; beyond_span: how far the measured
+# change lies outside it, in points, 0 inside)
+# after HOST lines with each setting's runs. Last lines: worst_beyond_span_points=X, then
+# worst_time_gap_points=X
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
@@ -115,6 +121,13 @@ calibrate() {
 	done
 	mv "$MODEL.tmp" "$MODEL"
 	sed 's/^/MODEL /' "$W/model"
+	# the model's new_ns, and its 5th and 95th percentiles over resamples of the runs
+	NEW=$(awk 'NR == 2 { print $5 }' "$W/model")
+	SPREAD=$(sed -n 's/^calibrate --host: spread over \([0-9]*\) resamples of the \([0-9]*\) rounds: new_ns \([0-9.]*\)-\([0-9.]*\), byte_ns \([0-9.]*\)-\([0-9.]*\) .*/\3 \4 \5 \6 \1 \2/p' \
+		"$W/model.err")
+	[ -n "$SPREAD" ] || die "calibrate --host gave no spread: $(cat "$W/model.err")"
+	echo "$SPREAD" | awk '{ printf "SPREAD new_ns=%s..%s byte_ns=%s..%s resamples=%s rounds=%s\n",
+		$1, $2, $3, $4, $5, $6 }'
 }
 
 # knobs_release: the knobs as saved, and the lock let go (for calibrate --host)
@@ -173,14 +186,21 @@ for cmd in "$@"; do
 		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
 			-v rb="$rbase" -v rn="$(median "$W/h$s" 3)" \
 			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
-			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" 'BEGIN {
+			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
+			-v new="$NEW" -v sp="$SPREAD" 'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
 			gap = real - pred; if (gap < 0) gap = -gap
+			split(sp, q, " ")
+			lo = pred * q[2] / new; hi = pred * q[1] / new
+			if (lo > hi) { t = lo; lo = hi; hi = t }
+			out = real < lo ? lo - real : (real > hi ? real - hi : 0)
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
 			       "rusage=%.1f%% pred_fault_4k_ms=%.1f pred_delta_ms=%.1f pred=%.1f%% " \
-			       "cold=%s gap=%.1f\n", c, s, b / 1e3, n / 1e3, real, 100 * (rn / rb - 1),
-			       p0 / 1e6, d / 1e3, pred, cold, gap
-			print gap >> g }'
+			       "pred_span=%.1f..%.1f%% cold=%s gap=%.1f beyond_span=%.1f\n", c, s,
+			       b / 1e3, n / 1e3, real, 100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred,
+			       lo, hi, cold, gap, out
+			print gap, out >> g }'
 	done
 done
+awk 'BEGIN { w = 0 } $2 > w { w = $2 } END { printf "worst_beyond_span_points=%.1f\n", w }' "$W/gaps"
 awk 'BEGIN { w = 0 } $1 > w { w = $1 } END { printf "worst_time_gap_points=%.1f\n", w }' "$W/gaps"

@@ -136,6 +136,14 @@ static int calibrate_host(const struct vm_host_cal *o, const char *output,
 	if (vm_host_calibrate(o, &f.m) || rp_calibrate_store(&one, output))
 		return 1;
 	print(&one, format);
+	if (o->spread->fits)
+		fprintf(stderr, "calibrate --host: spread over %u resamples of the %u rounds: "
+			"new_ns %.1f-%.1f, byte_ns %.6f-%.6f (5th-95th percentiles)\n",
+			o->spread->fits, o->runs, o->spread->new_lo, o->spread->new_hi,
+			o->spread->byte_lo, o->spread->byte_hi);
+	else
+		fprintf(stderr, "calibrate --host: no spread: %s\n", o->runs < 2 ?
+			"one run per setting" : "the resamples of the rounds could not be fitted");
 	return 0;
 }
 
@@ -144,7 +152,8 @@ int cmd_calibrate(int argc, char **argv)
 	enum out_format format = OUT_TABLE;
 	const char *output = NULL;
 	struct rp_calibration fs = { 0 };
-	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS, .note = on_note };
+	struct rp_host_spread spread;
+	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS, .note = on_note, .spread = &spread };
 	unsigned int kb[VM_KNOBS_MAX];
 	int64_t runs;
 	size_t i;

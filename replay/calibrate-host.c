@@ -2,11 +2,13 @@
 /* calibrate-host.c - the host cost model's fit and lookup; see calibrate-host.h. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 
 #include "db/costs.h"
 #include "lib/error.h"
+#include "lib/xalloc.h"
 #include "replay/calibrate-host.h"
 
 int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *out,
@@ -43,6 +45,97 @@ int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *ou
 	if (base_ns)
 		*base_ns = x[0];
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n), n >= 1 (v sorted in place). */
+static double median_double(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The q-quantile (0..1) of v[0..n), n >= 1, sorted in place: the nearest rank. */
+static double quantile(double *v, size_t n, double q)
+{
+	size_t i = (size_t)(q * (double)(n - 1) + 0.5);
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[i < n ? i : n - 1];
+}
+
+/* xorshift64: a fixed sequence, so that a spread can be reproduced from its runs. */
+static uint64_t next_draw(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size_t n,
+			    struct rp_host_spread *out)
+{
+	struct rp_host_point *p;
+	double *fv, *bv, *nw, *by;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	size_t *pick, i, r, k;
+	struct rp_cost m;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (rounds < 2)
+		return fail("the spread of a fit needs 2 rounds of runs or more, not %zu", rounds);
+	p = xcalloc(n, sizeof(*p));
+	fv = xcalloc(rounds, sizeof(*fv));
+	bv = xcalloc(rounds, sizeof(*bv));
+	nw = xcalloc(RP_HOST_RESAMPLES, sizeof(*nw));
+	by = xcalloc(RP_HOST_RESAMPLES, sizeof(*by));
+	pick = xcalloc(rounds, sizeof(*pick));
+	for (k = 0; k < RP_HOST_RESAMPLES; k++) {
+		for (r = 0; r < rounds; r++)
+			pick[r] = (size_t)(next_draw(&seed) % rounds);
+		for (i = 0; i < n; i++) {
+			for (r = 0; r < rounds; r++) {
+				fv[r] = run[pick[r] * n + i].faults;
+				bv[r] = run[pick[r] * n + i].sys_ns;
+			}
+			p[i].bytes = run[i].bytes;
+			p[i].faults = median_double(fv, rounds);
+			p[i].sys_ns = median_double(bv, rounds);
+		}
+		if (rp_cost_fit_host(p, n, &m, NULL)) {
+			error_clear();
+			continue;
+		}
+		nw[out->fits] = m.c[RP_COST_NEW];
+		by[out->fits] = m.c[RP_COST_BYTE];
+		out->fits++;
+	}
+	if (out->fits * 2 < RP_HOST_RESAMPLES) {
+		fail("the runs do not determine the fit: %u of %d resamples of their rounds could "
+		     "be fitted", out->fits, RP_HOST_RESAMPLES);
+		goto out;
+	}
+	out->new_lo = quantile(nw, out->fits, 0.05);
+	out->new_hi = quantile(nw, out->fits, 0.95);
+	out->byte_lo = quantile(by, out->fits, 0.05);
+	out->byte_hi = quantile(by, out->fits, 0.95);
+	ret = 0;
+out:
+	free(p);
+	free(fv);
+	free(bv);
+	free(nw);
+	free(by);
+	free(pick);
+	return ret;
 }
 
 int rp_cost_fit_host_cold(const struct rp_host_point *p, size_t n, struct rp_cost *out)

@@ -52,6 +52,28 @@ int rp_cost_fit_host(const struct rp_host_point *p, size_t n, struct rp_cost *ou
  */
 int rp_cost_fit_host_cold(const struct rp_host_point *p, size_t n, struct rp_cost *out);
 
+#define RP_HOST_RESAMPLES 200	/* resamples of the rounds for rp_cost_fit_host_spread() */
+
+/* How well a calibration's rounds determine its fit: percentiles over resamples. */
+struct rp_host_spread {
+	double new_lo, new_hi;		/* new_ns, ns: 5th and 95th percentiles */
+	double byte_lo, byte_hi;	/* byte_ns, ns per byte: the same */
+	unsigned int fits;		/* resamples fitted (one that cannot be fitted is left out) */
+};
+
+/*
+ * rp_cost_fit_host_spread - the spread of rp_cost_fit_host() over RP_HOST_RESAMPLES
+ * resamples of a calibration's rounds: each resample draws `rounds` rounds with
+ * replacement (a round's points together: they ran one after the other, under one load),
+ * takes each point's median over the rounds drawn, and is fitted as the calibration is;
+ * out holds the 5th and 95th percentiles of new_ns and byte_ns over the fits. run[r * n +
+ * i] is round r's run of point i (its bytes the same in every round). The draws are from
+ * a fixed seed: the same runs give the same spread. Needs 2 rounds or more. Return: 0, or
+ * -1 with fail() (too few rounds, or fewer than half the resamples could be fitted).
+ */
+int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size_t n,
+			    struct rp_host_spread *out);
+
 /* rp_cost_host_key - this machine's key: uname's arch (aarch64 as arm64, as traces name
  * it), its kernel release, native, native. Return: 0, or -1 with fail(). */
 int rp_cost_host_key(struct rp_cost_key *key);

@@ -110,6 +110,32 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* The spread of the hot fit over resamples of the rounds (rp_cost_fit_host_spread()): fits
+ * 0 if it cannot be told. runs as calibrate()'s. */
+static void spread(const struct vm_host_cal *o, const struct run *runs, size_t nset,
+		   const unsigned int *mib, size_t nmib, size_t nk, struct rp_host_spread *sp)
+{
+	struct rp_host_point *p = xcalloc((size_t)o->runs * nset * nmib, sizeof(*p));
+	size_t s, m, i;
+	unsigned int r;
+
+	for (r = 0; r < o->runs; r++)
+		for (s = 0; s < nset; s++)
+			for (m = 0; m < nmib; m++) {
+				const struct run *x = &runs[(r * nset + s) * nk + m];
+
+				i = (r * nset + s) * nmib + m;
+				p[i].faults = (double)x->minflt;
+				p[i].sys_ns = (double)x->sys_ns;
+				p[i].bytes = (double)mib[m] * (1 << 20);
+			}
+	if (rp_cost_fit_host_spread(p, o->runs, nset * nmib, sp)) {
+		error_clear();
+		memset(sp, 0, sizeof(*sp));
+	}
+	free(p);
+}
+
 /*
  * The calibration proper, knobs saved: per round, per setting, anon-touch at each size
  * (hot) and, if o->cold, at cold_mib with --between (cold); runs[(r * nset + s) * nk + m],
@@ -167,6 +193,8 @@ static int calibrate(const struct vm_host_cal *o, const char *prog, const unsign
 		}
 	ret = rp_cost_fit_host(hot, nset * nmib, out, NULL) ||
 	      (o->cold && rp_cost_fit_host_cold(cold, nset, out)) ? -1 : 0;
+	if (!ret && o->spread)
+		spread(o, runs, nset, mib, nmib, nk, o->spread);
 	out->samples = (int64_t)o->runs * (int64_t)(nset * nk);
 	out->traces = 0;
 out:

@@ -40,6 +40,10 @@ struct vm_host_cal {
 	 * measured by getrusage's tick-split system time instead. */
 	void (*note)(const char *why, void *arg);
 	void *arg;
+	/* Optional out: how well the runs determine new_ns and byte_ns
+	 * (rp_cost_fit_host_spread() over the rounds); fits 0 when it cannot be told (one
+	 * run per setting, or resamples that cannot be fitted). */
+	struct rp_host_spread *spread;
 };
 
 /*

@@ -4,7 +4,10 @@
  * coefficients are fitted back to them, noise within its bound moves them little, and the
  * fit refuses what cannot be fitted (too few points, faults proportional to bytes, a
  * negative cost, a run without system time). The expected values are the coefficients the
- * points were generated from, not the fit's.
+ * points were generated from, not the fit's. The spread over resamples of rounds
+ * (rp_cost_fit_host_spread()): rounds that each scale every point by one factor scale the
+ * fit by the median of the factors drawn, so its percentiles lie within bounds worked out
+ * from the factors alone.
  */
 #include <math.h>
 #include <string.h>
@@ -39,7 +42,7 @@ int main(void)
 	size_t n;
 	int rc;
 
-	plan(16);
+	plan(23);
 	n = points(p, 2e6, 1300, 0.23, 0);
 	ok(rp_cost_fit_host(p, n, &m, &base) == 0, "exact points fit");
 	ok(fabs(m.c[RP_COST_NEW] - 1300) < 1e-3, "new_ns 1300 recovered (%.6f)", m.c[RP_COST_NEW]);
@@ -103,13 +106,15 @@ int main(void)
 		   cp[0].sys_ns);
 		m.c[RP_COST_NEW] = 1300;
 		m.c[RP_COST_BYTE] = 0.23;
-		ok(rp_cost_fit_host_cold(cp, 4, &m) == 0 && m.has[RP_COST_COLD] &&
+		rc = rp_cost_fit_host_cold(cp, 4, &m);
+		ok(rc == 0 && m.has[RP_COST_COLD] &&
 		   fabs(m.c[RP_COST_COLD] - 1700) < 1e-3, "cold_ns 1700 recovered (%.6f)",
 		   m.c[RP_COST_COLD]);
 		/* cold runs as cheap per fault as the hot ones: cold_ns 0, not negative */
 		for (i = 0; i < 4; i++)
 			cp[i].sys_ns = 5e6 + 1200 * cp[i].faults + 0.23 * cp[i].bytes;
-		ok(rp_cost_fit_host_cold(cp, 4, &m) == 0 && m.c[RP_COST_COLD] == 0,
+		rc = rp_cost_fit_host_cold(cp, 4, &m);
+		ok(rc == 0 && m.c[RP_COST_COLD] == 0,
 		   "cold runs cheaper than new_ns: cold_ns 0 (%.3f)", m.c[RP_COST_COLD]);
 		ok(rp_cost_fit_host_cold(cp, 1, &m) == -1 && strstr(error_text(), "too few"),
 		   "one cold point refused: %s", error_text());
@@ -119,6 +124,60 @@ int main(void)
 		cp[3] = cp[0];
 		ok(rp_cost_fit_host_cold(cp, 4, &m) == -1 && strstr(error_text(), "differ"),
 		   "one fault count refused: %s", error_text());
+		error_clear();
+	}
+
+	/*
+	 * The spread. Five rounds of the 8 exact points, round r's system times scaled by
+	 * f[r]: a fit of points scaled by f is the fit scaled by f, so a resample's new_ns is
+	 * 1300 times the median of the 5 factors it drew. That median is 0.95 or less with
+	 * probability 1 - P(at most 2 of 5 draws in {0.90, 0.95}) = 0.317, so among 200
+	 * resamples the 5th percentile is at most 0.95 * 1300 = 1235 (and, likewise, the 95th
+	 * at least 1.05 * 1300 = 1365); and no median is outside [0.90, 1.10].
+	 */
+	{
+		static const double f[] = { 1.00, 0.90, 1.10, 0.95, 1.05 };
+		struct rp_host_point rounds[5 * 8];
+		struct rp_host_spread sp, again;
+		size_t r, i;
+
+		for (r = 0; r < 5; r++) {
+			n = points(rounds + r * 8, 2e6, 1300, 0.23, 0);
+			for (i = 0; i < n; i++)
+				rounds[r * 8 + i].sys_ns *= f[r];
+		}
+		rc = rp_cost_fit_host_spread(rounds, 5, 8, &sp);
+		ok(rc == 0 && sp.fits == RP_HOST_RESAMPLES, "every resample of 5 rounds fitted (%u)",
+		   sp.fits);
+		ok(sp.new_lo >= 1300 * 0.90 - 1e-6 && sp.new_lo <= 1235 + 1e-6 &&
+		   sp.new_hi >= 1365 - 1e-6 && sp.new_hi <= 1300 * 1.10 + 1e-6,
+		   "new_ns 1170 <= 5th %.3f <= 1235, 1365 <= 95th %.3f <= 1430", sp.new_lo,
+		   sp.new_hi);
+		ok(sp.byte_lo >= 0.23 * 0.90 - 1e-9 && sp.byte_lo <= 0.23 * 0.95 + 1e-9 &&
+		   sp.byte_hi >= 0.23 * 1.05 - 1e-9 && sp.byte_hi <= 0.23 * 1.10 + 1e-9,
+		   "byte_ns within the same factors (%.5f-%.5f)", sp.byte_lo, sp.byte_hi);
+		rc = rp_cost_fit_host_spread(rounds, 5, 8, &again);
+		ok(rc == 0 && again.new_lo == sp.new_lo && again.new_hi == sp.new_hi &&
+		   again.byte_lo == sp.byte_lo && again.byte_hi == sp.byte_hi,
+		   "the same runs give the same spread");
+
+		for (r = 0; r < 5; r++)
+			points(rounds + r * 8, 2e6, 1300, 0.23, 0);
+		rc = rp_cost_fit_host_spread(rounds, 5, 8, &sp);
+		ok(rc == 0 && fabs(sp.new_lo - 1300) < 1e-3 && fabs(sp.new_hi - 1300) < 1e-3,
+		   "rounds that agree: no spread (%.6f-%.6f)", sp.new_lo, sp.new_hi);
+
+		ok(rp_cost_fit_host_spread(rounds, 1, 8, &sp) == -1 &&
+		   strstr(error_text(), "2 rounds"), "one round refused: %s", error_text());
+		error_clear();
+
+		/* one folio size in every round: no resample can be fitted */
+		for (r = 0; r < 5; r++)
+			for (i = 2; i < 8; i++)
+				rounds[r * 8 + i] = rounds[r * 8 + i % 2];
+		ok(rp_cost_fit_host_spread(rounds, 5, 8, &sp) == -1 &&
+		   strstr(error_text(), "do not determine"), "resamples that cannot be fitted: %s",
+		   error_text());
 		error_clear();
 	}
 	return done_testing();
