@@ -75,6 +75,39 @@ interleave() {
 	done
 }
 
+# change_span BASE FILE: the 5th and 95th percentiles, "LO HI" in %, of the change from
+# BASE's runs to FILE's (their first columns, line r of each round r, as interleave
+# writes them) over 200 resamples of the rounds: drawn with replacement, a round's two
+# runs together, as they ran one after the other; each resample's change that of its
+# medians. From a fixed seed: the same runs give the same span.
+change_span() {
+	awk -v k=200 '
+		function sort(v, n,    i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+					t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+				}
+		}
+		function med(v, n) {
+			sort(v, n)
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}
+		FNR == NR { a[FNR] = $1; n = FNR; next }
+		{ b[FNR] = $1 }
+		END {
+			srand(1)
+			for (i = 1; i <= k; i++) {
+				for (r = 1; r <= n; r++) {
+					j = int(rand() * n) + 1
+					x[r] = a[j]; y[r] = b[j]
+				}
+				c[i] = 100 * (med(y, n) / med(x, n) - 1)
+			}
+			sort(c, k)
+			printf "%.1f %.1f\n", c[int(0.05 * (k - 1) + 1.5)], c[int(0.95 * (k - 1) + 1.5)]
+		}' "$1" "$2"
+}
+
 # median FILE COLUMN: median of the column's values (RUNS lines)
 median() {
 	awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 }

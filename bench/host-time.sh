@@ -37,15 +37,18 @@
 # file faults, syscalls) is the host's measured one.
 #
 # Per command and size one line
-#	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% rusage=-P% pred_fault_4k_ms=X
-#	     pred_delta_ms=X pred=-P% pred_span=-P..-P% cold=C/F gap=P beyond_span=P
+#	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% real_span=-P..-P% rusage=-P%
+#	     pred_fault_4k_ms=X pred_delta_ms=X pred=-P% pred_span=-P..-P% cold=C/F gap=P
+#	     beyond_span=P
 # (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md; priced only
 # with -C. pred_span: pred scaled by the 5th and 95th percentiles of the model's new_ns over
 # resamples of its runs, the SPREAD line after its MODEL lines (calibrate --host's): how far
 # the model's own runs leave the prediction uncertain; the bytes of a replay hardly change
 # with the size, so the change predicted is new_ns's times the faults removed, to within a
-# point, and the spread of byte_ns and cold_ns is left out; beyond_span: how far the measured
-# change lies outside it, in points, 0 inside)
+# point, and the spread of byte_ns and cold_ns is left out; real_span: the measured change's
+# 5th and 95th percentiles over resamples of the host's rounds, bench/host-lib.sh
+# change_span();
+# beyond_span: how far apart the two spans are, in points, 0 when they overlap)
 # after HOST lines with each setting's runs. Last lines: worst_beyond_span_points=X, then
 # worst_time_gap_points=X
 set -eu
@@ -187,18 +190,19 @@ for cmd in "$@"; do
 			-v rb="$rbase" -v rn="$(median "$W/h$s" 3)" \
 			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
 			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
-			-v new="$NEW" -v sp="$SPREAD" 'BEGIN {
+			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" 'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
 			gap = real - pred; if (gap < 0) gap = -gap
 			split(sp, q, " ")
 			lo = pred * q[2] / new; hi = pred * q[1] / new
 			if (lo > hi) { t = lo; lo = hi; hi = t }
-			out = real < lo ? lo - real : (real > hi ? real - hi : 0)
+			split(rs, m, " ")
+			out = m[2] < lo ? lo - m[2] : (m[1] > hi ? m[1] - hi : 0)
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
-			       "rusage=%.1f%% pred_fault_4k_ms=%.1f pred_delta_ms=%.1f pred=%.1f%% " \
-			       "pred_span=%.1f..%.1f%% cold=%s gap=%.1f beyond_span=%.1f\n", c, s,
-			       b / 1e3, n / 1e3, real, 100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred,
-			       lo, hi, cold, gap, out
+			       "real_span=%.1f..%.1f%% rusage=%.1f%% pred_fault_4k_ms=%.1f " \
+			       "pred_delta_ms=%.1f pred=%.1f%% pred_span=%.1f..%.1f%% cold=%s gap=%.1f " \
+			       "beyond_span=%.1f\n", c, s, b / 1e3, n / 1e3, real, m[1], m[2],
+			       100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred, lo, hi, cold, gap, out
 			print gap, out >> g }'
 	done
 done
