@@ -38,8 +38,8 @@
 #
 # Per command and size one line
 #	TIME cmd="..." size=16K sys_4k_ms=X sys_ms=X real=-P% real_span=-P..-P% rusage=-P%
-#	     pred_fault_4k_ms=X pred_delta_ms=X pred=-P% pred_span=-P..-P% cold=C/F gap=P
-#	     beyond_span=P
+#	     pred_fault_4k_ms=X pred_delta_ms=X pred=-P% pred_span=-P..-P% cold=C/F
+#	     ns_per_fault=HOST/MODEL gap=P beyond_span=P
 # (cold: the replay's cold faults of the F faults of mthp:S, docs/cost-model.md; priced only
 # with -C. pred_span: pred scaled by the 5th and 95th percentiles of the model's new_ns over
 # resamples of its runs, the SPREAD line after its MODEL lines (calibrate --host's): how far
@@ -48,7 +48,11 @@
 # point, and the spread of byte_ns and cold_ns is left out; real_span: the measured change's
 # 5th and 95th percentiles over resamples of the host's rounds, bench/host-lib.sh
 # change_span();
-# beyond_span: how far apart the two spans are, in points, 0 when they overlap)
+# beyond_span: how far apart the two spans are, in points, 0 when they overlap;
+# ns_per_fault: the change of kernel time per fault removed, ns (negative: saved), on the
+# host (its medians' change over its minor faults at 4K less at S: the file faults are the
+# same under both) and in the model (the replay's fault_time_ns over its faults): the gap
+# is their difference times the faults removed)
 # after HOST lines with each setting's runs. Last lines: worst_beyond_span_points=X, then
 # worst_time_gap_points=X
 set -eu
@@ -190,7 +194,11 @@ for cmd in "$@"; do
 			-v rb="$rbase" -v rn="$(median "$W/h$s" 3)" \
 			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
 			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
-			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" 'BEGIN {
+			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" \
+			-v m0="$(median "$W/h4" 5)" -v ms="$(median "$W/h$s" 5)" \
+			-v f0="$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
+			-v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
+			'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
 			gap = real - pred; if (gap < 0) gap = -gap
 			split(sp, q, " ")
@@ -198,11 +206,14 @@ for cmd in "$@"; do
 			if (lo > hi) { t = lo; lo = hi; hi = t }
 			split(rs, m, " ")
 			out = m[2] < lo ? lo - m[2] : (m[1] > hi ? m[1] - hi : 0)
+			hf = m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-"
+			pf = f0 > fs ? sprintf("%.0f", (ps - p0) / (f0 - fs)) : "-"
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
 			       "real_span=%.1f..%.1f%% rusage=%.1f%% pred_fault_4k_ms=%.1f " \
-			       "pred_delta_ms=%.1f pred=%.1f%% pred_span=%.1f..%.1f%% cold=%s gap=%.1f " \
-			       "beyond_span=%.1f\n", c, s, b / 1e3, n / 1e3, real, m[1], m[2],
-			       100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred, lo, hi, cold, gap, out
+			       "pred_delta_ms=%.1f pred=%.1f%% pred_span=%.1f..%.1f%% cold=%s " \
+			       "ns_per_fault=%s/%s gap=%.1f beyond_span=%.1f\n", c, s, b / 1e3, n / 1e3,
+			       real, m[1], m[2], 100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred, lo, hi,
+			       cold, hf, pf, gap, out
 			print gap, out >> g }'
 	done
 done
