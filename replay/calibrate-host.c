@@ -8,6 +8,7 @@
 
 #include "db/costs.h"
 #include "lib/error.h"
+#include "lib/rand.h"
 #include "lib/xalloc.h"
 #include "replay/calibrate-host.h"
 
@@ -70,21 +71,12 @@ static double quantile(double *v, size_t n, double q)
 	return v[i < n ? i : n - 1];
 }
 
-/* xorshift64: a fixed sequence, so that a spread can be reproduced from its runs. */
-static uint64_t next_draw(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size_t n,
 			    struct rp_host_spread *out)
 {
 	struct rp_host_point *p;
 	double *fv, *bv, *nw, *by;
-	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;	/* fixed: the same runs, the same spread */
 	size_t *pick, i, r, k;
 	struct rp_cost m;
 	int ret = -1;
@@ -100,7 +92,7 @@ int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size
 	pick = xcalloc(rounds, sizeof(*pick));
 	for (k = 0; k < RP_HOST_RESAMPLES; k++) {
 		for (r = 0; r < rounds; r++)
-			pick[r] = (size_t)(next_draw(&seed) % rounds);
+			pick[r] = (size_t)ft_rand_below(&seed, rounds);
 		for (i = 0; i < n; i++) {
 			for (r = 0; r < rounds; r++) {
 				fv[r] = run[pick[r] * n + i].faults;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/rand.h"
 #include "lib/xalloc.h"
 #include "replay/replay.h"
 
@@ -25,20 +26,6 @@ static const char *const names[] = { "random", "seq", "kbuild-like", NULL };
 const char *const *rp_synth_names(void)
 {
 	return names;
-}
-
-/* xorshift64*: small, fast, good enough for test streams */
-static uint64_t rnd(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
-
-static uint64_t below(uint64_t *s, uint64_t n)
-{
-	return n ? rnd(s) % n : 0;
 }
 
 void rp_stream_release(struct rp_stream *s)
@@ -148,64 +135,64 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 	static const uint64_t aligns[] = { 1ULL << 12, 1ULL << 16, 1ULL << 21, 3ULL << 12 };
 
 	memset(pr, 0, sizeof(pr));
-	for (i = 0; i < 2 + below(seed, 3); i++) {
+	for (i = 0; i < 2 + ft_rand_below(seed, 3); i++) {
 		struct rproc *p = &pr[np++];
-		uint64_t base = (0x10000000ULL + below(seed, 64) * (1ULL << 30));
+		uint64_t base = (0x10000000ULL + ft_rand_below(seed, 64) * (1ULL << 30));
 
 		p->id = next_id++;
 		p->alive = 1;
-		p->nv = 1 + (unsigned int)below(seed, R_MAXV - 1);
+		p->nv = 1 + (unsigned int)ft_rand_below(seed, R_MAXV - 1);
 		for (j = 0; j < p->nv; j++) {
-			uint64_t start = base + j * (16ULL << 21) + below(seed, 512) *
-					 aligns[below(seed, 4)] % (4ULL << 21);
-			uint64_t len = (1 + below(seed, 1200)) * RP_PAGE_SIZE;
-			uint64_t r = below(seed, 10);
+			uint64_t start = base + j * (16ULL << 21) + ft_rand_below(seed, 512) *
+					 aligns[ft_rand_below(seed, 4)] % (4ULL << 21);
+			uint64_t len = (1 + ft_rand_below(seed, 1200)) * RP_PAGE_SIZE;
+			uint64_t r = ft_rand_below(seed, 10);
 			uint64_t flags = 0x3 | (r == 0 ? RP_VM_NOHUGEPAGE : r == 1 ? 0x200 : 0);
 
 			start &= ~(RP_PAGE_SIZE - 1);
-			if (below(seed, 3) == 0)	/* some exactly 2M-aligned, 2M multiples */
-				start &= ~((1ULL << 21) - 1), len = (1 + below(seed, 2)) << 21;
+			if (ft_rand_below(seed, 3) == 0)	/* some exactly 2M-aligned, 2M multiples */
+				start &= ~((1ULL << 21) - 1), len = (1 + ft_rand_below(seed, 2)) << 21;
 			p->vma[j] = rp_stream_add_vma(s, start, start + len, flags);
 		}
 	}
 	while (faults < nr_faults) {
-		struct rproc *p = &pr[below(seed, np)];
+		struct rproc *p = &pr[ft_rand_below(seed, np)];
 		const struct rp_vma *v;
 		uint32_t vid;
-		uint64_t r = below(seed, 100), addr, len;
+		uint64_t r = ft_rand_below(seed, 100), addr, len;
 
 		if (!p->alive)
 			continue;
-		vid = p->vma[below(seed, p->nv)];
+		vid = p->vma[ft_rand_below(seed, p->nv)];
 		v = &s->vmas[vid];
 		len = v->end - v->start;
 		if (r < 70) {	/* touches: runs in order, or a jump */
-			unsigned int run = 1 + (unsigned int)below(seed, 40);
-			int write = below(seed, 10) < 7;
+			unsigned int run = 1 + (unsigned int)ft_rand_below(seed, 40);
+			int write = ft_rand_below(seed, 10) < 7;
 
-			if (below(seed, 3) == 0 || p->cursor < v->start || p->cursor >= v->end)
-				p->cursor = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
+			if (ft_rand_below(seed, 3) == 0 || p->cursor < v->start || p->cursor >= v->end)
+				p->cursor = v->start + ft_rand_below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
 			for (j = 0; j < run && p->cursor < v->end; j++) {
 				ev_fault(s, p->id, vid, p->cursor, write);
 				faults++;
-				p->cursor += RP_PAGE_SIZE * (below(seed, 8) == 0 ? 2 : 1);
+				p->cursor += RP_PAGE_SIZE * (ft_rand_below(seed, 8) == 0 ? 2 : 1);
 			}
 		} else if (r < 78) {
-			addr = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
-			ev_simple(s, below(seed, 2) ? FTDB_EV_ZERO_WP : FTDB_EV_COW, p->id, addr);
+			addr = v->start + ft_rand_below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
+			ev_simple(s, ft_rand_below(seed, 2) ? FTDB_EV_ZERO_WP : FTDB_EV_COW, p->id, addr);
 		} else if (r < 88) {	/* zap part of a VMA */
-			uint64_t a = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
-			uint64_t b = a + (1 + below(seed, 64)) * RP_PAGE_SIZE;
-			unsigned int cause = 1 + (unsigned int)below(seed, 4);
+			uint64_t a = v->start + ft_rand_below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
+			uint64_t b = a + (1 + ft_rand_below(seed, 64)) * RP_PAGE_SIZE;
+			unsigned int cause = 1 + (unsigned int)ft_rand_below(seed, 4);
 			uint64_t dst = 0;
 
 			if (b > v->end)
 				b = v->end;
 			if (cause == FTDB_ZAP_MREMAP) {
-				const struct rp_vma *w = &s->vmas[p->vma[below(seed, p->nv)]];
+				const struct rp_vma *w = &s->vmas[p->vma[ft_rand_below(seed, p->nv)]];
 				uint64_t wl = (w->end - w->start) / RP_PAGE_SIZE;
 
-				dst = w->start + below(seed, wl) * RP_PAGE_SIZE;
+				dst = w->start + ft_rand_below(seed, wl) * RP_PAGE_SIZE;
 			}
 			ev_zap(s, p->id, a, b, cause, dst);
 		} else if (r < 91 && np < 24) {	/* fork */
@@ -231,10 +218,10 @@ static void gen_random(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 			e.kind = FTDB_EV_ALLOC;
 			e.proc_id = p->id;
 			e.addr = v->start;
-			e.order = (uint8_t)below(seed, 10);
+			e.order = (uint8_t)ft_rand_below(seed, 10);
 			rp_stream_add(s, &e);
 		} else {	/* reads of pages that may have been written */
-			addr = v->start + below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
+			addr = v->start + ft_rand_below(seed, len / RP_PAGE_SIZE) * RP_PAGE_SIZE;
 			ev_fault(s, p->id, vid, addr, 0);
 			faults++;
 		}
@@ -274,20 +261,20 @@ static void gen_kbuild(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 	for (a = 0; a < (2ULL << 20); a += RP_PAGE_SIZE)
 		ev_fault(s, 1, parent_heap, pv_heap + a, 1);
 	while (faults < nr_faults) {
-		uint64_t heap = 0x560000000000ULL + below(seed, 1024) * (1ULL << 24);
-		uint64_t heap_len = (4 + below(seed, 60)) << 20;	/* 4-64M */
-		uint64_t arena = 0x7f0000000000ULL + below(seed, 1024) * (1ULL << 28) + 0x1000;
-		uint64_t arena_len = (1 + below(seed, 32)) << 20;
+		uint64_t heap = 0x560000000000ULL + ft_rand_below(seed, 1024) * (1ULL << 24);
+		uint64_t heap_len = (4 + ft_rand_below(seed, 60)) << 20;	/* 4-64M */
+		uint64_t arena = 0x7f0000000000ULL + ft_rand_below(seed, 1024) * (1ULL << 28) + 0x1000;
+		uint64_t arena_len = (1 + ft_rand_below(seed, 32)) << 20;
 		uint64_t stack = 0x7ffc00000000ULL - (8ULL << 20);
 		uint32_t vh = rp_stream_add_vma(s, heap, heap + heap_len, 0x3);
 		uint32_t va = rp_stream_add_vma(s, arena, arena + arena_len, 0x3);
 		uint32_t vs = rp_stream_add_vma(s, stack, stack + (8ULL << 20), 0x100173);
-		uint64_t used = heap_len * (30 + below(seed, 70)) / 100, n;
+		uint64_t used = heap_len * (30 + ft_rand_below(seed, 70)) / 100, n;
 
 		ev_dup(s, id, 1);
 		/* the child writes a few inherited heap pages before exec replaces its mm */
 		for (n = 0; n < 8; n++)
-			ev_simple(s, FTDB_EV_COW, id, pv_heap + below(seed, 512) * RP_PAGE_SIZE);
+			ev_simple(s, FTDB_EV_COW, id, pv_heap + ft_rand_below(seed, 512) * RP_PAGE_SIZE);
 		ev_zap(s, id, pv_heap, pv_heap + (8ULL << 20), FTDB_ZAP_EXIT, 0);
 		/* the exec'd compiler: a new mm */
 		id++;
@@ -296,14 +283,14 @@ static void gen_kbuild(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 		for (a = 0; a < used && faults < nr_faults; a += RP_PAGE_SIZE, faults++) {
 			uint64_t x = a;
 
-			if (below(seed, 16) == 0)	/* an occasional out-of-order touch */
-				x = below(seed, used / RP_PAGE_SIZE) * RP_PAGE_SIZE;
-			ev_fault(s, id, vh, heap + x, below(seed, 20) != 0);
-			if (below(seed, 64) == 0)
+			if (ft_rand_below(seed, 16) == 0)	/* an occasional out-of-order touch */
+				x = ft_rand_below(seed, used / RP_PAGE_SIZE) * RP_PAGE_SIZE;
+			ev_fault(s, id, vh, heap + x, ft_rand_below(seed, 20) != 0);
+			if (ft_rand_below(seed, 64) == 0)
 				ev_simple(s, FTDB_EV_ZERO_WP, id, heap + x);
 		}
 		for (n = 0; n < arena_len / RP_PAGE_SIZE / 4 && faults < nr_faults; n++, faults++)
-			ev_fault(s, id, va, arena + below(seed, arena_len / RP_PAGE_SIZE) *
+			ev_fault(s, id, va, arena + ft_rand_below(seed, arena_len / RP_PAGE_SIZE) *
 				 RP_PAGE_SIZE, 1);
 		ev_zap(s, id, arena, arena + arena_len, FTDB_ZAP_MUNMAP, 0);
 		ev_zap(s, id, heap, heap + heap_len, FTDB_ZAP_EXIT, 0);
