@@ -188,6 +188,8 @@ for cmd in "$@"; do
 			"minflt=$(median "$W/h$s" 5)"
 	done
 	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
+	f0=$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")	# its faults
+	m0=$(median "$W/h4" 5)	# the host's minor faults at 4K
 	[ -n "$p0" ] && [ "$p0" -gt 0 ] || die "replay predicted no fault time (no host model?): $cmd"
 	for s in $SIZES; do
 		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
@@ -195,8 +197,7 @@ for cmd in "$@"; do
 			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
 			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
 			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" \
-			-v m0="$(median "$W/h4" 5)" -v ms="$(median "$W/h$s" 5)" \
-			-v f0="$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
+			-v m0="$m0" -v ms="$(median "$W/h$s" 5)" -v f0="$f0" \
 			-v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
 			'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
