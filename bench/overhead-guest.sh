@@ -25,6 +25,10 @@
 #             reason), the tracepoint call, LTTng's checks and its filter, and nothing
 #             written; against `faults` it splits off what the ring buffer costs
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
+#   unbatched traced with EVENTS less anon_fault_batch: each fault its own anon_fault
+#             event, as before kernel patch 0008 (and as 6.12 records)
+#   batch     traced with anon_fault_batch alone: the faults in batches of up to 64
+#             records, one event each (kernel patch 0008), and nothing else
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from
 # /proc/uptime (10 ms steps) around the workload alone: session setup and the final flush
 # (lttng stop) are outside it. One line per run:
@@ -50,6 +54,10 @@ session() { # session MODE: create and start the session of MODE
 	evs=$events filter=
 	case $1 in
 	faults) evs=anon_fault ;;
+	# the recording's events, the faults one event each (no anon_fault_batch)
+	unbatched) evs=$(echo "$events" | sed 's/,anon_fault_batch//') ;;
+	# the faults alone, in batches (kernel patch 0008)
+	batch) evs=anon_fault_batch ;;
 	filtered) evs=anon_fault filter='mm == 0' ;;
 	allocs) evs=$events,anon_alloc ;;
 	pagealloc) evs=kmem_mm_page_alloc ;;

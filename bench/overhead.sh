@@ -19,8 +19,8 @@
 # filesystem share in a tree prepared on the host (workloads/kbuild.sh), which this guest
 # has not. FT_OVERHEAD_WORKLOADS, an extended regular expression, picks some (e.g.
 # 'pf-loop'). FT_OVERHEAD_MODES adds the modes of bench/overhead-guest.sh that split the
-# cost (tmpfs, snapshot, faults, filtered, pinned, allocs, pagealloc), each printed as its own ratio to the untraced
-# time. Fails if a recording run discarded events or
+# cost (tmpfs, snapshot, faults, filtered, pinned, allocs, pagealloc, unbatched, batch),
+# each printed as its own ratio to the untraced time. Fails if a recording run discarded events or
 # reported another minflt than the untraced run of its round. Last lines:
 #
 #   overhead_pfloop=R
@@ -46,6 +46,8 @@ tab=$(printf '\t')
 modes="plain traced ${FT_OVERHEAD_MODES:-}"
 # run.sh's event list and channel defaults (the same variables record uses)
 events=$(sed -n 's/^EVENTS=\(\$EVENTS,\)\{0,1\}//p' "$TOP/guest-kernel/run.sh" | paste -sd, -)
+# and, as run.sh adds for this 6.1 guest, the faults in batches (FT_FAULT_BATCH=0: not)
+[ "${FT_FAULT_BATCH:-1}" = 0 ] || events=$events,anon_fault_batch
 subbuf=${FT_SUBBUF:-8M} nsubbuf=${FT_NSUBBUF:-8}
 echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest, clock $clock; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
 set +e

@@ -157,27 +157,55 @@ def apply_frees():
     freed.clear()
 
 
-ts_re = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d{9})\]")
+ts_re = re.compile(r"^\[(\d+)\]")
 name_re = re.compile(r"\) (\w+): \{")
 field_re = re.compile(r"(\w+) = (0x[0-9A-Fa-f]+|-?\d+)")
+elem_re = re.compile(r"\[\d+\] = (0x[0-9A-Fa-f]+|\d+)")
 cpu_re = re.compile(r"cpu_id = (\d+)")
 cause_re = re.compile(r'cause = \( "(\w+)"')
+
+
+def batch_records(line):
+    """an anon_fault_batch's records (kernel patch 0008, docs/events.md) as anon_fault
+    events: (ts, cpu, fields), its VMA and task tables looked up"""
+    a = {k: [int(x, 0) for x in elem_re.findall(v)]
+         for k, v in re.findall(r"(\w+) = \[ (.*?) \](?:,|$| \})", line)}
+    for i, ts in enumerate(a["ts"]):
+        v, t = a["vma"][i], a["task"][i]
+        yield ts, a["cpu"][i], {"mm": a["mm"][t], "pid_tid": a["pid_tid"][t],
+                                "address": a["address"][i], "latency_ns": a["latency_ns"][i],
+                                "info": a["info"][i], "pfn": a["pfn"][i],
+                                "vm_start": a["vm_start"][v]}
+
+
+def trace_events(path):
+    """the trace's events as (ts, cpu, name, fields, line), in time order: a batch's
+    records in their own times and CPUs (babeltrace2 --clock-cycles: its times in the
+    clock's cycles, the unit of the records' ts)"""
+    bt = subprocess.run(["babeltrace2", "--clock-cycles", path], capture_output=True,
+                        text=True, check=True)
+    out = []
+    for line in bt.stdout.splitlines():
+        m, nm = ts_re.match(line), name_re.search(line)
+        if not m or not nm:
+            continue
+        name = nm.group(1)
+        if name == "anon_fault_batch":
+            out.extend((ts, cpu, "anon_fault", f, "") for ts, cpu, f in batch_records(line))
+            continue
+        cm = cpu_re.search(line)
+        out.append((int(m.group(1)), int(cm.group(1)) if cm else 0, name,
+                    {k: int(v, 0) for k, v in field_re.findall(line)}, line))
+    out.sort(key=lambda e: e[0])	# stable: events of one time keep the trace's order
+    return out
+
+
 pending = defaultdict(list)  # cpu -> (timestamp, order) of refill blocks since its last anon event
 comms = {}  # tid -> name, from the exec events
 rows = defaultdict(lambda: {"n": 0, "kernel": 0, "model": 0, "all": 0, "both": 0, "with": [],
                             "without": []})  # (name, order) ->
 kinds = {"new": 0, "cow": 0, "zero_wp": 0, "new1": 0, "new2": 0, "new3": 0}  # the model's refills
-bt = subprocess.run(["babeltrace2", args[0]], capture_output=True, text=True, check=True)
-for line in bt.stdout.splitlines():
-    m, nm = ts_re.match(line), name_re.search(line)
-    if not m or not nm:
-        continue
-    h, mi, s, ns = (int(x) for x in m.groups())
-    ts = ((h * 60 + mi) * 60 + s) * 10**9 + ns
-    name = nm.group(1)
-    cm = cpu_re.search(line)
-    cpu = int(cm.group(1)) if cm else 0
-    f = {k: int(v, 0) for k, v in field_re.findall(line)}
+for ts, cpu, name, f, line in trace_events(args[0]):
     if name == "sched_process_fork" and f.get("child_pid") == f.get("child_tid"):
         # a new process is its parent's, name and all, until it execs
         pc = re.search(r'parent_comm = "([^"]*)"', line)

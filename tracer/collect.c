@@ -28,6 +28,10 @@
 const struct collect_event_desc ft_collect_events[CK_NR] = {
 	[CK_FAULT_PACKED] = { "anon_fault", { "mm", "pid_tid", "address", "vm_start", "vm_end",
 					      "vm_flags", "latency_ns", "info", "pfn" } },
+	/* its arrays: tracer/fault-batch.c turns them into records of CK_FAULT_PACKED's */
+	[CK_FAULT_BATCH] = { "anon_fault_batch", { "ts", "address", "latency_ns", "info", "pfn",
+						   "vma", "task", "vm_start", "vm_end",
+						   "vm_flags", "mm", "pid_tid" } },
 	[CK_FAULT] = { "anon_fault", { "mm", "pid", "tid", "address", "vm_start", "vm_end",
 				       "vm_flags", "write", "order", "nr_ptes", "zero_page",
 				       "fallback", "latency_ns", "?alloc_orders", "?pfn" } },
@@ -503,6 +507,7 @@ int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,
 
 	switch (kind) {
 	case CK_FAULT_PACKED:
+	case CK_FAULT_BATCH:	/* one record of it: the packed fields, then its ts */
 		unpack_fault(v, u);
 		return on_fault(c, ts, u);
 	case CK_FAULT:

@@ -26,6 +26,12 @@ enum collect_kind {
 	 * that the name resolves to CK_FAULT and evclass.c picks this one by its info field
 	 */
 	CK_FAULT_PACKED,
+	/*
+	 * anon_fault_batch (kernel patch 0008): arrays of packed anon_fault records, each
+	 * with its own time; the sinks call ft_collect_event() once per record, its fields
+	 * in CK_FAULT_PACKED's order (tracer/fault-batch.h)
+	 */
+	CK_FAULT_BATCH,
 	CK_FAULT, CK_ALLOC, CK_ZERO_WP, CK_COW, CK_ZAP, CK_MM_DUP,
 	CK_EXEC, CK_FORK, CK_EXIT, CK_STATEDUMP,
 	/* syscall_exit_X of the calls the site tracer stops (tracer/syscalls.h), in its order */

@@ -51,7 +51,8 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 	const struct collect_event_desc *d;
 	unsigned int k;
 
-	ec->has_clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg) != NULL;
+	ec->clock = bt_message_event_borrow_stream_class_default_clock_class_const(msg);
+	ec->has_clock = ec->clock != NULL;
 	ec->kind = CK_OTHER;
 	for (k = CK_OTHER + 1; k < CK_NR; k++)
 		if (!strcmp(ft_collect_events[k].name, ec->name))
@@ -93,7 +94,15 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 			ec->type[k] = EVF_SIGNED;
 		else if (t == BT_FIELD_CLASS_TYPE_STRING)
 			ec->type[k] = EVF_STRING;
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY) &&
+			 bt_field_class_type_is(bt_field_class_get_type(
+				bt_field_class_array_borrow_element_field_class_const(fc)),
+				BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			ec->type[k] = EVF_UARRAY;
 		else
+			return fail("event %s: field %s has an unexpected type", ec->name, want);
+		/* a batch's fields are arrays, and only a batch's */
+		if ((ec->type[k] == EVF_UARRAY) != (ec->kind == CK_FAULT_BATCH))
 			return fail("event %s: field %s has an unexpected type", ec->name, want);
 	}
 	ec->nr_fields = k;

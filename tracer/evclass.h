@@ -11,13 +11,15 @@
 
 #include "tracer/collect.h"
 
-enum ev_field_type { EVF_ABSENT, EVF_UNSIGNED, EVF_SIGNED, EVF_STRING };
+/* EVF_UARRAY: an array of unsigned integers, every field of a CK_FAULT_BATCH class */
+enum ev_field_type { EVF_ABSENT, EVF_UNSIGNED, EVF_SIGNED, EVF_STRING, EVF_UARRAY };
 
 struct evclass {
 	const bt_event_class *cls;	/* borrowed; lives as long as its trace class */
 	char *name;			/* event name */
 	enum collect_kind kind;
 	int has_clock;			/* its stream class has a default clock */
+	const bt_clock_class *clock;	/* that clock, borrowed; NULL without */
 	uint64_t count;			/* events of this class seen */
 	unsigned int nr_fields;		/* entries of ft_collect_events[kind].fields */
 	uint64_t index[COLLECT_MAX_FIELDS];	/* member index in its structure */
@@ -68,5 +70,6 @@ int ft_evclass_trace_has_field(const bt_trace_class *tc, const char *event, cons
  * members for '@' fields); strings stay valid while event lives.
  */
 void ft_evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
+
 
 #endif /* FT_TRACER_EVCLASS_H */

@@ -24,6 +24,7 @@
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "tracer/evclass.h"
+#include "tracer/fault-batch.h"
 #include "tracer/lttng-index.h"
 #include "tracer/pdecode-int.h"
 #include "tracer/pdecode.h"
@@ -48,6 +49,41 @@ static uint64_t add_string(struct piece *p, const char *s)
 	memcpy(p->strs + at, s, n);
 	p->nr_strs += n;
 	return at + 1;
+}
+
+/*
+ * A batch event at ts into p->rec, as one entry (the merge orders events by their own
+ * times, as the muxer does): ts, its class, its record count n, then per record its
+ * FB_REC_WORDS words (its packed fields, its own time: tracer/fault-batch.h).
+ * Return: 0, or -1 (a damaged batch, which the serial sink the caller falls back to
+ * names).
+ */
+static int capture_batch(struct piece *p, const struct evclass *ec, const bt_event *event,
+			 uint64_t ts)
+{
+	struct collect_val vals[COLLECT_MAX_FIELDS];
+	struct fault_batch b;
+	uint64_t i, rts, *w;
+	unsigned int k;
+
+	if (ft_fault_batch_open(&b, ec, event))
+		return -1;
+	w = rec_words(p, 3 + b.nr * FB_REC_WORDS);
+	w[0] = ts;
+	w[1] = (uint64_t)(ec - p->ecs.v);
+	w[2] = b.nr;
+	for (i = 0; i < b.nr; i++) {
+		uint64_t *r = w + 3 + i * FB_REC_WORDS;
+
+		if (ft_fault_batch_record(&b, i, vals, &rts)) {
+			p->nr_rec -= 3 + b.nr * FB_REC_WORDS;
+			return -1;
+		}
+		for (k = 0; k < FB_REC_WORDS - 1; k++)
+			r[k] = vals[k].u;
+		r[FB_REC_WORDS - 1] = rts;
+	}
+	return 0;
 }
 
 /* One event into p->rec; Return: 0, or -1 (an unusable class or timestamp). */
@@ -81,6 +117,8 @@ static int capture_event(struct piece *p, const bt_message *msg)
 	} else {
 		ts = 0;
 	}
+	if (ec->kind == CK_FAULT_BATCH)
+		return capture_batch(p, ec, event, ts);
 	if (ec->kind == CK_OTHER) {
 		w = rec_words(p, 2);
 	} else {

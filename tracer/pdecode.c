@@ -29,6 +29,7 @@
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "tracer/evclass.h"
+#include "tracer/fault-batch.h"
 #include "tracer/lttng-index.h"
 #include "tracer/pdecode-int.h"
 #include "tracer/pdecode.h"
@@ -120,6 +121,27 @@ static int advance(struct plan *pl, struct ft_sink *s, struct cursor *c, unsigne
 	return 0;
 }
 
+/* A batch event at c (capture_batch()'s entry): counted, its records fed. */
+static int feed_batch(struct ft_sink *s, struct cursor *c, struct evclass *ec)
+{
+	const uint64_t *w = c->p->rec + c->pos, *r;
+	struct collect_val vals[COLLECT_MAX_FIELDS];
+	uint64_t i, n = w[2];
+	unsigned int k;
+
+	c->pos += 3 + n * FB_REC_WORDS;
+	ft_sink_count(s, ec, w[0]);
+	memset(vals, 0, sizeof(vals));
+	for (i = 0; i < n; i++) {
+		r = w + 3 + i * FB_REC_WORDS;
+		for (k = 0; k < FB_REC_WORDS - 1; k++)
+			vals[k].u = r[k];
+		if (ft_sink_record(s, ec, r[FB_REC_WORDS - 1], vals))
+			return -1;
+	}
+	return 0;
+}
+
 /* One event at c; Return: ft_sink_event()'s. */
 static int feed(struct ft_sink *s, struct cursor *c)
 {
@@ -133,6 +155,8 @@ static int feed(struct ft_sink *s, struct cursor *c)
 		c->pos += 2;
 		return ft_sink_event(s, ec, w[0], NULL);
 	}
+	if (local->kind == CK_FAULT_BATCH)
+		return feed_batch(s, c, ec);
 	for (k = 0; k < local->nr_fields; k++) {
 		if (local->type[k] == EVF_STRING) {
 			vals[k].u = 0;

@@ -18,6 +18,7 @@
 #include "lib/xalloc.h"
 #include "tracer/collect.h"
 #include "tracer/evclass.h"
+#include "tracer/fault-batch.h"
 #include "tracer/header.h"
 #include "tracer/sink.h"
 #include "tracer/sites.h"
@@ -254,10 +255,12 @@ int ft_sink_begin(struct ft_sink *s, const bt_stream *stream)
 	if (s->input)
 		ft_collect_set_workload(&s->col, (int32_t)ft_header_int(s->input, "workload_pid", 0));
 	/* kernel patch 0006: one event per fault, its allocations in its own fields (the
-	 * packed probe's in info) */
+	 * packed probe's in info, as the records of patch 0008's batches) */
 	if (ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault",
 				    "alloc_orders") ||
-	    ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault", "info"))
+	    ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault", "info") ||
+	    ft_evclass_trace_has_field(bt_trace_borrow_class_const(trace), "anon_fault_batch",
+				    "info"))
 		ft_collect_set_fault_allocs(&s->col, s->input ? (uint64_t)ft_header_int(s->input,
 							       "page_size", 4096) : 4096);
 	if (store_clock_offset(s, stream))
@@ -311,8 +314,7 @@ int ft_sink_end(struct ft_sink *s)
 	return 0;
 }
 
-int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
-		  const struct collect_val *vals)
+void ft_sink_count(struct ft_sink *s, struct evclass *ec, uint64_t ts)
 {
 	ec->count++;
 	s->result->progress++;
@@ -322,8 +324,24 @@ int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
 	s->col.last_ts = ts;
 	if (s->delay_us)
 		usleep(s->delay_us);
+}
+
+int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
+		  const struct collect_val *vals)
+{
+	ft_sink_count(s, ec, ts);
 	if (ec->kind == CK_OTHER)
 		return 0;
+	return ft_collect_event(&s->col, ec->kind, ts, vals);
+}
+
+int ft_sink_record(struct ft_sink *s, struct evclass *ec, uint64_t ts,
+		   const struct collect_val *vals)
+{
+	/* a record is older than its event, which ft_sink_count() took: the trace begins
+	 * with its first record, at the latest */
+	if (ts < s->col.first_ts)
+		s->col.first_ts = ts;
 	return ft_collect_event(&s->col, ec->kind, ts, vals);
 }
 
@@ -358,6 +376,27 @@ struct evclass_cache *ft_sink_classes(struct ft_sink *s)
 	return &s->ecs;
 }
 
+/* A batch event at ts: counted once, each of its records collected at the record's time. */
+static int on_batch(struct ft_sink *s, struct evclass *ec, const bt_event *event, uint64_t ts)
+{
+	struct collect_val vals[COLLECT_MAX_FIELDS];
+	struct fault_batch b;
+	const char *why = ft_fault_batch_open(&b, ec, event);
+	uint64_t i, rts;
+
+	if (why)
+		return fail("trace damaged: event %s with %s", ec->name, why);
+	ft_sink_count(s, ec, ts);
+	for (i = 0; i < b.nr; i++) {
+		why = ft_fault_batch_record(&b, i, vals, &rts);
+		if (why)
+			return fail("trace damaged: event %s with %s", ec->name, why);
+		if (ft_sink_record(s, ec, rts, vals))
+			return -1;
+	}
+	return 0;
+}
+
 static int on_event(struct ft_sink *s, const bt_message *msg)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
@@ -367,6 +406,8 @@ static int on_event(struct ft_sink *s, const bt_message *msg)
 
 	if (!ec || event_ts(ec, msg, &ts))
 		return -1;
+	if (ec->kind == CK_FAULT_BATCH)
+		return on_batch(s, ec, event, ts);
 	if (ec->kind != CK_OTHER)
 		ft_evclass_read(ec, event, vals);
 	return ft_sink_event(s, ec, ts, vals);

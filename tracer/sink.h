@@ -45,7 +45,10 @@ bt_component_class_sink_consume_method_status ft_sink_consume(bt_self_component_
  * database (Return: NULL, error set); ft_sink_begin() claims the trace identity from a
  * stream of the trace (Return: 0 started, 1 already stored: nothing to do, -1);
  * ft_sink_event() takes one event of class ec (of s's class cache, ft_sink_classes())
- * whose fields, unless ec->kind is CK_OTHER, are in vals; ft_sink_discarded() adds a
+ * whose fields, unless ec->kind is CK_OTHER, are in vals; an event of many records
+ * (CK_FAULT_BATCH) is counted by ft_sink_count() at its own time, then each record is
+ * given to ft_sink_record() at the record's time with its fields in vals (tracer/
+ * fault-batch.h); ft_sink_discarded() adds a
  * discarded-events count; ft_sink_end() finishes and commits (Return: 0 or -1);
  * ft_sink_free() rolls back whatever was not committed.
  */
@@ -57,6 +60,9 @@ struct ft_sink *ft_sink_new(const char *path, const char *input, const char *par
 int ft_sink_begin(struct ft_sink *s, const bt_stream *stream);
 int ft_sink_event(struct ft_sink *s, struct evclass *ec, uint64_t ts,
 		  const struct collect_val *vals);
+void ft_sink_count(struct ft_sink *s, struct evclass *ec, uint64_t ts);
+int ft_sink_record(struct ft_sink *s, struct evclass *ec, uint64_t ts,
+		   const struct collect_val *vals);
 void ft_sink_discarded(struct ft_sink *s, uint64_t n);
 struct evclass_cache *ft_sink_classes(struct ft_sink *s);
 int64_t ft_sink_trace_id(const struct ft_sink *s);

@@ -4,7 +4,7 @@
 # with the default pieces (one per stream file here) and with every packet a piece of its
 # own (FT_TEST_INGEST_PIECE_BYTES=1). The fixtures of tests/data have one packet per
 # stream; tests/data-packets/x86_64-pf-loop-packets, recorded with 16 KiB sub-buffers,
-# has many, cut into pieces decoded apart and merged back (tests/data's fixtures must stay
+# has many (and x86_64-pf-loop-batch too, its faults in anon_fault_batch events), cut into pieces decoded apart and merged back (tests/data's fixtures must stay
 # one packet per stream: "pieces=2 streams=2" below; replay.sh checks both directories).
 # The SQL dumps are compared, the ingest time left out. FT_TEST_INGEST_PIECES_LOG
 # says the parallel path stored it, with as many pieces as the LTTng indexes list packets.
@@ -13,7 +13,8 @@
 . "$(dirname "$0")/trace-lib.inc"
 
 traces="$(real_traces)
-$TOP/tests/data-packets/x86_64-pf-loop-packets"
+$TOP/tests/data-packets/x86_64-pf-loop-packets
+$TOP/tests/data-packets/x86_64-pf-loop-batch"
 n=$(echo "$traces" | grep -c .)
 plan $((3 + 4 * n))
 ok $([ "$n" -gt 0 ]; echo $?) "real guest traces found: $n"

@@ -31,6 +31,14 @@ if [ "$ARCH" = x86_64 ]; then
 		--out "$d" -- pf-loop --size 2M --loops 4
 	rm -f "$d/job" "$d/kvm-probe.log"
 	echo "FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/x86_64-pf-loop-packets -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
+	# the same, its faults in anon_fault_batch events (kernel patch 0008; the one above,
+	# recorded before it, has one anon_fault each)
+	d=$TOP/tests/data-packets/x86_64-pf-loop-batch
+	rm -rf "$d"
+	FT_SUBBUF=16K FT_NSUBBUF=64 sh "$TOP/guest-kernel/run.sh" --arch x86_64 --policy order0 \
+		--out "$d" -- pf-loop --size 2M --loops 4
+	rm -f "$d/job" "$d/kvm-probe.log"
+	echo "FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/x86_64-pf-loop-batch -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
 fi
 rec fork-cow-order0 order0 fork-cow --size 2M
 rec malloc-churn-order0 order0 malloc-churn --size 8M --loops 2

@@ -4,13 +4,18 @@
 # collector's tests until and besides real guest traces. Needs python3-bt2 (Debian).
 #
 #   /usr/bin/python3 tests/data/make-synthetic.py OUT_DIR [NR_FAULTS] [--no-uuid] [--no-header]
-#                    [--allocs=events|fields|both|packed] [--alloc-cases] [--syscalls]
+#                    [--allocs=events|fields|both|packed|batch] [--alloc-cases] [--syscalls]
+#                    [--damage-batch=lengths|index]
 #
 # --allocs: how the faults' allocation attempts are written: anon_alloc events (events, the
 # default: the format before kernel patch 0006), anon_fault's alloc_orders and pfn fields
 # (fields: one event per fault) or both; packed: as fields, in the probe's packed layout
-# (anon_fault's pid_tid and info, docs/events.md). The same arguments otherwise give the
-# same story.
+# (anon_fault's pid_tid and info, docs/events.md); batch: as packed, the faults held and
+# written as anon_fault_batch events as kernel patch 0008 writes them (batched() below).
+# The same arguments otherwise give the same story.
+# --damage-batch (with --allocs=batch): the third batch damaged as no kernel writes one
+# (tests/data-damaged/, read by tests/cli/ingest-oneevent.sh only): lengths, its pfn array one element short of its other
+# arrays; index, its last record's VMA index one past its VMA table.
 # --alloc-cases: some order-4 faults fail their allocation (then get 4K, or nothing: OOM),
 # lose a race after allocating, or are PMD faults with no anon_alloc at all.
 # --syscalls: as the `sites` channel records them (docs/sites.md), every event gets LTTng's
@@ -252,18 +257,75 @@ def packed(f):
     return out
 
 
+# anon_fault_batch (docs/events.md): arrays, per record then the VMA and task tables
+BATCH_FIELDS = [('ts', 'u64'), ('address', 'u64'), ('latency_ns', 'u64'), ('info', 'u64'),
+                ('pfn', 'u64'), ('vma', 'u8'), ('task', 'u8'), ('cpu', 'u16'), ('vm_start', 'u64'),
+                ('vm_end', 'u64'), ('vm_flags', 'u64'), ('mm', 'u64'), ('pid_tid', 'u64')]
+BATCH_MAX = 7	# the kernel's is 64: a small story needs a small one to fill batches
+
+
+def batch_event(held, damage):
+    """the anon_fault_batch of the packed faults held, as mm/memory.c fills one: a VMA or
+    task table entry each time a record's differs from the table's last"""
+    f = {k: [] for k, _ in BATCH_FIELDS}
+    for ts, cpu, _name, r in held:
+        for k in ('address', 'latency_ns', 'info', 'pfn'):
+            f[k].append(r[k])
+        f['ts'].append(ts)
+        f['cpu'].append(cpu)
+        for idx, keys in (('vma', ('vm_start', 'vm_end', 'vm_flags')),
+                          ('task', ('mm', 'pid_tid'))):
+            if not f[keys[0]] or any(f[k][-1] != r[k] for k in keys):
+                for k in keys:
+                    f[k].append(r[k])
+            f[idx].append(len(f[keys[0]]) - 1)
+    if damage == 'lengths':
+        f['pfn'] = f['pfn'][:-1]
+    elif damage == 'index':
+        f['vma'][-1] = len(f['vm_start'])
+    return f
+
+
+def batched(events, damage=None):
+    """--allocs=batch: the packed faults as kernel patch 0008 writes them. One batch for all
+    CPUs, written when it holds BATCH_MAX records (on the CPU and at the time of the last)
+    and before any other anon_* event (on that event's CPU, at its time); every record
+    keeps its own ts. The other events are unchanged."""
+    out, held, batches = [], [], [0]
+
+    def flush(ts, cpu):
+        if held:
+            batches[0] += 1
+            f = batch_event(held, damage if batches[0] == 3 else None)
+            out.append((ts, cpu, 'anon_fault_batch', f))
+            held.clear()
+    for e in events:
+        ts, cpu, name, f = e
+        if name == 'anon_fault':
+            held.append(e)
+            if len(held) == BATCH_MAX:
+                flush(ts, cpu)
+            continue
+        if name.startswith('anon_'):
+            flush(ts, cpu)
+        out.append(e)
+    flush(events[-1][0], events[-1][1])
+    return out
+
+
 def allocs_as(events, how):
     """the story with the faults' allocation attempts written as --allocs says"""
     out = []
     for ts, cpu, name, f in events:
-        if name == 'anon_alloc' and how in ('fields', 'packed'):
+        if name == 'anon_alloc' and how in ('fields', 'packed', 'batch'):
             continue
         if name == 'anon_fault' and how == 'events':
             f = {k: v for k, v in f.items() if k not in ('alloc_orders', 'pfn')}
-        if name == 'anon_fault' and how == 'packed':
+        if name == 'anon_fault' and how in ('packed', 'batch'):
             f = packed(f)
         out.append((ts, cpu, name, f))
-    return out
+    damage = [a.split('=', 1)[1] for a in sys.argv if a.startswith('--damage-batch=')]
+    return batched(out, damage[0] if damage else None) if how == 'batch' else out
 
 
 # --syscalls: (tid, call, entry payload, ret) pairs, each before the fault of ordinal k of
@@ -325,10 +387,12 @@ def event_classes(how, syscalls=False):
             ev['syscall_exit_' + call] = [('ret', 's64')]
     if how == 'events':
         ev['anon_fault'] = [x for x in ev['anon_fault'] if x[0] not in ('alloc_orders', 'pfn')]
-    if how in ('fields', 'packed'):
+    if how in ('fields', 'packed', 'batch'):
         del ev['anon_alloc']
-    if how == 'packed':
+    if how in ('packed', 'batch'):
         ev['anon_fault'] = PACKED_FAULT
+    if how == 'batch':
+        ev['anon_fault_batch'] = [(k, '[]' + t) for k, t in BATCH_FIELDS]
     return ev
 
 
@@ -377,6 +441,8 @@ class Iter(bt2._UserMessageIterator):
                 msg.event.common_context_field['tid'] = v
             else:
                 msg.event.payload_field[k] = v
+                if isinstance(v, list):
+                    msg.event.payload_field['_%s_length' % k] = len(v)
         return msg
 
 
@@ -405,6 +471,12 @@ class Source(bt2._UserSourceComponent, message_iterator_class=Iter):
         for name, fields in event_classes(how, syscalls).items():
             payload = tc.create_structure_field_class()
             for fname, t in fields:
+                if t.startswith('[]'):	# an array of t, after its length (as LTTng's)
+                    length = tc.create_unsigned_integer_field_class(32)
+                    payload.append_member('_%s_length' % fname, length)
+                    payload.append_member(fname, tc.create_dynamic_array_field_class(
+                        field_class(tc, t[2:]), length_fc=length))
+                    continue
                 payload.append_member(fname, field_class(tc, t))
             classes[name] = sc.create_event_class(name=name, payload_field_class=payload)
         env = {'hostname': 'synthetic', 'domain': 'kernel', 'sysname': 'Linux',
@@ -437,8 +509,8 @@ def main():
     for a in sys.argv[1:]:
         if a.startswith('--allocs='):
             how = a[len('--allocs='):]
-    if how not in ('events', 'fields', 'both', 'packed'):
-        sys.exit('make-synthetic.py: --allocs=events|fields|both|packed, not %s' % how)
+    if how not in ('events', 'fields', 'both', 'packed', 'batch'):
+        sys.exit('make-synthetic.py: --allocs=events|fields|both|packed|batch, not %s' % how)
     events = allocs_as(Story(nr, '--alloc-cases' in sys.argv).build(), how)
     syscalls = '--syscalls' in sys.argv
     if syscalls:
