@@ -142,8 +142,7 @@ static int calibrate_host(const struct vm_host_cal *o, const char *output,
 			o->spread->fits, o->runs, o->spread->new_lo, o->spread->new_hi,
 			o->spread->byte_lo, o->spread->byte_hi);
 	else
-		fprintf(stderr, "calibrate --host: no spread: %s\n", o->runs < 2 ?
-			"one run per setting" : "the resamples of the rounds could not be fitted");
+		fprintf(stderr, "calibrate --host: no spread: %s\n", o->spread->why);
 	return 0;
 }
 

@@ -82,8 +82,11 @@ int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size
 	int ret = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (rounds < 2)
-		return fail("the spread of a fit needs 2 rounds of runs or more, not %zu", rounds);
+	if (rounds < 2) {
+		snprintf(out->why, sizeof(out->why),
+			 "the spread of a fit needs 2 rounds of runs or more, not %zu", rounds);
+		return fail("%s", out->why);
+	}
 	p = xcalloc(n, sizeof(*p));
 	fv = xcalloc(rounds, sizeof(*fv));
 	bv = xcalloc(rounds, sizeof(*bv));
@@ -111,8 +114,10 @@ int rp_cost_fit_host_spread(const struct rp_host_point *run, size_t rounds, size
 		out->fits++;
 	}
 	if (out->fits * 2 < RP_HOST_RESAMPLES) {
-		fail("the runs do not determine the fit: %u of %d resamples of their rounds could "
-		     "be fitted", out->fits, RP_HOST_RESAMPLES);
+		snprintf(out->why, sizeof(out->why), "the runs do not determine the fit: %u of %d "
+			 "resamples of their rounds could be fitted", out->fits, RP_HOST_RESAMPLES);
+		fail("%s", out->why);
+		out->fits = 0;
 		goto out;
 	}
 	out->new_lo = quantile(nw, out->fits, 0.05);

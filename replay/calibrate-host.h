@@ -59,6 +59,7 @@ struct rp_host_spread {
 	double new_lo, new_hi;		/* new_ns, ns: 5th and 95th percentiles */
 	double byte_lo, byte_hi;	/* byte_ns, ns per byte: the same */
 	unsigned int fits;		/* resamples fitted (one that cannot be fitted is left out) */
+	char why[160];			/* fits 0: why there is no spread, as fail() said it */
 };
 
 /*

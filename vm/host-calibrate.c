@@ -111,7 +111,8 @@ static uint64_t median_u64(uint64_t *v, size_t n)
 }
 
 /* The spread of the hot fit over resamples of the rounds (rp_cost_fit_host_spread()): fits
- * 0 if it cannot be told. runs as calibrate()'s. */
+ * 0 and why set if it cannot be told (not an error of the calibration). runs as
+ * calibrate()'s. */
 static void spread(const struct vm_host_cal *o, const struct run *runs, size_t nset,
 		   const unsigned int *mib, size_t nmib, size_t nk, struct rp_host_spread *sp)
 {
@@ -129,10 +130,8 @@ static void spread(const struct vm_host_cal *o, const struct run *runs, size_t n
 				p[i].sys_ns = (double)x->sys_ns;
 				p[i].bytes = (double)mib[m] * (1 << 20);
 			}
-	if (rp_cost_fit_host_spread(p, o->runs, nset * nmib, sp)) {
-		error_clear();
-		memset(sp, 0, sizeof(*sp));
-	}
+	if (rp_cost_fit_host_spread(p, o->runs, nset * nmib, sp))
+		error_clear();	/* sp->why says it */
 	free(p);
 }
 
