@@ -26,7 +26,7 @@
 #             written; against `faults` it splits off what the ring buffer costs
 #   pinned    traced, the consumer daemon's threads pinned to the last CPU
 #   unbatched traced with EVENTS less anon_fault_batch: each fault its own anon_fault
-#             event, as before kernel patch 0008 (and as 6.12 records)
+#             event, as before kernel patch 0008
 #   batch     traced with anon_fault_batch alone: the faults in batches of up to 64
 #             records, one event each (kernel patch 0008), and nothing else
 # LTTNG_OPTS: more enable-channel options (e.g. "--read-timer=0"). Guest time from

@@ -46,7 +46,7 @@ tab=$(printf '\t')
 modes="plain traced ${FT_OVERHEAD_MODES:-}"
 # run.sh's event list and channel defaults (the same variables record uses)
 events=$(sed -n 's/^EVENTS=\(\$EVENTS,\)\{0,1\}//p' "$TOP/guest-kernel/run.sh" | paste -sd, -)
-# and, as run.sh adds for this 6.1 guest, the faults in batches (FT_FAULT_BATCH=0: not)
+# and, as run.sh adds, the faults in batches (FT_FAULT_BATCH=0: not)
 [ "${FT_FAULT_BATCH:-1}" = 0 ] || events=$events,anon_fault_batch
 subbuf=${FT_SUBBUF:-8M} nsubbuf=${FT_NSUBBUF:-8}
 echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest, clock $clock; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
