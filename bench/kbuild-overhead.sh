@@ -78,31 +78,4 @@ while [ $i -le "$rounds" ]; do
 	rm -rf "$T"/*.db "$T"/*.db.ctf "$T/plain-$i"
 	i=$((i + 1))
 done | tee "$T/kb"
-awk '
-function median(a, n,   i, j, t) {	# sorts a[1..n]
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-	return a[int((n + 1) / 2)]
-}
-{
-	for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-	m = f["mode"]; n[m]++; t[m, n[m]] = f["seconds"]
-}
-END {
-	if (!n["plain"] || !n["traced"] || !n["unbatched"]) {
-		print "bench/kbuild-overhead.sh: missing runs" > "/dev/stderr"
-		exit 1
-	}
-	for (k = 1; k <= n["plain"]; k++) p[k] = t["plain", k]
-	pm = median(p, n["plain"])
-	split("unbatched traced", order, " ")
-	for (o = 1; o <= 2; o++) {
-		m = order[o]
-		for (k = 1; k <= n[m]; k++) q[k] = t[m, k]
-		r[m] = median(q, n[m]) / pm
-		printf "kbuild  untraced %8.2f s  %-9s %8.2f s  ratio %.3f (medians of %d)\n", pm,
-		       m, median(q, n[m]), r[m], n[m]
-	}
-	printf "overhead_kbuild_unbatched=%.3f\n", r["unbatched"]
-	printf "overhead_kbuild=%.3f\n", r["traced"]
-}' "$T/kb"
+awk -f "$TOP/bench/median.awk" -f "$TOP/bench/kbuild-overhead.awk" "$T/kb"

@@ -24,21 +24,19 @@ rec sparse-order0 order0 sparse --size 64M --touches 512
 rec pf-loop-order0 order0 pf-loop --size 2M --loops 4
 # 16 KiB sub-buffers: streams of many packets, which the parallel ingest cuts into pieces
 # (tests/cli/ingest-parallel.sh), kept in tests/data-packets/: tests/data's are one packet per stream
+packets() { # packets NAME: pf-loop in 16 KiB sub-buffers into tests/data-packets/NAME
+	d=$TOP/tests/data-packets/$1
+	rm -rf "$d"
+	FT_SUBBUF=16K FT_NSUBBUF=64 sh "$TOP/guest-kernel/run.sh" --arch x86_64 --policy order0 \
+		--out "$d" -- pf-loop --size 2M --loops 4
+	rm -f "$d/job" "$d/kvm-probe.log"
+	echo "${2:+$2 }FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/$1 -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
+}
 if [ "$ARCH" = x86_64 ]; then
-	d=$TOP/tests/data-packets/x86_64-pf-loop-packets
-	rm -rf "$d"
-	FT_SUBBUF=16K FT_NSUBBUF=64 sh "$TOP/guest-kernel/run.sh" --arch x86_64 --policy order0 \
-		--out "$d" -- pf-loop --size 2M --loops 4
-	rm -f "$d/job" "$d/kvm-probe.log"
-	echo "FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/x86_64-pf-loop-packets -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
-	# the same, its faults in anon_fault_batch events (kernel patch 0008; the one above,
-	# recorded before it, has one anon_fault each)
-	d=$TOP/tests/data-packets/x86_64-pf-loop-batch
-	rm -rf "$d"
-	FT_SUBBUF=16K FT_NSUBBUF=64 sh "$TOP/guest-kernel/run.sh" --arch x86_64 --policy order0 \
-		--out "$d" -- pf-loop --size 2M --loops 4
-	rm -f "$d/job" "$d/kvm-probe.log"
-	echo "FT_SUBBUF=16K FT_NSUBBUF=64 sh guest-kernel/run.sh --arch x86_64 --policy order0 --out tests/data-packets/x86_64-pf-loop-batch -- pf-loop --size 2M --loops 4" > "$d/COMMAND"
+	# recorded before kernel patch 0008: one anon_fault a fault (FT_FAULT_BATCH=0 now)
+	FT_FAULT_BATCH=0 packets x86_64-pf-loop-packets FT_FAULT_BATCH=0
+	# its faults in anon_fault_batch events (kernel patch 0008)
+	packets x86_64-pf-loop-batch
 fi
 rec fork-cow-order0 order0 fork-cow --size 2M
 rec malloc-churn-order0 order0 malloc-churn --size 8M --loops 2
