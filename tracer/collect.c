@@ -53,7 +53,6 @@ const struct collect_event_desc ft_collect_events[CK_NR] = {
 /* Field positions, as in the table above. */
 enum { F_MM, F_PID, F_TID, F_ADDR, F_VM_START, F_VM_END, F_VM_FLAGS, F_WRITE, F_ORDER,
        F_NR_PTES, F_ZERO, F_FALLBACK, F_LATENCY, F_ALLOC_ORDERS, F_PFN, F_NR };
-enum { P_MM, P_PID_TID, P_ADDR, P_VM_START, P_VM_END, P_VM_FLAGS, P_LATENCY, P_INFO, P_PFN };
 enum { A_MM, A_PID, A_ADDR, A_ORDER, A_SUCCESS, A_PFN };
 enum { W_MM, W_PID, W_TID, W_ADDR, W_LATENCY };
 enum { Z_MM, Z_PID, Z_START, Z_END, Z_CAUSE, Z_NEW_ADDR };
@@ -480,24 +479,24 @@ void ft_collect_set_fault_allocs(struct collect *c, uint64_t page_size)
  */
 static void unpack_fault(const struct collect_val *p, struct collect_val *v)
 {
-	uint64_t info = p[P_INFO].u;
+	uint64_t info = p[CP_INFO].u;
 
 	memset(v, 0, F_NR * sizeof(*v));
-	v[F_MM].u = p[P_MM].u;
-	v[F_PID].u = (uint64_t)(int64_t)(int32_t)(uint32_t)(p[P_PID_TID].u >> 32);
-	v[F_TID].u = (uint64_t)(int64_t)(int32_t)(uint32_t)p[P_PID_TID].u;
-	v[F_ADDR].u = p[P_ADDR].u;
-	v[F_VM_START].u = p[P_VM_START].u;
-	v[F_VM_END].u = p[P_VM_END].u;
-	v[F_VM_FLAGS].u = p[P_VM_FLAGS].u;
+	v[F_MM].u = p[CP_MM].u;
+	v[F_PID].u = (uint64_t)(int64_t)(int32_t)(uint32_t)(p[CP_PID_TID].u >> 32);
+	v[F_TID].u = (uint64_t)(int64_t)(int32_t)(uint32_t)p[CP_PID_TID].u;
+	v[F_ADDR].u = p[CP_ADDR].u;
+	v[F_VM_START].u = p[CP_VM_START].u;
+	v[F_VM_END].u = p[CP_VM_END].u;
+	v[F_VM_FLAGS].u = p[CP_VM_FLAGS].u;
 	v[F_WRITE].u = info & 0xff;
 	v[F_ORDER].u = info >> 8 & 0xff;
 	v[F_ZERO].u = info >> 16 & 0xff;
 	v[F_FALLBACK].u = info >> 24 & 0xff;
 	v[F_NR_PTES].u = info >> 32 & 0xffff;
 	v[F_ALLOC_ORDERS].u = info >> 48;
-	v[F_LATENCY].u = p[P_LATENCY].u;
-	v[F_PFN].u = p[P_PFN].u;
+	v[F_LATENCY].u = p[CP_LATENCY].u;
+	v[F_PFN].u = p[CP_PFN].u;
 }
 
 int ft_collect_event(struct collect *c, enum collect_kind kind, uint64_t ts,

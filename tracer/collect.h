@@ -57,6 +57,13 @@ struct collect_event_desc {
 };
 extern const struct collect_event_desc ft_collect_events[CK_NR];
 
+/*
+ * The positions of a packed anon_fault's fields (CK_FAULT_PACKED's row of
+ * ft_collect_events[]), which tracer/fault-batch.c fills for each record of a batch.
+ */
+enum collect_packed_field { CP_MM, CP_PID_TID, CP_ADDR, CP_VM_START, CP_VM_END, CP_VM_FLAGS,
+			    CP_LATENCY, CP_INFO, CP_PFN, CP_NR };
+
 /* One value of a decoded event: integer fields in u (signed ones sign-extended), strings in s. */
 struct collect_val {
 	uint64_t u;

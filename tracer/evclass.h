@@ -71,5 +71,4 @@ int ft_evclass_trace_has_field(const bt_trace_class *tc, const char *event, cons
  */
 void ft_evclass_read(const struct evclass *ec, const bt_event *event, struct collect_val *vals);
 
-
 #endif /* FT_TRACER_EVCLASS_H */

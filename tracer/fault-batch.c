@@ -4,9 +4,6 @@
 
 #include "tracer/fault-batch.h"
 
-/* CK_FAULT_PACKED's field positions (tracer/collect.c's table) */
-enum { P_MM, P_PID_TID, P_ADDR, P_VM_START, P_VM_END, P_VM_FLAGS, P_LATENCY, P_INFO, P_PFN };
-
 const char *ft_fault_batch_open(struct fault_batch *b, const struct evclass *ec,
 				const bt_event *event)
 {
@@ -49,16 +46,16 @@ const char *ft_fault_batch_record(const struct fault_batch *b, uint64_t i,
 		return "a record's VMA index beyond its VMA table";
 	if (task >= b->nr_tasks)
 		return "a record's task index beyond its task table";
-	memset(vals, 0, (P_PFN + 1) * sizeof(*vals));
-	vals[P_MM].u = elem(b, FB_MM, task);
-	vals[P_PID_TID].u = elem(b, FB_PID_TID, task);
-	vals[P_ADDR].u = elem(b, FB_ADDR, i);
-	vals[P_VM_START].u = elem(b, FB_VM_START, vma);
-	vals[P_VM_END].u = elem(b, FB_VM_END, vma);
-	vals[P_VM_FLAGS].u = elem(b, FB_VM_FLAGS, vma);
-	vals[P_LATENCY].u = elem(b, FB_LATENCY, i);
-	vals[P_INFO].u = elem(b, FB_INFO, i);
-	vals[P_PFN].u = elem(b, FB_PFN, i);
+	memset(vals, 0, CP_NR * sizeof(*vals));
+	vals[CP_MM].u = elem(b, FB_MM, task);
+	vals[CP_PID_TID].u = elem(b, FB_PID_TID, task);
+	vals[CP_ADDR].u = elem(b, FB_ADDR, i);
+	vals[CP_VM_START].u = elem(b, FB_VM_START, vma);
+	vals[CP_VM_END].u = elem(b, FB_VM_END, vma);
+	vals[CP_VM_FLAGS].u = elem(b, FB_VM_FLAGS, vma);
+	vals[CP_LATENCY].u = elem(b, FB_LATENCY, i);
+	vals[CP_INFO].u = elem(b, FB_INFO, i);
+	vals[CP_PFN].u = elem(b, FB_PFN, i);
 	*ts = 0;
 	if (!b->clock)
 		return NULL;

@@ -20,8 +20,8 @@
 enum { FB_TS, FB_ADDR, FB_LATENCY, FB_INFO, FB_PFN, FB_VMA, FB_TASK, FB_VM_START, FB_VM_END,
        FB_VM_FLAGS, FB_MM, FB_PID_TID, FB_NR };
 
-/* A record as tracer/pdecode-decode.c keeps it: its 9 packed fields, then its time. */
-#define FB_REC_WORDS 10
+/* A record as tracer/pdecode-decode.c keeps it: its CP_NR packed fields, then its time. */
+#define FB_REC_WORDS (CP_NR + 1)
 
 struct fault_batch {
 	const bt_field *f[FB_NR];	/* the event's arrays, borrowed */
@@ -38,7 +38,7 @@ const char *ft_fault_batch_open(struct fault_batch *b, const struct evclass *ec,
 				const bt_event *event);
 
 /*
- * Record i (below b->nr) into vals[0..8], in CK_FAULT_PACKED's field order, and its time,
+ * Record i (below b->nr) into vals[0..CP_NR - 1] (tracer/collect.h), and its time,
  * ns from the clock's origin, into *ts. Return: NULL, or the reason it is damaged (an
  * index beyond its table, a time out of range).
  */
