@@ -99,10 +99,10 @@ static int resolve(struct evclass *ec, const bt_message *msg)
 				bt_field_class_array_borrow_element_field_class_const(fc)),
 				BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
 			ec->type[k] = EVF_UARRAY;
-		else
-			return fail("event %s: field %s has an unexpected type", ec->name, want);
-		/* a batch's fields are arrays, and only a batch's */
-		if ((ec->type[k] == EVF_UARRAY) != (ec->kind == CK_FAULT_BATCH))
+		/* none of those (EVF_ABSENT still), or not as the kind wants: a batch's fields
+		 * are arrays, and only a batch's */
+		if (ec->type[k] == EVF_ABSENT ||
+		    (ec->type[k] == EVF_UARRAY) != (ec->kind == CK_FAULT_BATCH))
 			return fail("event %s: field %s has an unexpected type", ec->name, want);
 	}
 	ec->nr_fields = k;
