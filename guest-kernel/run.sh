@@ -192,20 +192,8 @@ for a in "$@"; do printf '%s\n' "$a" >> "$OUT/cmd"; done
 # bursts of ~100 B/event at ~200k events/s while the consumer writes to 9p: no discards
 # in the bundled workloads or in bench/ingest.sh's 1M-fault run (FT_SUBBUF, FT_NSUBBUF
 # override; the header records LTTng's discarded count either way).
-# One event per anonymous fault: anon_fault carries its allocation attempts (kernel patch
-# 0006), so anon_alloc, which says the same again, is left off; FT_ANON_ALLOC=1 records it
-# too, to check the two agree (tests/guest/one-event.sh; docs/events.md).
-EVENTS=anon_fault,anon_zero_wp,anon_cow,anon_zap,anon_mm_dup
-EVENTS=$EVENTS,sched_process_fork,sched_process_exec,sched_process_exit
-EVENTS=$EVENTS,lttng_statedump_process_state
-[ "${FT_ANON_ALLOC:-0}" = 0 ] || EVENTS=$EVENTS,anon_alloc
-# The faults in batches of up to 64 records, one event each (kernel patch 0008 of 6.1,
-# 0006 of 6.12; a third of the instructions: docs/benchmarks.md, "Batched fault records");
-# anon_fault is not fired meanwhile. FT_FAULT_BATCH=0 records one anon_fault per fault.
-[ "${FT_FAULT_BATCH:-1}" = 0 ] || EVENTS=$EVENTS,anon_fault_batch
-# FT_EXTRA_EVENTS: more LTTng kernel events (comma-separated names), recorded beside these
-# for an investigation read from the kept CTF trace (docs/guest.md, "Extra events")
-[ -z "${FT_EXTRA_EVENTS:-}" ] || EVENTS=$EVENTS,$FT_EXTRA_EVENTS
+# the LTTng events recorded (FT_ANON_ALLOC, FT_FAULT_BATCH, FT_EXTRA_EVENTS)
+. "$HERE/events.sh"
 write_job() { # write_job MODE
 	cat > "$OUT/job" <<EOF
 FT_MODE=$1
@@ -323,7 +311,9 @@ if [ "$(cat "$H/partial" 2>/dev/null)" = 0 ]; then
 	st=$(cat "$H/workload_status")
 	[ "$st" = 0 ] && exit 0
 	echo "run.sh: the workload exited with status $st" >&2
-	cgk=$(awk '$1 == "oom_kill" { print $2 }' "$H/memcg.events" 2>/dev/null)
+	# no memcg.events without a +limit policy: awk fails, and under set -e a failing
+	# assignment would end the script with awk's status 2, run.sh's "usage" status
+	cgk=$(awk '$1 == "oom_kill" { print $2 }' "$H/memcg.events" 2>/dev/null || :)
 	if [ -n "$cgk" ] && [ "$cgk" != 0 ]; then
 		echo "run.sh: the workload's cgroup reached its memory.max ($(cat "$H/memcg.max") bytes, the policy's +limit): the OOM killer ended $cgk processes" >&2
 	elif [ "$(cat "$H/oom_kills" 2>/dev/null || echo 0)" != 0 ]; then

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../test-lib.sh"
 . "$(dirname "$0")/guest-lib.inc"
 
-plan 21
+plan 23
 db=$T/host.db
 W=$T/work
 MIB=64			# python3 allocates and touches this much anonymous memory
@@ -70,6 +70,17 @@ all=$(q "SELECT count(*) FROM process") wl=$(q "SELECT count(*) FROM process WHE
 "$FT" replay "$db" --policy order0 > "$T/replay.out" 2>&1
 ok $(grep -q "$wl processes" "$T/replay.out"; echo $?) \
 	"replay without --comm/--pid selects the $wl workload processes of $all ($(head -n 1 "$T/replay.out"))"
+
+# --- a workload that fails ---------------------------------------------------------------
+# its trace is stored with its status, and the error says what happened: run.sh's status
+# 3, not 2 (a usage error) as when its check of the cgroup's OOM kills ended the script
+"$FT" record -o "$T/fail.db" -- sh -c 'exit 5' > "$T/out" 2> "$T/err"
+rc=$?
+ok $([ $rc = 1 ] && grep -q "^foliotrace: the workload exited with status 5$" "$T/err"
+	echo $?) "a workload that exits 5: exit 1 (got $rc), said: $(tail -n 1 "$T/err")"
+ok $([ "$("$FT" query "$T/fail.db" --format csv sql \
+	"SELECT workload_status FROM trace" | tail -n 1)" = 5 ]; echo $?) \
+	"  ... its trace is stored, with workload_status 5"
 
 # --- no boot ----------------------------------------------------------------------------
 before=$(cksum < "$db")
