@@ -12,6 +12,10 @@
  *	kbuild-like	many short processes: a growing heap touched mostly in order, mmap'd
  *			arenas touched sparsely, a stack, some reads; fork from a parent;
  *			exit. Shaped like a compiler run, not measured from one.
+ *	realloc		one buffer grown by half again and again the way glibc's realloc()
+ *			grows a large block with mremap() (python3's lists): each growth
+ *			moves the mapping to a new range, where its VMA is larger, and the
+ *			new part is written page after page
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +25,7 @@
 #include "lib/xalloc.h"
 #include "replay/replay.h"
 
-static const char *const names[] = { "random", "seq", "kbuild-like", NULL };
+static const char *const names[] = { "random", "seq", "kbuild-like", "realloc", NULL };
 
 const char *const *rp_synth_names(void)
 {
@@ -299,6 +303,32 @@ static void gen_kbuild(struct rp_stream *s, uint64_t *seed, size_t nr_faults)
 	}
 }
 
+/* ---- realloc ---- */
+
+static void gen_realloc(struct rp_stream *s, size_t nr_faults)
+{
+	uint64_t at = 0x7f0000000000ULL, len = 64 * RP_PAGE_SIZE, a = 0;
+	uint32_t v = rp_stream_add_vma(s, at, at + len, 0x3);
+	size_t faults = 0;
+
+	for (;;) {
+		uint64_t to, grown;
+
+		for (; a < len && faults < nr_faults; a += RP_PAGE_SIZE, faults++)
+			ev_fault(s, 1, v, at + a, 1);
+		if (faults == nr_faults)
+			break;
+		/* mremap(at, len, len * 3 / 2, MREMAP_MAYMOVE): moved 1G on, then extended */
+		to = at + (1ULL << 30);
+		grown = (len + len / 2) & ~(RP_PAGE_SIZE - 1);
+		ev_zap(s, 1, at, at + len, FTDB_ZAP_MREMAP, to);
+		v = rp_stream_add_vma(s, to, to + grown, 0x3);
+		at = to;
+		len = grown;
+	}
+	ev_zap(s, 1, at, at + len, FTDB_ZAP_EXIT, 0);
+}
+
 int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream *out)
 {
 	uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 1;
@@ -310,9 +340,11 @@ int rp_synth(const char *name, uint64_t seed, size_t nr_faults, struct rp_stream
 		gen_seq(out, &st, nr_faults);
 	else if (!strcmp(name, "kbuild-like"))
 		gen_kbuild(out, &st, nr_faults);
+	else if (!strcmp(name, "realloc"))
+		gen_realloc(out, nr_faults);
 	else
-		return fail("unknown synthetic stream '%s' (known: random, seq, kbuild-like)",
-			     name);
+		return fail("unknown synthetic stream '%s' (known: random, seq, kbuild-like, "
+			    "realloc)", name);
 	if (!out->nr_vmas)
 		rp_stream_add_vma(out, 0, 0, 0);
 	return 0;

@@ -33,7 +33,7 @@ int vm_replay_file(const char *db, int64_t trace_id, const void *data, size_t le
 static int keep_map(const char *dir)
 {
 	struct strbuf out = STRBUF_INIT, map = STRBUF_INIT, path = STRBUF_INIT;
-	char *line, *next;
+	char *line, *next, *first_error = NULL;
 	int ok = 0, ret;
 
 	strbuf_addf(&path, "%s/workload.out", dir);
@@ -45,7 +45,10 @@ static int keep_map(const char *dir)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (!strncmp(line, "FTREPLAY", 8)) {
+		if (!strncmp(line, "FTREPLAY_ERROR ", 15)) {
+			if (!first_error)
+				first_error = line + 15;
+		} else if (!strncmp(line, "FTREPLAY", 8)) {
 			strbuf_addstr(&map, line);
 			strbuf_addch(&map, '\n');
 		} else if (!strncmp(line, "RESULT ft-replayer ", 19) && strstr(line, " status=0")) {
@@ -56,7 +59,9 @@ static int keep_map(const char *dir)
 	strbuf_addf(&path, "%s/header/replay_map", dir);
 	ret = write_file_atomic(path.buf, map.buf, map.len, "replay map");
 	if (!ret && !ok)
-		ret = fail("the replayer did not finish cleanly; see %s/workload.out", dir);
+		ret = first_error ?
+		      fail("the replayer failed (%.200s); see %s/workload.out", first_error, dir) :
+		      fail("the replayer did not finish cleanly; see %s/workload.out", dir);
 	strbuf_release(&out);
 	strbuf_release(&map);
 	strbuf_release(&path);

@@ -279,6 +279,98 @@ static int advise(void *addr, uint64_t len, uint64_t flags)
 	return 0;
 }
 
+/* Add [s, e) clipped to [a, a + len) to piece[]. Return: 0, or -1 (E2BIG: max reached). */
+static int add_piece(uint64_t s, uint64_t e, uint64_t a, uint64_t len, uint64_t (*piece)[2],
+		     int *n, int max)
+{
+	if (s < a)
+		s = a;
+	if (e > a + len)
+		e = a + len;
+	if (s >= e)
+		return 0;
+	if (*n == max) {
+		errno = E2BIG;
+		return -1;
+	}
+	piece[*n][0] = s;
+	piece[(*n)++][1] = e;
+	return 0;
+}
+
+/*
+ * Each VMA of [a, a + len) as /proc/self/maps lists it, clipped to the range, into
+ * piece[][2] (start, end), in address order. Return: how many, or -1 with errno. Only a
+ * line's first field ("START-END", hex) is kept, read through a small buffer: no
+ * allocation, no large .bss that could take address space a recorded range needs.
+ */
+static int vma_pieces(uint64_t a, uint64_t len, uint64_t (*piece)[2], int max)
+{
+	char buf[4096], head[48];
+	size_t hl = 0;
+	ssize_t got, i;
+	int fd = open("/proc/self/maps", O_RDONLY), n = 0, skip = 0, ret = 0;
+
+	if (fd < 0)
+		return -1;
+	while (!ret && (got = read(fd, buf, sizeof(buf))) > 0) {
+		for (i = 0; i < got && !ret; i++) {
+			char *q;
+
+			if (buf[i] != '\n') {
+				if (buf[i] == ' ')
+					skip = 1;
+				else if (!skip && hl < sizeof(head) - 1)
+					head[hl++] = buf[i];
+				continue;
+			}
+			head[hl] = '\0';
+			if (hl) {
+				uint64_t s = strtoull(head, &q, 16);
+
+				if (*q == '-')
+					ret = add_piece(s, strtoull(q + 1, NULL, 16), a, len,
+							piece, &n, max);
+			}
+			hl = 0;
+			skip = 0;
+		}
+	}
+	if (!ret && got < 0)
+		ret = -1;
+	close(fd);
+	return ret ? -1 : n;	/* every line ends with a newline: none is left in head */
+}
+
+/*
+ * The recording's one mremap() of [a, a + len) to b, where the replay holds that range as
+ * several VMAs: a mapping the recording grew with mremap() is replayed as the moved part
+ * and an mmap() beside it, which the kernel does not merge (a moved anonymous VMA keeps its
+ * page offset, which the new one's does not continue), and 6.1 and 6.12 move one VMA a call
+ * (a range over two is EFAULT; 6.17 moves several). Each VMA of the range goes to the same
+ * offset from b, all listed before the first moves.
+ */
+static int move_pieces(uint64_t a, uint64_t len, uint64_t b)
+{
+	uint64_t piece[1024][2];
+	int n = vma_pieces(a, len, piece, 1024), i;
+
+	if (n < 0)
+		return -1;
+	if (!n) {
+		errno = EFAULT;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t l = piece[i][1] - piece[i][0];
+
+		if (mremap((void *)piece[i][0], l, l, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   (void *)(b + (piece[i][0] - a))) == MAP_FAILED)
+			return -1;
+	}
+	return 0;
+}
+
 static void replay(uint32_t index);
 
 static int do_op(const struct ftr_op *op)
@@ -328,7 +420,9 @@ static int do_op(const struct ftr_op *op)
 			return -1;
 		}
 		m = mremap((void *)a, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)b);
-		return m == MAP_FAILED ? -1 : 0;
+		if (m != MAP_FAILED)
+			return 0;
+		return errno == EFAULT ? move_pieces(a, len, b) : -1;
 	case FTR_OP_FORK:
 		child = fork();
 		if (child < 0)

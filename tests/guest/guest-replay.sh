@@ -32,7 +32,8 @@ SCRIPT=$(echo "$SCRIPT" | tr '\n' ' ')
 DB=$T/gr.db
 
 # 3 + 2 + NPOL (linked) + 1 (adaptive) + NPOL x (1 + 2 x (1 + 5)) + 1 (thp fallbacks) + 2
-plan $((3 + 2 + NPOL + 1 + NPOL * 13 + 1 + 2 + NMTHP))
+# + 2 (realloc)
+plan $((3 + 2 + NPOL + 1 + NPOL * 13 + 1 + 2 + NMTHP + 2))
 
 "$FT" record --arch "$ARCH" --kernel "$KERNEL" -o "$DB" -- sh -c "$SCRIPT" > "$T/record.out" 2> "$T/record.err"
 rc=$?
@@ -146,4 +147,20 @@ ok $(jq -e 'all(.[]; has("policy") and has("metric") and has("sim") and has("rea
 ok $([ "$(val "$T/all.json" adaptive:max=64K faults kind)" = sim-only ] &&
 	[ "$(val "$T/all.json" adaptive:max=64K faults real)" = null ]; echo $?) \
 	"adaptive is a simulation-only row, not left out"
+
+# A buffer grown with mremap() again and again, as glibc's realloc() grows a large block
+# (python3's lists): the SYNTHETIC realloc stream. From the second growth on, each move
+# covers the moved mapping and the part mapped beside it, two VMAs the kernel does not merge,
+# which 6.1 and 6.12 refuse to move in one call (EFAULT): the replayer moves them one by one.
+RA=$T/ra.db
+"$BUILD/testprogs/synth-db" "$RA" realloc 1 3000 > /dev/null
+"$FT" guest replay "$RA" --arch "$ARCH" --kernel "$KERNEL" --policy order0 \
+	> "$T/ra.out" 2> "$T/ra.err"
+rc=$?
+ok $rc "guest replay of the SYNTHETIC realloc stream (10 moves) under order0 ($ARCH, $KERNEL)"
+[ $rc = 0 ] || sed 's/^/#   /' "$T/ra.err" | tail -4
+"$FT" compare "$RA" --sim-vs-real --format json > "$T/ra.json" 2> /dev/null
+s=$(val "$T/ra.json" order0 faults sim) r=$(val "$T/ra.json" order0 faults real)
+ok $([ "$s" = 3000 ] && [ "$r" = 3000 ]; echo $?) \
+	"  ... every one of its 3000 first touches a fault in the guest (sim $s, real $r)"
 done_testing

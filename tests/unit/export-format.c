@@ -210,6 +210,16 @@ static const struct xcase xcases[] = {
 	    { 'U', 1, B, B + 4 * P, 0, 0 }, W(1, B + 517 * P, 2) }, NOSEL,
 	  "0 [0x10000+4] [0x10200+8]: map 0x10000+4 rw | touch w 0x10000 | "
 	  "mremap 0x10000+4 0x10200 | map 0x10204+4 rw | touch w 0x10205", 0 },
+	{ "a mapping moved, then grown at its destination (realloc() by mremap()), then "
+	  "moved again: one mremap of the whole, which the replayer moves VMA by VMA where "
+	  "the kernel holds the grown part apart (6.1, 6.12)",
+	  { { B, B + 4 * P, RW }, { B + 512 * P, B + 520 * P, RW },
+	    { B + 1024 * P, B + 1036 * P, RW } },
+	  { W(1, B, 1), { 'M', 1, B, B + 4 * P, B + 512 * P, 0 }, W(1, B + 516 * P, 2),
+	    { 'M', 1, B + 512 * P, B + 520 * P, B + 1024 * P, 0 }, W(1, B + 1032 * P, 3) },
+	  NOSEL, "0 [0x10000+4] [0x10200+8] [0x10400+12]: map 0x10000+4 rw | touch w 0x10000 | "
+	  "mremap 0x10000+4 0x10200 | map 0x10204+4 rw | touch w 0x10204 | "
+	  "mremap 0x10200+8 0x10400 | map 0x10408+4 rw | touch w 0x10408", 0 },
 	{ "exec's temporary stack is replayed at its destination and its move dropped, so "
 	  "the stack is one mapping as in the recording",
 	  { { B + 1023 * P, B + 1024 * P, RW | RP_VM_STACK_SETUP },
@@ -602,9 +612,9 @@ int main(void)
 	struct rp_export_stats st;
 	struct rp_stream s;
 	unsigned int i;
-	const char *const names[] = { "random", "kbuild-like" };
+	const char *const names[] = { "random", "kbuild-like", "realloc" };
 
-	plan((int)(sizeof(xcases) / sizeof(xcases[0])) * 2 + 2 * 5 + 1 +
+	plan((int)(sizeof(xcases) / sizeof(xcases[0])) * 2 + 3 * 5 + 1 +
 	     (int)(sizeof(bads) / sizeof(bads[0])) + 1);
 
 	for (i = 0; i < sizeof(xcases) / sizeof(xcases[0]); i++) {
@@ -628,7 +638,7 @@ int main(void)
 		rp_stream_release(&s);
 	}
 
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		round_trip(names[i]);
 
 	/* nothing selected: an error, not an empty file */

@@ -257,7 +257,7 @@ static void fallbacks(void)
  */
 static void synthetic(void)
 {
-	static const char *const gens[] = { "kbuild-like", "seq" };
+	static const char *const gens[] = { "kbuild-like", "seq", "realloc" };
 	static const unsigned int ms[] = { RP_M_PEAK_RSS, RP_M_COW };
 	size_t g, seed;
 
@@ -326,7 +326,7 @@ int main(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		n += 1 + cases[i].all_measured;
-	plan((int)n + 2 + 2 + 2 + 2);
+	plan((int)n + 2 + 2 + 3 + 2);
 	hand_cases();
 	latency();
 	fallbacks();
