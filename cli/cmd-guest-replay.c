@@ -64,7 +64,8 @@ static const char usage_text[] =
 	"    -C, --clock CLOCK  guest time: tcg or icount, instructions at 1 ns (x86_64:\n"
 	"                       1 cpu; docs/guest.md, \"Clock\"); default: the recording's\n"
 	"    -K, --kernel K     guest kernel: 6.1 (default) or 6.12 (upstream mTHP)\n"
-	"    -e, --export FILE  write the replay file to FILE and boot nothing\n"
+	"    -e, --export FILE  write the replay file to FILE too; without --policy, boot\n"
+	"                       nothing\n"
 	"    -q, --quiet        no progress line on a terminal while a guest runs\n"
 	"    -h, --help         show this help\n";
 
