@@ -44,10 +44,9 @@ tab=$(printf '\t')
 } | grep -E "^(${FT_OVERHEAD_WORKLOADS:-[^	]*})$tab" > "$T/overhead.list"
 # plain and traced, and the modes that split the cost (bench/overhead-guest.sh)
 modes="plain traced ${FT_OVERHEAD_MODES:-}"
-# run.sh's event list and channel defaults (the same variables record uses)
-events=$(sed -n 's/^EVENTS=\(\$EVENTS,\)\{0,1\}//p' "$TOP/guest-kernel/run.sh" | paste -sd, -)
-# and, as run.sh adds, the faults in batches (FT_FAULT_BATCH=0: not)
-[ "${FT_FAULT_BATCH:-1}" = 0 ] || events=$events,anon_fault_batch
+# run.sh's event list (guest-kernel/events.sh: FT_FAULT_BATCH=0, one event a fault) and
+# channel defaults (the same variables record uses)
+events=$(. "$TOP/guest-kernel/events.sh" && echo "$EVENTS")
 subbuf=${FT_SUBBUF:-8M} nsubbuf=${FT_NSUBBUF:-8}
 echo "bench/overhead.sh: $(nproc) host cpus, load average $(cut -d' ' -f1-3 /proc/loadavg); $arch guest, clock $clock; chan0 $nsubbuf x $subbuf ${FT_LTTNG_OPTS:-}" >&2
 set +e
