@@ -7,7 +7,7 @@
 # (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
 # command and size the measured and the predicted change of system time, and their gap.
 #
-#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [-C] [CMD ...]   (root; CMD a `sh -c` string)
+#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [-C] [-s] [CMD ...]   (root; CMD a `sh -c` string)
 #	default: the commands of bench/host-mthp.sh (xz -6 of 4 MiB of linux-source-6.1,
 #	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
@@ -18,6 +18,13 @@
 # is only good for runs under the load it was measured at. -C calibrates with --cold: the
 # models then price cold faults (cold_ns), in the TIME lines too, and
 # bench/host-time-rules.py can set the cold rules beside the model without them.
+#
+# -s: also the recording's own stream on the host (docs/cost-model.md, "The stream alone"):
+# its anonymous memory behaviour exported as for a guest replay (`guest replay --export`)
+# and replayed by ft-replayer on the host under the same settings and runs, after the
+# command's: the same VMAs, faults and order, without the command's own work between two
+# faults. One STREAM line per size after the TIME lines: its kernel time, change and price
+# of a fault removed, set between the model's and the command's.
 #
 # CLOCK: the guest clock of the recordings, icount (default: guest time is instructions,
 # so which faults are cold, docs/cost-model.md "Cold faults", does not depend on how TCG
@@ -65,11 +72,13 @@ DIR=$TOP/build/host-time
 
 me=bench/host-time.sh
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [-C] [CMD ...]" >&2; exit 2; }
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [-C] [-s] [CMD ...]" >&2; exit 2; }
 REC_CLOCK=icount
 CAL_COLD=
-while getopts n:d:c:C o; do
+STREAM=
+while getopts n:d:c:Cs o; do
 	case $o in
+	s) STREAM=1 ;;
 	n) RUNS=$OPTARG ;;
 	d) DIR=$OPTARG ;;
 	c) REC_CLOCK=$OPTARG ;;
@@ -92,6 +101,8 @@ host_traps
 
 make -s -C "$TOP" >&2
 KS=$W/ksample
+REPLAYER=$TOP/build/workloads/$(uname -m)/ft-replayer
+[ -z "$STREAM" ] || [ -x "$REPLAYER" ] || die "no $REPLAYER (make workloads builds it)"
 ${CC:-gcc} -O2 -std=gnu11 -D_GNU_SOURCE -I"$TOP" -I"$TOP/build/gen" -o "$KS" \
 	"$TOP/bench/ksample.c" "$TOP/build/libft.a" -lsqlite3 -lm || die "cannot build bench/ksample.c"
 [ $# -gt 0 ] || { default_cmds; set -- "$CMD_XZ" "$CMD_PY" "$CMD_GCC" "$CMD_KBUILD"; }
@@ -137,6 +148,28 @@ calibrate() {
 		$1, $2, $3, $4, $5, $6 }'
 }
 
+# warm_up CMD: one run at 4K (page cache, dentries), which also sets REP: the invocations
+# per run that make it CPU_S seconds of CPU at least, since the kernel splits a task's time
+# into user and system by the timer tick that finds it running (CONFIG_TICK_CPU_ACCOUNTING,
+# 4 ms at HZ=250): a run of 40 ms of system time is 10 samples
+warm_up() {
+	REP=1
+	host 4 "$1" > "$W/warm"
+	read -r ws wu _ < "$W/warm"	# sampled kernel and user time, us
+	REP=$(awk -v s="$ws" -v u="$wu" -v c="$CPU_S" 'BEGIN { r = int(c * 1e6 / (s + u + 1)) + 1;
+		print (r > 1000 ? 1000 : r) }')
+}
+
+# host_lines LABEL CMD PREFIX REP: one line per setting with its runs ($W/PREFIXs)
+host_lines() {
+	for s in 4 $SIZES; do
+		echo "$1 cmd=\"$2\" ${s}K rep=$4 sampled=$(awk 'NR == 1 { print $6 }' "$W/$3$s")" \
+			"sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $1 / 1000 }' "$W/$3$s")" \
+			"rusage_sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $3 / 1000 }' "$W/$3$s")" \
+			"minflt=$(median "$W/$3$s" 5)"
+	done
+}
+
 # knobs_release: the knobs as saved, and the lock let go (for calibrate --host)
 knobs_release() {
 	knobs_restore || die "cannot restore the mTHP knobs"
@@ -167,26 +200,25 @@ for cmd in "$@"; do
 	calibrate "$ci"
 	predict "$cmd" > "$W/pred"
 	knobs_save
-	# warm-up (page cache, dentries), which also sets REP: the invocations per run that
-	# make it CPU_S seconds of CPU at least, since the kernel splits a task's time into
-	# user and system by the timer tick that finds it running (CONFIG_TICK_CPU_ACCOUNTING,
-	# 4 ms at HZ=250): a run of 40 ms of system time is 10 samples
-	REP=1
-	host 4 "$cmd" > "$W/warm"
-	read -r ws wu _ < "$W/warm"	# sampled kernel and user time, us
-	REP=$(awk -v s="$ws" -v u="$wu" -v c="$CPU_S" 'BEGIN { r = int(c * 1e6 / (s + u + 1)) + 1;
-		print (r > 1000 ? 1000 : r) }')
+	warm_up "$cmd"
 	interleave "$cmd"
+	if [ -n "$STREAM" ]; then
+		"$FT" guest replay "$REC" --export "$W/stream.ftr" 2> "$W/export.err" ||
+			die "cannot export the stream of $REC: $(tail -n 1 "$W/export.err")"
+		crep=$REP
+		for s in 4 $SIZES; do mv "$W/h$s" "$W/c$s"; done
+		warm_up "$REPLAYER $W/stream.ftr"
+		interleave "$REPLAYER $W/stream.ftr"
+		SREP=$REP
+		REP=$crep
+		for s in 4 $SIZES; do mv "$W/h$s" "$W/s$s"; mv "$W/c$s" "$W/h$s"; done
+	fi
 	knobs_release
 	base=$(median "$W/h4" 1)
 	rbase=$(median "$W/h4" 3)
 	[ "$base" -gt 0 ] && [ "$rbase" -gt 0 ] || die "no system time measured: $cmd"
-	for s in 4 $SIZES; do
-		echo "HOST cmd=\"$cmd\" ${s}K rep=$REP sampled=$(awk 'NR == 1 { print $6 }' "$W/h$s")" \
-			"sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $1 / 1000 }' "$W/h$s")" \
-			"rusage_sys_ms=$(awk '{ printf "%s%.1f", (NR > 1 ? "," : ""), $3 / 1000 }' "$W/h$s")" \
-			"minflt=$(median "$W/h$s" 5)"
-	done
+	host_lines HOST "$cmd" h "$REP"
+	[ -z "$STREAM" ] || host_lines "HOST stream of" "$cmd" s "$SREP"
 	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
 	f0=$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")	# its faults
 	m0=$(median "$W/h4" 5)	# the host's minor faults at 4K
@@ -216,6 +248,16 @@ for cmd in "$@"; do
 			       real, m[1], m[2], 100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred, lo, hi,
 			       cold, hf, pf, gap, out
 			print gap, out >> g }'
+	done
+	[ -z "$STREAM" ] || for s in $SIZES; do
+		awk -v c="$cmd" -v s="$s" -v r="$SREP" -v b="$(median "$W/s4" 1)" \
+			-v n="$(median "$W/s$s" 1)" -v m0="$(median "$W/s4" 5)" \
+			-v ms="$(median "$W/s$s" 5)" -v rs="$(change_span "$W/s4" "$W/s$s")" 'BEGIN {
+			split(rs, m, " ")
+			hf = m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-"
+			printf "STREAM cmd=\"%s\" size=%sK rep=%s sys_4k_ms=%.1f sys_ms=%.1f " \
+			       "real=%.1f%% real_span=%.1f..%.1f%% minflt=%d/%d ns_per_fault=%s\n", c, s,
+			       r, b / 1e3, n / 1e3, 100 * (n / b - 1), m[1], m[2], m0, ms, hf }'
 	done
 done
 awk 'BEGIN { w = 0 } $2 > w { w = $2 } END { printf "worst_beyond_span_points=%.1f\n", w }' "$W/gaps"
