@@ -60,16 +60,18 @@ knobs_restore() {
 	return $kr
 }
 
-# interleave CMD: RUNS rounds of one run per setting (4K, then SIZES), so that the load of
-# the machine moves every setting alike; setting S's lines in $W/hS
+# interleave CMD [PREFIX]: RUNS rounds of one run per setting (4K, then SIZES), so that the
+# load of the machine moves every setting alike; setting S's lines in $W/PREFIXS (PREFIX
+# h by default)
 interleave() {
+	il=${2:-h}
 	for s in 4 $SIZES; do
-		: > "$W/h$s"
+		: > "$W/$il$s"
 	done
 	r=0
 	while [ "$r" -lt "$RUNS" ]; do
 		for s in 4 $SIZES; do
-			host "$s" "$1" >> "$W/h$s"
+			host "$s" "$1" >> "$W/$il$s"
 		done
 		r=$((r + 1))
 	done

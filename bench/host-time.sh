@@ -170,6 +170,14 @@ host_lines() {
 	done
 }
 
+# host_price BASE FILE: the change of kernel time per minor fault removed, ns, from BASE's
+# runs (4K) to FILE's (their medians); "-" if FILE has no fewer faults
+host_price() {
+	awk -v b="$(median "$1" 1)" -v n="$(median "$2" 1)" -v m0="$(median "$1" 5)" \
+		-v ms="$(median "$2" 5)" \
+		'BEGIN { print (m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-") }'
+}
+
 # knobs_release: the knobs as saved, and the lock let go (for calibrate --host)
 knobs_release() {
 	knobs_restore || die "cannot restore the mTHP knobs"
@@ -206,12 +214,10 @@ for cmd in "$@"; do
 		"$FT" guest replay "$REC" --export "$W/stream.ftr" 2> "$W/export.err" ||
 			die "cannot export the stream of $REC: $(tail -n 1 "$W/export.err")"
 		crep=$REP
-		for s in 4 $SIZES; do mv "$W/h$s" "$W/c$s"; done
 		warm_up "$REPLAYER $W/stream.ftr"
-		interleave "$REPLAYER $W/stream.ftr"
+		interleave "$REPLAYER $W/stream.ftr" s
 		SREP=$REP
 		REP=$crep
-		for s in 4 $SIZES; do mv "$W/h$s" "$W/s$s"; mv "$W/c$s" "$W/h$s"; done
 	fi
 	knobs_release
 	base=$(median "$W/h4" 1)
@@ -221,7 +227,6 @@ for cmd in "$@"; do
 	[ -z "$STREAM" ] || host_lines "HOST stream of" "$cmd" s "$SREP"
 	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
 	f0=$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")	# its faults
-	m0=$(median "$W/h4" 5)	# the host's minor faults at 4K
 	[ -n "$p0" ] && [ "$p0" -gt 0 ] || die "replay predicted no fault time (no host model?): $cmd"
 	for s in $SIZES; do
 		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
@@ -229,7 +234,7 @@ for cmd in "$@"; do
 			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
 			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
 			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" \
-			-v m0="$m0" -v ms="$(median "$W/h$s" 5)" -v f0="$f0" \
+			-v hf="$(host_price "$W/h4" "$W/h$s")" -v f0="$f0" \
 			-v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
 			'BEGIN {
 			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
@@ -239,7 +244,6 @@ for cmd in "$@"; do
 			if (lo > hi) { t = lo; lo = hi; hi = t }
 			split(rs, m, " ")
 			out = m[2] < lo ? lo - m[2] : (m[1] > hi ? m[1] - hi : 0)
-			hf = m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-"
 			pf = f0 > fs ? sprintf("%.0f", (ps - p0) / (f0 - fs)) : "-"
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
 			       "real_span=%.1f..%.1f%% rusage=%.1f%% pred_fault_4k_ms=%.1f " \
@@ -252,9 +256,9 @@ for cmd in "$@"; do
 	[ -z "$STREAM" ] || for s in $SIZES; do
 		awk -v c="$cmd" -v s="$s" -v r="$SREP" -v b="$(median "$W/s4" 1)" \
 			-v n="$(median "$W/s$s" 1)" -v m0="$(median "$W/s4" 5)" \
-			-v ms="$(median "$W/s$s" 5)" -v rs="$(change_span "$W/s4" "$W/s$s")" 'BEGIN {
+			-v ms="$(median "$W/s$s" 5)" -v rs="$(change_span "$W/s4" "$W/s$s")" \
+			-v hf="$(host_price "$W/s4" "$W/s$s")" 'BEGIN {
 			split(rs, m, " ")
-			hf = m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-"
 			printf "STREAM cmd=\"%s\" size=%sK rep=%s sys_4k_ms=%.1f sys_ms=%.1f " \
 			       "real=%.1f%% real_span=%.1f..%.1f%% minflt=%d/%d ns_per_fault=%s\n", c, s,
 			       r, b / 1e3, n / 1e3, 100 * (n / b - 1), m[1], m[2], m0, ms, hf }'

@@ -48,6 +48,7 @@
 #endif
 
 #define MAX_CLUSTERS 4096
+#define MAX_PIECES 1024		/* VMAs one replayed mremap() may span (move_pieces()) */
 
 struct cluster {
 	uint64_t start;		/* recorded, bytes */
@@ -352,8 +353,8 @@ static int vma_pieces(uint64_t a, uint64_t len, uint64_t (*piece)[2], int max)
  */
 static int move_pieces(uint64_t a, uint64_t len, uint64_t b)
 {
-	uint64_t piece[1024][2];
-	int n = vma_pieces(a, len, piece, 1024), i;
+	uint64_t piece[MAX_PIECES][2];
+	int n = vma_pieces(a, len, piece, MAX_PIECES), i;
 
 	if (n < 0)
 		return -1;
