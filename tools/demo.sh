@@ -5,11 +5,16 @@
 # workload: the workloads x policies tables, then a section per workload).
 #   FT_DEMO_DIR   output directory (default build/demo); the database is $FT_DEMO_DIR/demo.db
 #   FT_DEMO_ARCH  x86_64 (default) or arm64
+#   FT_DEMO_CLOCK icount (default: guest time counted in instructions, which repeats, so the
+#                 model's fault_time can be checked against the guest replays; x86_64 then
+#                 runs 1 cpu) or tcg (the emulator's time, which does not repeat:
+#                 docs/cost-model.md)
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FT=$TOP/build/foliotrace
 OUT=${FT_DEMO_DIR:-$TOP/build/demo}
 ARCH=${FT_DEMO_ARCH:-x86_64}
+CLOCK=${FT_DEMO_CLOCK:-icount}
 DB=$OUT/demo.db
 POLICIES="order0 mcpage:2 mcpage:4 mthp:16K,32K,64K thp"
 start=$(date +%s)
@@ -27,7 +32,7 @@ while read -r name args; do
 	[ -n "$name" ] || continue
 	step "recording $name $args"
 	# shellcheck disable=SC2086
-	"$FT" record --arch "$ARCH" -o "$DB" -- $name $args
+	"$FT" record --arch "$ARCH" --clock "$CLOCK" -o "$DB" -- $name $args
 done <<WORKLOADS
 anon-touch 64M
 sparse --size 256M --touches 4096
@@ -42,7 +47,7 @@ WORKLOADS
 # folios of more than one size), recorded in a database of its own so that it is not one
 # of the demo's workloads; calibrate stores the model into the demo's database.
 step "calibrating the cost model (one more recording: anon-touch 64M under mcpage:2)"
-"$FT" record --arch "$ARCH" --policy mcpage:2 -o "$OUT/calibrate.db" -- anon-touch 64M
+"$FT" record --arch "$ARCH" --clock "$CLOCK" --policy mcpage:2 -o "$OUT/calibrate.db" -- anon-touch 64M
 "$FT" calibrate -o "$DB" "$DB" "$OUT/calibrate.db"
 
 set --
