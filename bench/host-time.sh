@@ -7,7 +7,7 @@
 # (`foliotrace calibrate --host`, `replay --cost-model native`) predicts the change. Per
 # command and size the measured and the predicted change of system time, and their gap.
 #
-#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [-C] [-s] [CMD ...]   (root; CMD a `sh -c` string)
+#   sh bench/host-time.sh [-n RUNS] [-d DIR] [-c CLOCK] [-C] [-s] [-f] [CMD ...]   (root; CMD a `sh -c` string)
 #	default: the commands of bench/host-mthp.sh (xz -6 of 4 MiB of linux-source-6.1,
 #	python3 building a list of 1e6 strings, gcc -O2 -c replay/sim.c) and kbuild (the
 #	bundled workload's 6 objects, its prepared tree copied into DIR/kb)
@@ -25,6 +25,18 @@
 # command's: the same VMAs, faults and order, without the command's own work between two
 # faults. One STREAM line per size after the TIME lines: its kernel time, change and price
 # of a fault removed, set between the model's and the command's.
+#
+# -f: also a second host model for each command, calibrated around the footprint of the
+# recording's processes (`calibrate --host --footprints`, DIR/model-N-fp.db;
+# docs/cost-model.md, "The footprint"): F, the mean of each process's anonymous faults
+# times 4K weighted by its faults (MiB), rounded to a power of two P (16M at least); the
+# footprints P/2 (16M at least) and 2P. Its prediction beside the default model's, one
+# FOOTPRINT line per size after the TIME lines:
+#	FOOTPRINT cmd="..." size=16K footprints=32M,128M real=-P% pred=-P% ns_per_fault=HOST/MODEL
+#	          gap=P
+# (as in the TIME line above it) and before the last lines sum_time_gap_points=X (the
+# default model's, over every command and size), sum_time_gap_points_footprints=X and
+# worst_time_gap_points_footprints=X.
 #
 # CLOCK: the guest clock of the recordings, icount (default: guest time is instructions,
 # so which faults are cold, docs/cost-model.md "Cold faults", does not depend on how TCG
@@ -72,13 +84,15 @@ DIR=$TOP/build/host-time
 
 me=bench/host-time.sh
 die() { echo "$me: $*" >&2; exit 1; }
-usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [-C] [-s] [CMD ...]" >&2; exit 2; }
+usage() { echo "usage: sh $me [-n RUNS] [-d DIR] [-c icount|tcg] [-C] [-s] [-f] [CMD ...]" >&2; exit 2; }
 REC_CLOCK=icount
 CAL_COLD=
 STREAM=
-while getopts n:d:c:Cs o; do
+FOOT=
+while getopts n:d:c:Csf o; do
 	case $o in
 	s) STREAM=1 ;;
+	f) FOOT=1 ;;
 	n) RUNS=$OPTARG ;;
 	d) DIR=$OPTARG ;;
 	c) REC_CLOCK=$OPTARG ;;
@@ -121,16 +135,19 @@ host() {
 	cat "$W/ru"
 }
 
-# calibrate N: the host model for the Nth command into $DIR/model-N.db ($MODEL), with no knob
+# calibrate N TAG [ARG...]: the host model for the Nth command into $DIR/model-N.db ($MODEL),
+# calibrate --host given ARGs too, its lines labelled MODEL$TAG and SPREAD$TAG, with no knob
 # of ours held (calibrate --host saves, locks and restores its own; it refuses, not waits,
 # when another writer holds the lock: waited for here, then tried again)
 calibrate() {
 	MODEL=$DIR/model-$1.db
+	tag=$2
+	shift 2
 	lock=${FT_HOST_KNOBS_LOCK:-/run/lock/foliotrace-thp-knobs}
 	rm -f "$MODEL.tmp"
 	t=0
 	# shellcheck disable=SC2086 # CAL_COLD is empty or one word
-	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 $CAL_COLD -o "$MODEL.tmp" \
+	until "$FT" calibrate --host --sizes 16K,32K,64K --runs 9 $CAL_COLD "$@" -o "$MODEL.tmp" \
 		> "$W/model" 2> "$W/model.err"; do
 		t=$((t + 1))
 		grep -q "another program is changing" "$W/model.err" && [ $t -lt 20 ] ||
@@ -138,14 +155,28 @@ calibrate() {
 		flock "$lock" true
 	done
 	mv "$MODEL.tmp" "$MODEL"
-	sed 's/^/MODEL /' "$W/model"
+	sed "s/^/MODEL$tag /" "$W/model"
 	# the model's new_ns, and its 5th and 95th percentiles over resamples of the runs
 	NEW=$(awk 'NR == 2 { print $5 }' "$W/model")
 	SPREAD=$(sed -n 's/^calibrate --host: spread over \([0-9]*\) resamples of the \([0-9]*\) rounds: new_ns \([0-9.]*\)-\([0-9.]*\), byte_ns \([0-9.]*\)-\([0-9.]*\) .*/\3 \4 \5 \6 \1 \2/p' \
 		"$W/model.err")
 	[ -n "$SPREAD" ] || die "calibrate --host gave no spread: $(cat "$W/model.err")"
-	echo "$SPREAD" | awk '{ printf "SPREAD new_ns=%s..%s byte_ns=%s..%s resamples=%s rounds=%s\n",
-		$1, $2, $3, $4, $5, $6 }'
+	echo "$SPREAD" | awk -v t="$tag" '{ printf "SPREAD%s new_ns=%s..%s byte_ns=%s..%s " \
+		"resamples=%s rounds=%s\n", t, $1, $2, $3, $4, $5, $6 }'
+}
+
+# footprints: calibrate --host --footprints for the processes of the recording REC (-f above):
+# "P/2,2P" in M, P the power of two nearest (in ratio) their fault-weighted footprint
+footprints() {
+	"$FT" query "$REC" procs --format csv | awk -F, '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "anon_faults") c = i; next }
+		{ s += $c; s2 += $c * $c }
+		END {
+			if (!c || !s) exit 1
+			f = s2 / s / 256	# MiB: faults of 4K
+			for (p = 16; p * sqrt(2) < f; p *= 2)
+				;
+			printf "%dM,%dM\n", (p / 2 < 16 ? 16 : p / 2), 2 * p }'
 }
 
 # warm_up CMD: one run at 4K (page cache, dentries), which also sets REP: the invocations
@@ -205,8 +236,15 @@ ci=0
 for cmd in "$@"; do
 	ci=$((ci + 1))
 	recording 6.1 "$cmd"		# the slow part first, away from the model's runs
-	calibrate "$ci"
+	calibrate "$ci" ""
 	predict "$cmd" > "$W/pred"
+	if [ -n "$FOOT" ]; then
+		fp=$(footprints) || die "no process with anonymous faults in $REC"
+		m=$MODEL n=$NEW sp=$SPREAD
+		calibrate "$ci-fp" _FOOTPRINTS --footprints "$fp"
+		predict "$cmd" > "$W/predfp"
+		MODEL=$m NEW=$n SPREAD=$sp
+	fi
 	knobs_save
 	warm_up "$cmd"
 	interleave "$cmd"
@@ -253,6 +291,20 @@ for cmd in "$@"; do
 			       cold, hf, pf, gap, out
 			print gap, out >> g }'
 	done
+	[ -z "$FOOT" ] || for s in $SIZES; do
+		awk -v g="$W/gapsfp" -v c="$cmd" -v s="$s" -v fp="$fp" -v b="$base" \
+			-v n="$(median "$W/h$s" 1)" -v hf="$(host_price "$W/h4" "$W/h$s")" \
+			-v p0="$(awk '$1 == "order0" { print $2 }' "$W/predfp")" \
+			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/predfp")" \
+			-v f0="$f0" -v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/predfp")" \
+			'BEGIN {
+			real = 100 * (n / b - 1); pred = 100 * (ps - p0) / 1e3 / b
+			gap = real - pred; if (gap < 0) gap = -gap
+			pf = f0 > fs ? sprintf("%.0f", (ps - p0) / (f0 - fs)) : "-"
+			printf "FOOTPRINT cmd=\"%s\" size=%sK footprints=%s real=%.1f%% pred=%.1f%% " \
+			       "ns_per_fault=%s/%s gap=%.1f\n", c, s, fp, real, pred, hf, pf, gap
+			print gap >> g }'
+	done
 	[ -z "$STREAM" ] || for s in $SIZES; do
 		awk -v c="$cmd" -v s="$s" -v r="$SREP" -v b="$(median "$W/s4" 1)" \
 			-v n="$(median "$W/s$s" 1)" -v m0="$(median "$W/s4" 5)" \
@@ -264,5 +316,9 @@ for cmd in "$@"; do
 			       r, b / 1e3, n / 1e3, 100 * (n / b - 1), m[1], m[2], m0, ms, hf }'
 	done
 done
+[ -z "$FOOT" ] || { awk '{ d += $1 } END { printf "sum_time_gap_points=%.1f\n", d }' "$W/gaps"
+	awk 'BEGIN { w = 0 } { a += $1 } $1 > w { w = $1 } END {
+		printf "sum_time_gap_points_footprints=%.1f\n", a
+		printf "worst_time_gap_points_footprints=%.1f\n", w }' "$W/gapsfp"; }
 awk 'BEGIN { w = 0 } $2 > w { w = $2 } END { printf "worst_beyond_span_points=%.1f\n", w }' "$W/gaps"
 awk 'BEGIN { w = 0 } $1 > w { w = $1 } END { printf "worst_time_gap_points=%.1f\n", w }' "$W/gaps"

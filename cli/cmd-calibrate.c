@@ -28,14 +28,18 @@
 
 static const char usage_text[] =
 	"usage: foliotrace calibrate [--output DB] [--with-partial] [--format table|csv|json] DB...\n"
-	"       foliotrace calibrate --host [--runs N] [--sizes LIST] [--cold] [--verbose]\n"
-	"                            [--format FMT] --output DB\n"
+	"       foliotrace calibrate --host [--runs N] [--sizes LIST] [--footprints LIST]\n"
+	"                            [--cold] [--verbose] [--format FMT] --output DB\n"
 	"\n"
 	"    -o, --output DB     database that stores the models (default: the first DB)\n"
 	"    -P, --with-partial  also read partial copies of traces stored complete\n"
 	"    -H, --host          fit this machine's kernel (root, per-size mTHP knobs)\n"
 	"    -r, --runs N        --host: runs per setting, median kept (default 5)\n"
 	"    -s, --sizes LIST    --host: mTHP sizes (16K,32K,...; default: each below PMD)\n"
+	"    -F, --footprints LIST\n"
+	"                        --host: memory the calibration touches per run, 2 to "
+	RP_STR(VM_HOST_CAL_MAX_MIB) "\n"
+	"                        sizes (default 64M,256M)\n"
 	"    -C, --cold          --host: also fit cold_ns, the cost of a cold fault\n"
 	"    -v, --verbose       --host: each setting's medians on stderr\n"
 	"    -f, --format FMT    table (default), csv or json\n"
@@ -47,6 +51,7 @@ static const struct option options[] = {
 	{ "host", no_argument, NULL, 'H' },
 	{ "runs", required_argument, NULL, 'r' },
 	{ "sizes", required_argument, NULL, 's' },
+	{ "footprints", required_argument, NULL, 'F' },
 	{ "cold", no_argument, NULL, 'C' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "format", required_argument, NULL, 'f' },
@@ -115,6 +120,31 @@ static int parse_sizes(char *list, unsigned int *kb, size_t *n)
 	return *n ? 0 : -1;
 }
 
+/* "32M,128M": two or more distinct sizes of 1M and up, powers of two, into mib (at most
+ * VM_HOST_CAL_MAX_MIB). Return: 0 or -1. */
+static int parse_footprints(char *list, unsigned int *mib, size_t *n)
+{
+	unsigned int order;
+	size_t i, distinct = 0;
+	char *tok, *save = NULL;
+
+	*n = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		/* 1M is order 8 of 4K pages; 2^18 MiB (256 GiB) is beyond any machine here */
+		if (rp_parse_size(tok, &order) || order < 8 || order > 8 + 18 ||
+		    *n == VM_HOST_CAL_MAX_MIB) {
+			error_clear();
+			return -1;
+		}
+		mib[*n] = 1U << (order - 8);
+		for (i = 0; i < *n && mib[i] != mib[*n]; i++)
+			;
+		distinct += i == *n;
+		(*n)++;
+	}
+	return distinct >= 2 ? 0 : -1;
+}
+
 /* --host: calibrate this machine, store its one model in output. */
 static int calibrate_host(const struct vm_host_cal *o, const char *output,
 			  enum out_format format)
@@ -153,12 +183,12 @@ int cmd_calibrate(int argc, char **argv)
 	struct rp_calibration fs = { 0 };
 	struct rp_host_spread spread;
 	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS, .note = on_note, .spread = &spread };
-	unsigned int kb[VM_KNOBS_MAX];
+	unsigned int kb[VM_KNOBS_MAX], mib[VM_HOST_CAL_MAX_MIB];
 	int64_t runs;
 	size_t i;
 	int c, ret = 1, is_host = 0;
 
-	while ((c = getopt_long(argc, argv, "+o:PHr:s:Cvf:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:PHr:s:F:Cvf:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -182,6 +212,14 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_usage_error("calibrate", usage_text, "--sizes is a "
 						       "list of mTHP sizes: 16K,32K,64K");
 			host.kb = kb;
+			break;
+		case 'F':
+			if (parse_footprints(optarg, mib, &host.nr_mib))
+				return cli_usage_error("calibrate", usage_text, "--footprints is a "
+						       "list of 2 to " RP_STR(VM_HOST_CAL_MAX_MIB)
+						       " distinct sizes of 1M or more, powers of "
+						       "two: 32M,128M");
+			host.mib = mib;
 			break;
 		case 'C':
 			host.cold = 1;

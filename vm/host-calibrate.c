@@ -18,8 +18,10 @@
 #include "vm/ksample.h"
 #include "vm/spawn.h"
 
-#define MAX_MIB 8		/* anon-touch sizes */
 #define PMD_KB 2048		/* sizes from here are PMD maps: not calibrated */
+
+/* The anon-touch footprints without vm_host_cal.mib, MiB */
+static const unsigned int default_mib[] = { 64, 256 };
 
 /* One run's measures. */
 struct run {
@@ -27,27 +29,21 @@ struct run {
 	uint64_t sys_ns;	/* kernel time: sampled (vm/ksample.h), else the rusage's */
 };
 
-/* The anon-touch sizes, MiB, of environment variable var (for tests) or def. */
-static int parse_mib(const char *var, const char *def, unsigned int *mib, size_t *n)
+/* The cold runs' anon-touch size, MiB: $FT_HOST_CALIBRATE_COLD_MIB (for tests) or
+ * VM_HOST_CAL_COLD_MIB. */
+static int cold_mib(unsigned int *mib)
 {
-	const char *e = getenv(var);
-	const char *s = e && *e ? e : def;
+	const char *e = getenv("FT_HOST_CALIBRATE_COLD_MIB");
+	const char *s = e && *e ? e : VM_HOST_CAL_COLD_MIB;
 	char *end;
 	unsigned long v;
 
-	*n = 0;
-	for (;;) {
-		errno = 0;
-		v = strtoul(s, &end, 10);
-		if (end == s || errno || !v || v > 1UL << 20 || *n == MAX_MIB ||
-		    (*end && *end != ','))
-			return fail("%s %s: comma-separated MiB, 1 to %d of them", var, s,
-				    MAX_MIB);
-		mib[(*n)++] = (unsigned int)v;
-		if (!*end)
-			return 0;
-		s = end + 1;
-	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (end == s || *end || errno || !v || v > 1UL << 20)
+		return fail("FT_HOST_CALIBRATE_COLD_MIB %s: one size, MiB", s);
+	*mib = (unsigned int)v;
+	return 0;
 }
 
 /* Run anon-touch MIB M once under the knobs as they are, cold (--between) or not; its
@@ -213,7 +209,7 @@ struct plan {
 	char prog[4096];			/* the anon-touch binary */
 	unsigned int set[VM_KNOBS_MAX];		/* settings: 4, then the sizes, KiB */
 	size_t nset;
-	unsigned int mib[MAX_MIB];		/* anon-touch sizes, MiB */
+	unsigned int mib[VM_HOST_CAL_MAX_MIB];		/* anon-touch sizes, MiB */
 	size_t nmib;
 	unsigned int cold_mib;			/* the cold runs' size, MiB */
 };
@@ -227,12 +223,19 @@ static int prepare(const struct vm_host_cal *o, struct rp_cost_key *key, struct 
 
 	if (!o->runs)
 		return fail("calibration runs: at least 1 per setting");
-	if (rp_cost_host_key(key) ||
-	    parse_mib("FT_HOST_CALIBRATE_MIB", VM_HOST_CAL_MIB, pl->mib, &pl->nmib) ||
-	    parse_mib("FT_HOST_CALIBRATE_COLD_MIB", VM_HOST_CAL_COLD_MIB, &pl->cold_mib, &i))
+	if (rp_cost_host_key(key) || cold_mib(&pl->cold_mib))
 		return -1;
-	if (i != 1)
-		return fail("FT_HOST_CALIBRATE_COLD_MIB: one size, MiB");
+	if (o->nr_mib > VM_HOST_CAL_MAX_MIB)
+		return fail("%zu calibration footprints: %d at most", o->nr_mib,
+			    VM_HOST_CAL_MAX_MIB);
+	pl->nmib = o->nr_mib ? o->nr_mib : sizeof(default_mib) / sizeof(*default_mib);
+	memcpy(pl->mib, o->nr_mib ? o->mib : default_mib, pl->nmib * sizeof(*pl->mib));
+	/* the fit tells byte_ns from base by the footprints (rp_cost_fit_host()) */
+	for (i = 1; i < pl->nmib && pl->mib[i] == pl->mib[0]; i++)
+		;
+	if (i == pl->nmib)
+		return fail("one calibration footprint (%u MiB): the fit needs two sizes or more",
+			    pl->mib[0]);
 	n = vm_knobs_check(kb, VM_KNOBS_MAX - 1);
 	if (n < 0)
 		return -1;

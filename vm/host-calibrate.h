@@ -18,7 +18,7 @@
 #include "replay/calibrate-host.h"
 
 #define VM_HOST_CAL_RUNS 5		/* default runs per setting */
-#define VM_HOST_CAL_MIB "64,256"	/* default anon-touch sizes, MiB (not 1G: docs/cost-model.md) */
+#define VM_HOST_CAL_MAX_MIB 8		/* anon-touch sizes a calibration takes at most */
 #define VM_HOST_CAL_COLD_MIB "64"	/* default size of the cold runs, MiB */
 #define VM_HOST_CAL_BETWEEN "2M"	/* their --between: twice a 1 MiB L2 */
 
@@ -26,6 +26,11 @@ struct vm_host_cal {
 	unsigned int runs;		/* per (setting, size), >= 1; the median is kept */
 	const unsigned int *kb;		/* mTHP sizes to calibrate, KiB; NULL/0: every */
 	size_t nr_kb;			/* per-size knob below the PMD size */
+	/* anon-touch footprints, MiB, two distinct at least, VM_HOST_CAL_MAX_MIB at most;
+	 * NULL/0: 64 and 256 (not 1G: docs/cost-model.md). What a fault removed saves
+	 * depends on the size of the process (docs/cost-model.md, "The footprint"). */
+	const unsigned int *mib;
+	size_t nr_mib;
 	/* 1: also the cold runs, and cold_ns fitted; 0: no cold_ns (NULL), the model prices
 	 * no fault cold. Off by default: on this machine the cold rule put the predicted
 	 * change further from the measured one than no cold term, in every quiet run of
@@ -49,9 +54,8 @@ struct vm_host_cal {
 /*
  * vm_host_calibrate - refuse (vm_knobs_check()) or run the calibration and fit it into out
  * (its key this machine's, rp_cost_host_key()); the knobs as they were afterwards, on
- * failure too. The anon-touch sizes are $FT_HOST_CALIBRATE_MIB (comma-separated MiB; for
- * tests) or VM_HOST_CAL_MIB, the cold runs' $FT_HOST_CALIBRATE_COLD_MIB or
- * VM_HOST_CAL_COLD_MIB. Return: 0, or -1 with fail().
+ * failure too. The cold runs' anon-touch size is $FT_HOST_CALIBRATE_COLD_MIB (MiB; for
+ * tests) or VM_HOST_CAL_COLD_MIB. Return: 0, or -1 with fail().
  */
 int vm_host_calibrate(const struct vm_host_cal *o, struct rp_cost *out);
 

@@ -5,11 +5,12 @@
 # database created); usage errors exit 2; a calibration interrupted by INT, TERM or HUP
 # dies of the signal with every knob as it was and no model stored; a second writer is
 # refused while another holds the knobs' lock ($FT_HOST_KNOBS_LOCK), and a calibration
-# releases it; the cold runs (anon-touch --between) are made only with --cold. The real
+# releases it; the cold runs (anon-touch --between) are made only with --cold; the runs
+# touch the sizes of --footprints, and a list of fewer than two sizes is refused. The real
 # knobs are never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 35
+plan 41
 # fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
 mktree() {
 	mkdir -p "$1"
@@ -30,7 +31,7 @@ settings() {
 }
 export FT_HOST_KNOBS_LOCK="$T/knobs.lock"
 export FT_HOST_CALIBRATE_COLD_MIB=1	# the cold runs (--between 2M): 256 touches, not 16384
-cal() { FT_HOST_THP_SYSFS=$TREE FT_HOST_CALIBRATE_MIB=1,2 "$FT" calibrate --host "$@"; }
+cal() { FT_HOST_THP_SYSFS=$TREE "$FT" calibrate --host --footprints 1M,2M "$@"; }
 
 # refused NAME DB PATTERN: the last command exited 1 ($st) with one stderr line matching
 # PATTERN, printed nothing, and DB was not created (3 tests)
@@ -63,7 +64,10 @@ refused "--sizes 128K, no such knob" "$T/size.db" "hugepages-128kB/enabled"
 check "the refusals wrote no knob" cmp "$T/before" "$(settings "$TREE" > "$T/after"; echo "$T/after")"
 
 # 4. usage errors
-for args in "--host $T/a.db" "--host" "--host --runs 0 -o $T/u.db" "--host --sizes 3K -o $T/u.db"; do
+for args in "--host $T/a.db" "--host" "--host --runs 0 -o $T/u.db" "--host --sizes 3K -o $T/u.db" \
+	"--host --footprints 1M -o $T/u.db" "--host --footprints 3M,8M -o $T/u.db" \
+	"--host --footprints 2M,2M -o $T/u.db" "--host --footprints 512K,2M -o $T/u.db" \
+	"--host --footprints 1M,2M,4M,8M,16M,32M,64M,128M,256M -o $T/u.db"; do
 	# shellcheck disable=SC2086 # the arguments are split on purpose
 	FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 "$FT" calibrate $args > /dev/null 2>&1
 	check "calibrate $args: usage error, exit 2" test $? = 2
@@ -76,8 +80,8 @@ for sig in INT TERM HUP; do
 	n=$((n + 1))
 	rm -f "$T/int.db"
 	# exec: $! is calibrate itself, not a subshell
-	(FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 FT_HOST_CALIBRATE_MIB=1,2 exec "$FT" calibrate \
-		--host --runs 1000 -o "$T/int.db" > /dev/null 2> "$T/err") &
+	(FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 exec "$FT" calibrate --host --footprints 1M,2M \
+		--runs 1000 -o "$T/int.db" > /dev/null 2> "$T/err") &
 	pid=$!
 	# wait (3000 polls at most, not a time bound) until a size is on, then signal at once
 	i=0 on=1
@@ -131,4 +135,11 @@ FT_HOST_UID=0 cal --runs 1 --sizes 16K --cold -v -o "$T/cold.db" > /dev/null 2> 
 check "with --cold: and the cold runs' medians under 4K and 16K" sh -c \
 	'test "$(grep -c "anon-touch [12]M: minflt" "$1")" = 4 &&
 	 test "$(grep -c "anon-touch 1M --between 2M: minflt" "$1")" = 2' sh "$T/cold.err"
+
+# 8. --footprints: the runs touch the sizes given (-v's medians), not the default's
+FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 "$FT" calibrate --host --footprints 2M,4M --runs 1 \
+	--sizes 16K -v -o "$T/fp.db" > /dev/null 2> "$T/fp.err"
+check "--footprints 2M,4M: 4 settings' medians at 2M and 4M, none at another size" sh -c \
+	'test "$(grep -c "anon-touch [24]M: minflt" "$1")" = 4 &&
+	 test "$(grep -c "anon-touch [0-9]*M: minflt" "$1")" = 4' sh "$T/fp.err"
 done_testing
