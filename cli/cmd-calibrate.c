@@ -185,6 +185,8 @@ int cmd_calibrate(int argc, char **argv)
 	struct vm_host_cal host = { .runs = VM_HOST_CAL_RUNS, .note = on_note, .spread = &spread };
 	unsigned int kb[VM_KNOBS_MAX], mib[VM_HOST_CAL_MAX_MIB];
 	int64_t runs;
+	const char *host_opt = NULL;	/* the last option of --host's given, for its error */
+	char msg[64];
 	size_t i;
 	int c, ret = 1, is_host = 0;
 
@@ -206,12 +208,14 @@ int cmd_calibrate(int argc, char **argv)
 				return cli_usage_error("calibrate", usage_text,
 						       "--runs is 1 to 1000");
 			host.runs = (unsigned int)runs;
+			host_opt = "--runs";
 			break;
 		case 's':
 			if (parse_sizes(optarg, kb, &host.nr_kb))
 				return cli_usage_error("calibrate", usage_text, "--sizes is a "
 						       "list of mTHP sizes: 16K,32K,64K");
 			host.kb = kb;
+			host_opt = "--sizes";
 			break;
 		case 'F':
 			if (parse_footprints(optarg, mib, &host.nr_mib))
@@ -220,12 +224,15 @@ int cmd_calibrate(int argc, char **argv)
 						       " distinct sizes of 1M or more, powers of "
 						       "two: 32M,128M");
 			host.mib = mib;
+			host_opt = "--footprints";
 			break;
 		case 'C':
 			host.cold = 1;
+			host_opt = "--cold";
 			break;
 		case 'v':
 			host.point = on_point;
+			host_opt = "--verbose";
 			break;
 		case 'f':
 			if (out_parse_format(optarg, &format))
@@ -239,6 +246,14 @@ int cmd_calibrate(int argc, char **argv)
 			return cli_usage_error("calibrate", usage_text, NULL);
 		}
 	}
+	/* an option that would change nothing is refused, not ignored */
+	if (!is_host && host_opt) {
+		snprintf(msg, sizeof(msg), "%s goes with --host", host_opt);
+		return cli_usage_error("calibrate", usage_text, msg);
+	}
+	if (is_host && fs.with_partial)
+		return cli_usage_error("calibrate", usage_text, "--with-partial reads traces; "
+				       "--host reads none");
 	if (is_host) {
 		if (optind < argc || !output)
 			return cli_usage_error("calibrate", usage_text, "--host takes no DB "

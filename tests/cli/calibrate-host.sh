@@ -6,11 +6,12 @@
 # dies of the signal with every knob as it was and no model stored; a second writer is
 # refused while another holds the knobs' lock ($FT_HOST_KNOBS_LOCK), and a calibration
 # releases it; the cold runs (anon-touch --between) are made only with --cold; the runs
-# touch the sizes of --footprints, and a list of fewer than two sizes is refused. The real
+# touch the sizes of --footprints, and a list of fewer than two sizes is refused; --host's
+# options without it, and --with-partial with it, are usage errors. The real
 # knobs are never written here (bench/host-time.sh runs the real calibration, docs/cost-model.md).
 . "$(dirname "$0")/../test-lib.sh"
 
-plan 41
+plan 44
 # fake TOP: the settings of a kernel as it boots (PMD size inherit, the others never)
 mktree() {
 	mkdir -p "$1"
@@ -67,7 +68,8 @@ check "the refusals wrote no knob" cmp "$T/before" "$(settings "$TREE" > "$T/aft
 for args in "--host $T/a.db" "--host" "--host --runs 0 -o $T/u.db" "--host --sizes 3K -o $T/u.db" \
 	"--host --footprints 1M -o $T/u.db" "--host --footprints 3M,8M -o $T/u.db" \
 	"--host --footprints 2M,2M -o $T/u.db" "--host --footprints 512K,2M -o $T/u.db" \
-	"--host --footprints 1M,2M,4M,8M,16M,32M,64M,128M,256M -o $T/u.db"; do
+	"--host --footprints 1M,2M,4M,8M,16M,32M,64M,128M,256M -o $T/u.db" \
+	"--runs 3 $T/a.db" "--footprints 1M,2M $T/a.db" "--host --with-partial -o $T/u.db"; do
 	# shellcheck disable=SC2086 # the arguments are split on purpose
 	FT_HOST_THP_SYSFS=$TREE FT_HOST_UID=0 "$FT" calibrate $args > /dev/null 2>&1
 	check "calibrate $args: usage error, exit 2" test $? = 2
