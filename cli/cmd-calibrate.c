@@ -103,46 +103,48 @@ static void on_note(const char *why, void *arg)
 		"time instead, split by the timer tick\n", why);
 }
 
-/* "16K,32K,64K": sizes above 4K, KiB, into kb (at most VM_KNOBS_MAX). Return: 0 or -1. */
-static int parse_sizes(char *list, unsigned int *kb, size_t *n)
+/*
+ * "16K,32K" or "32M,128M": sizes, powers of two of 4K pages of order min_order to
+ * max_order, into v in units of unit_kb KiB, at most max of them. Return: 0 with *n >= 1,
+ * or -1.
+ */
+static int parse_size_list(char *list, unsigned int min_order, unsigned int max_order,
+			   unsigned int unit_kb, unsigned int *v, size_t max, size_t *n)
 {
 	unsigned int order;
 	char *tok, *save = NULL;
 
 	*n = 0;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (rp_parse_size(tok, &order) || !order || *n == VM_KNOBS_MAX) {
+		if (rp_parse_size(tok, &order) || order < min_order || order > max_order ||
+		    *n == max) {
 			error_clear();
 			return -1;
 		}
-		kb[(*n)++] = 4U << order;
+		v[(*n)++] = (4U << order) / unit_kb;
 	}
 	return *n ? 0 : -1;
+}
+
+/* "16K,32K,64K": sizes above 4K, KiB, into kb (at most VM_KNOBS_MAX). Return: 0 or -1. */
+static int parse_sizes(char *list, unsigned int *kb, size_t *n)
+{
+	/* order 28 (1 TiB) is rp_parse_size()'s own bound: 4U << 28 KiB still fits */
+	return parse_size_list(list, 1, 28, 1, kb, VM_KNOBS_MAX, n);
 }
 
 /* "32M,128M": two or more distinct sizes of 1M and up, powers of two, into mib (at most
  * VM_HOST_CAL_MAX_MIB). Return: 0 or -1. */
 static int parse_footprints(char *list, unsigned int *mib, size_t *n)
 {
-	unsigned int order;
-	size_t i, distinct = 0;
-	char *tok, *save = NULL;
+	size_t i;
 
-	*n = 0;
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		/* 1M is order 8 of 4K pages; 2^18 MiB (256 GiB) is beyond any machine here */
-		if (rp_parse_size(tok, &order) || order < 8 || order > 8 + 18 ||
-		    *n == VM_HOST_CAL_MAX_MIB) {
-			error_clear();
-			return -1;
-		}
-		mib[*n] = 1U << (order - 8);
-		for (i = 0; i < *n && mib[i] != mib[*n]; i++)
-			;
-		distinct += i == *n;
-		(*n)++;
-	}
-	return distinct >= 2 ? 0 : -1;
+	/* 1M is order 8 of 4K pages; 2^18 MiB (256 GiB) is beyond any machine here */
+	if (parse_size_list(list, 8, 8 + 18, 1024, mib, VM_HOST_CAL_MAX_MIB, n))
+		return -1;
+	for (i = 1; i < *n && mib[i] == mib[0]; i++)
+		;
+	return i < *n ? 0 : -1;	/* two distinct: the fit needs them (vm_host_calibrate()) */
 }
 
 /* --host: calibrate this machine, store its one model in output. */
