@@ -26,7 +26,8 @@
 # faults. One STREAM line per size after the TIME lines: its kernel time, change and price
 # of a fault removed, set between the model's and the command's.
 #
-# -f: also a second host model for each command, calibrated around the footprint of the
+# -f: also a second host model for each command (made before the default one, which stays
+# the one made just before the host runs), calibrated around the footprint of the
 # recording's processes (`calibrate --host --footprints`, DIR/model-N-fp.db;
 # docs/cost-model.md, "The footprint"): F, the mean of each process's anonymous faults
 # times 4K weighted by its faults (MiB), rounded to a power of two P (16M at least); the
@@ -201,12 +202,28 @@ host_lines() {
 	done
 }
 
+# The awk functions of a change, written once for the TIME, FOOTPRINT and STREAM lines:
+# change: of kernel time from b to n, %; pred_change: of predicted fault time from p0 to ps
+# (ns) over the host's 4K kernel time b (us), %; per_fault: dt over the faults removed
+# from f0 to fs, "-" if none is; dist: |x - y|
+CHANGE_AWK='
+function change(n, b) { return 100 * (n / b - 1) }
+function pred_change(ps, p0, b) { return 100 * (ps - p0) / 1e3 / b }
+function per_fault(dt, f0, fs) { return f0 > fs ? sprintf("%.0f", dt / (f0 - fs)) : "-" }
+function dist(x, y) { return x > y ? x - y : y - x }'
+
 # host_price BASE FILE: the change of kernel time per minor fault removed, ns, from BASE's
 # runs (4K) to FILE's (their medians); "-" if FILE has no fewer faults
 host_price() {
 	awk -v b="$(median "$1" 1)" -v n="$(median "$2" 1)" -v m0="$(median "$1" 5)" \
-		-v ms="$(median "$2" 5)" \
-		'BEGIN { print (m0 > ms ? sprintf("%.0f", 1e3 * (n - b) / (m0 - ms)) : "-") }'
+		-v ms="$(median "$2" 5)" "$CHANGE_AWK"'
+		BEGIN { print per_fault(1e3 * (n - b), m0, ms) }'
+}
+
+# pred_col FILE POLICY N: column N of POLICY's line of predict's output FILE; N 4: its faults
+pred_col() {
+	awk -v p="$2" -v k="$3" '$1 == p { if (k == 4) { sub(/.*\//, "", $3); print $3 }
+		else print $k }' "$1"
 }
 
 # knobs_release: the knobs as saved, and the lock let go (for calibrate --host)
@@ -216,8 +233,8 @@ knobs_release() {
 	exec 9>&-
 }
 
-# predict CMD: the guest recording (made if absent, bench/host-lib.sh), replayed with the host model:
-# "POLICY fault_time_ns" lines
+# predict CMD: the guest recording (made if absent, bench/host-lib.sh), replayed with the host
+# model ($MODEL): "POLICY fault_time_ns cold_faults/faults" lines
 predict() {
 	recording 6.1 "$1"
 	replay_sizes "$1" --cost-model native --model-from "$MODEL"
@@ -236,15 +253,13 @@ ci=0
 for cmd in "$@"; do
 	ci=$((ci + 1))
 	recording 6.1 "$cmd"		# the slow part first, away from the model's runs
-	calibrate "$ci" ""
-	predict "$cmd" > "$W/pred"
-	if [ -n "$FOOT" ]; then
+	if [ -n "$FOOT" ]; then	# first: the default model is the one made just before the runs
 		fp=$(footprints) || die "no process with anonymous faults in $REC"
-		m=$MODEL n=$NEW sp=$SPREAD
 		calibrate "$ci-fp" _FOOTPRINTS --footprints "$fp"
 		predict "$cmd" > "$W/predfp"
-		MODEL=$m NEW=$n SPREAD=$sp
 	fi
+	calibrate "$ci" ""
+	predict "$cmd" > "$W/pred"
 	knobs_save
 	warm_up "$cmd"
 	interleave "$cmd"
@@ -263,44 +278,43 @@ for cmd in "$@"; do
 	[ "$base" -gt 0 ] && [ "$rbase" -gt 0 ] || die "no system time measured: $cmd"
 	host_lines HOST "$cmd" h "$REP"
 	[ -z "$STREAM" ] || host_lines "HOST stream of" "$cmd" s "$SREP"
-	p0=$(awk '$1 == "order0" { print $2 }' "$W/pred")
-	f0=$(awk '$1 == "order0" { sub(/.*\//, "", $3); print $3 }' "$W/pred")	# its faults
+	p0=$(pred_col "$W/pred" order0 2)
+	f0=$(pred_col "$W/pred" order0 4)	# its faults
 	[ -n "$p0" ] && [ "$p0" -gt 0 ] || die "replay predicted no fault time (no host model?): $cmd"
 	for s in $SIZES; do
 		awk -v g="$W/gaps" -v c="$cmd" -v s="$s" -v b="$base" -v n="$(median "$W/h$s" 1)" -v p0="$p0" \
 			-v rb="$rbase" -v rn="$(median "$W/h$s" 3)" \
-			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/pred")" \
-			-v cold="$(awk -v p="mthp:${s}K" '$1 == p { print $3 }' "$W/pred")" \
+			-v ps="$(pred_col "$W/pred" "mthp:${s}K" 2)" \
+			-v cold="$(pred_col "$W/pred" "mthp:${s}K" 3)" \
 			-v new="$NEW" -v sp="$SPREAD" -v rs="$(change_span "$W/h4" "$W/h$s")" \
 			-v hf="$(host_price "$W/h4" "$W/h$s")" -v f0="$f0" \
-			-v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/pred")" \
-			'BEGIN {
-			real = 100 * (n / b - 1); d = (ps - p0) / 1e3; pred = 100 * d / b
-			gap = real - pred; if (gap < 0) gap = -gap
+			-v fs="$(pred_col "$W/pred" "mthp:${s}K" 4)" "$CHANGE_AWK"'
+			BEGIN {
+			real = change(n, b); d = (ps - p0) / 1e3; pred = pred_change(ps, p0, b)
+			gap = dist(real, pred)
 			split(sp, q, " ")
 			lo = pred * q[2] / new; hi = pred * q[1] / new
 			if (lo > hi) { t = lo; lo = hi; hi = t }
 			split(rs, m, " ")
 			out = m[2] < lo ? lo - m[2] : (m[1] > hi ? m[1] - hi : 0)
-			pf = f0 > fs ? sprintf("%.0f", (ps - p0) / (f0 - fs)) : "-"
+			pf = per_fault(ps - p0, f0, fs)
 			printf "TIME cmd=\"%s\" size=%sK sys_4k_ms=%.1f sys_ms=%.1f real=%.1f%% " \
 			       "real_span=%.1f..%.1f%% rusage=%.1f%% pred_fault_4k_ms=%.1f " \
 			       "pred_delta_ms=%.1f pred=%.1f%% pred_span=%.1f..%.1f%% cold=%s " \
 			       "ns_per_fault=%s/%s gap=%.1f beyond_span=%.1f\n", c, s, b / 1e3, n / 1e3,
-			       real, m[1], m[2], 100 * (rn / rb - 1), p0 / 1e6, d / 1e3, pred, lo, hi,
+			       real, m[1], m[2], change(rn, rb), p0 / 1e6, d / 1e3, pred, lo, hi,
 			       cold, hf, pf, gap, out
 			print gap, out >> g }'
 	done
 	[ -z "$FOOT" ] || for s in $SIZES; do
 		awk -v g="$W/gapsfp" -v c="$cmd" -v s="$s" -v fp="$fp" -v b="$base" \
 			-v n="$(median "$W/h$s" 1)" -v hf="$(host_price "$W/h4" "$W/h$s")" \
-			-v p0="$(awk '$1 == "order0" { print $2 }' "$W/predfp")" \
-			-v ps="$(awk -v p="mthp:${s}K" '$1 == p { print $2 }' "$W/predfp")" \
-			-v f0="$f0" -v fs="$(awk -v p="mthp:${s}K" '$1 == p { sub(/.*\//, "", $3); print $3 }' "$W/predfp")" \
-			'BEGIN {
-			real = 100 * (n / b - 1); pred = 100 * (ps - p0) / 1e3 / b
-			gap = real - pred; if (gap < 0) gap = -gap
-			pf = f0 > fs ? sprintf("%.0f", (ps - p0) / (f0 - fs)) : "-"
+			-v p0="$(pred_col "$W/predfp" order0 2)" \
+			-v ps="$(pred_col "$W/predfp" "mthp:${s}K" 2)" \
+			-v f0="$f0" -v fs="$(pred_col "$W/predfp" "mthp:${s}K" 4)" "$CHANGE_AWK"'
+			BEGIN {
+			real = change(n, b); pred = pred_change(ps, p0, b); gap = dist(real, pred)
+			pf = per_fault(ps - p0, f0, fs)
 			printf "FOOTPRINT cmd=\"%s\" size=%sK footprints=%s real=%.1f%% pred=%.1f%% " \
 			       "ns_per_fault=%s/%s gap=%.1f\n", c, s, fp, real, pred, hf, pf, gap
 			print gap >> g }'
@@ -309,11 +323,12 @@ for cmd in "$@"; do
 		awk -v c="$cmd" -v s="$s" -v r="$SREP" -v b="$(median "$W/s4" 1)" \
 			-v n="$(median "$W/s$s" 1)" -v m0="$(median "$W/s4" 5)" \
 			-v ms="$(median "$W/s$s" 5)" -v rs="$(change_span "$W/s4" "$W/s$s")" \
-			-v hf="$(host_price "$W/s4" "$W/s$s")" 'BEGIN {
+			-v hf="$(host_price "$W/s4" "$W/s$s")" "$CHANGE_AWK"'
+			BEGIN {
 			split(rs, m, " ")
 			printf "STREAM cmd=\"%s\" size=%sK rep=%s sys_4k_ms=%.1f sys_ms=%.1f " \
 			       "real=%.1f%% real_span=%.1f..%.1f%% minflt=%d/%d ns_per_fault=%s\n", c, s,
-			       r, b / 1e3, n / 1e3, 100 * (n / b - 1), m[1], m[2], m0, ms, hf }'
+			       r, b / 1e3, n / 1e3, change(n, b), m[1], m[2], m0, ms, hf }'
 	done
 done
 [ -z "$FOOT" ] || { awk '{ d += $1 } END { printf "sum_time_gap_points=%.1f\n", d }' "$W/gaps"
